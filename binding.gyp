@@ -1,0 +1,12 @@
+{
+  "targets": [
+    {
+      "target_name": "opal_native",
+      "sources": ["native/src/addon.c", "native/src/keccak.c"],
+      "include_dirs": ["native/src"],
+      "cflags": ["-O3", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "defines": ["NAPI_VERSION=8"],
+      "xcode_settings": { "OTHER_CFLAGS": ["-O3", "-std=c11"] }
+    }
+  ]
+}

@@ -1,0 +1,86 @@
+/*
+ * Opal's N-API addon: registration and argument checking only. The boundary passes bytes, never
+ * strings (code-models §9.4): callers hand in Uint8Arrays and a caller-owned output buffer, and batch
+ * work is one call over packed inputs.
+ *
+ *   keccak256(input: Uint8Array, out: Uint8Array): void             // writes 32 bytes at out[0..32)
+ *   keccak256Batch(packed: Uint8Array, offsets: Uint32Array, out: Uint8Array): void
+ *       // item i is packed[offsets[i] .. offsets[i+1]); writes 32*i .. 32*i+32 of out
+ */
+#include <node_api.h>
+#include <stdint.h>
+#include "keccak.h"
+
+#define CHECK(call)                                                                                     \
+  do {                                                                                                  \
+    if ((call) != napi_ok) return NULL;                                                                 \
+  } while (0)
+
+static napi_value throw_type(napi_env env, const char *msg) {
+  napi_throw_type_error(env, "ERR_OPAL_NATIVE_ARG", msg);
+  return NULL;
+}
+
+/* Resolves a typed array argument to its bytes; element_size tells Uint8 (1) from Uint32 (4). */
+static int typed_bytes(napi_env env, napi_value v, napi_typedarray_type want, uint8_t **data, size_t *count) {
+  bool is_ta = false;
+  if (napi_is_typedarray(env, v, &is_ta) != napi_ok || !is_ta) return 0;
+  napi_typedarray_type type;
+  size_t length;
+  void *ptr;
+  napi_value ab;
+  size_t offset;
+  if (napi_get_typedarray_info(env, v, &type, &length, &ptr, &ab, &offset) != napi_ok) return 0;
+  if (type != want) return 0;
+  *data = (uint8_t *)ptr;
+  *count = length;
+  return 1;
+}
+
+static napi_value js_keccak256(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) return throw_type(env, "keccak256(input, out) needs two arguments");
+  uint8_t *in, *out;
+  size_t in_len, out_len;
+  if (!typed_bytes(env, argv[0], napi_uint8_array, &in, &in_len)) return throw_type(env, "input must be a Uint8Array");
+  if (!typed_bytes(env, argv[1], napi_uint8_array, &out, &out_len) || out_len < 32)
+    return throw_type(env, "out must be a Uint8Array of at least 32 bytes");
+  opal_keccak256(in, in_len, out);
+  return NULL;
+}
+
+static napi_value js_keccak256_batch(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3) return throw_type(env, "keccak256Batch(packed, offsets, out) needs three arguments");
+  uint8_t *packed, *out, *offs_raw;
+  size_t packed_len, out_len, n_offs;
+  if (!typed_bytes(env, argv[0], napi_uint8_array, &packed, &packed_len))
+    return throw_type(env, "packed must be a Uint8Array");
+  if (!typed_bytes(env, argv[1], napi_uint32_array, &offs_raw, &n_offs) || n_offs < 1)
+    return throw_type(env, "offsets must be a non-empty Uint32Array");
+  if (!typed_bytes(env, argv[2], napi_uint8_array, &out, &out_len)) return throw_type(env, "out must be a Uint8Array");
+  const uint32_t *offs = (const uint32_t *)offs_raw;
+  size_t n = n_offs - 1;
+  if (out_len < n * 32) return throw_type(env, "out is shorter than 32 bytes per item");
+  /* Validate every range before hashing anything, so a bad offset never reads out of bounds. */
+  for (size_t i = 0; i < n; i++) {
+    if (offs[i] > offs[i + 1] || offs[i + 1] > packed_len) return throw_type(env, "offsets are not ascending within packed");
+  }
+  for (size_t i = 0; i < n; i++) opal_keccak256(packed + offs[i], offs[i + 1] - offs[i], out + 32 * i);
+  return NULL;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+    {"keccak256", NULL, js_keccak256, NULL, NULL, NULL, napi_default, NULL},
+    {"keccak256Batch", NULL, js_keccak256_batch, NULL, NULL, NULL, napi_default, NULL},
+  };
+  CHECK(napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props));
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -1,0 +1,7 @@
+/** Typed face of the addon built from native/ by binding.gyp. Every function here has a pure-TS twin. */
+export interface NativeBinding {
+  /** Writes keccak-256 of `input` into `out[0..32)`. */
+  keccak256(input: Uint8Array, out: Uint8Array): void;
+  /** Item i is `packed[offsets[i]..offsets[i+1])`; its hash goes to `out[32i..32i+32)`. */
+  keccak256Batch(packed: Uint8Array, offsets: Uint32Array, out: Uint8Array): void;
+}

@@ -7,8 +7,8 @@
  * senders in loops (code-models §10.2).
  */
 import { secp256k1 as noble } from "@noble/curves/secp256k1.js";
-import { secp256k1Native } from "../native/load.js";
-import { keccak256 } from "./keccak.js";
+import { secp256k1Native } from "../native/load.ts";
+import { keccak256 } from "./keccak.ts";
 
 /** Curve order n. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -106,6 +106,8 @@ export function signPure(hash: Uint8Array, privateKey: Uint8Array): Signature {
 /** Ethereum address of a private key. */
 export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
   const pub =
-    secp256k1Native !== null ? secp256k1Native.publicKeyCreate(privateKey, false) : noble.getPublicKey(privateKey, false);
+    secp256k1Native !== null
+      ? secp256k1Native.publicKeyCreate(privateKey, false)
+      : noble.getPublicKey(privateKey, false);
   return publicKeyToAddress(pub);
 }

@@ -26,7 +26,7 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Lexicographic comparison: negative, zero or positive like `Array.prototype.sort` expects. */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = a.length < b.length ? a.length : b.length;
+  const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const d = a[i] - b[i];
     if (d !== 0) return d;

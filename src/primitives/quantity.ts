@@ -2,7 +2,7 @@
  * JSON-RPC QUANTITY codec (execution-apis): `0x` + hex without leading zeros; zero is `0x0`.
  * `number` for anything below 2^53 (gas, sizes, block numbers), `bigint` for wei and 256-bit words.
  */
-import { PrimitiveError } from "./errors.js";
+import { PrimitiveError } from "./errors.ts";
 
 const MAX_U256 = (1n << 256n) - 1n;
 
@@ -20,7 +20,8 @@ function checkQuantity(s: string): void {
     throw new PrimitiveError("HEX_PREFIX", "quantity without 0x prefix");
   }
   if (s.length === 2) throw new PrimitiveError("QUANTITY_EMPTY", "empty quantity: 0x");
-  if (s.length > 3 && s[2] === "0") throw new PrimitiveError("QUANTITY_LEADING_ZERO", "quantity with leading zero digits");
+  if (s.length > 3 && s[2] === "0")
+    throw new PrimitiveError("QUANTITY_LEADING_ZERO", "quantity with leading zero digits");
   for (let i = 2; i < s.length; i++) {
     const c = s.charCodeAt(i) | 0x20; // lower-case letters; digits unaffected
     if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) {

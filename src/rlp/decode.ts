@@ -6,7 +6,7 @@
  * Returned byte strings are views (`subarray`) into the input; copy anything kept past the input's
  * lifetime.
  */
-import { RlpError } from "./errors.js";
+import { RlpError } from "./errors.ts";
 
 export type RlpItem = Uint8Array | RlpItem[];
 
@@ -137,7 +137,14 @@ export function expectBigint(item: RlpItem, what: string, maxBytes = 32): bigint
   let i = 0;
   // 6 bytes at a time through a Number window keeps bigint operations few.
   for (; i + 6 <= b.length; i += 6) {
-    n = (n << 48n) | BigInt(b[i] * 0x10000000000 + b[i + 1] * 0x100000000 + ((b[i + 2] << 24) >>> 0) + ((b[i + 3] << 16) | (b[i + 4] << 8) | b[i + 5]));
+    n =
+      (n << 48n) |
+      BigInt(
+        b[i] * 0x10000000000 +
+          b[i + 1] * 0x100000000 +
+          ((b[i + 2] << 24) >>> 0) +
+          ((b[i + 3] << 16) | (b[i + 4] << 8) | b[i + 5]),
+      );
   }
   for (; i < b.length; i++) n = (n << 8n) | BigInt(b[i]);
   return n;

@@ -2,7 +2,7 @@
  * RLP encoder (Yellow Paper appendix B). Two passes: measure the exact size, then write into one
  * buffer, so an encode allocates exactly once (code-models §10.5).
  */
-import { bigintToBytes } from "../primitives/u256.js";
+import { bigintToBytes } from "../primitives/u256.ts";
 
 export type RlpInput = Uint8Array | readonly RlpInput[];
 
@@ -99,7 +99,9 @@ export function encodeRlpListOfEncoded(items: readonly Uint8Array[]): Uint8Array
   return out;
 }
 
-const SMALL_INTS: Uint8Array[] = Array.from({ length: 128 }, (_, i) => (i === 0 ? new Uint8Array(0) : Uint8Array.of(i)));
+const SMALL_INTS: Uint8Array[] = Array.from({ length: 128 }, (_, i) =>
+  i === 0 ? new Uint8Array(0) : Uint8Array.of(i),
+);
 
 /** Minimal big-endian bytes for an RLP integer field (0 → empty string). */
 export function uintToRlpBytes(v: number | bigint): Uint8Array {

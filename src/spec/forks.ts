@@ -58,7 +58,13 @@ export function l1Rules(fork: Fork): ForkRules {
  */
 export function opRules(op: OpFork): ForkRules {
   const fork =
-    op >= OpFork.Isthmus ? Fork.Prague : op >= OpFork.Ecotone ? Fork.Cancun : op >= OpFork.Canyon ? Fork.Shanghai : Fork.Paris;
+    op >= OpFork.Isthmus
+      ? Fork.Prague
+      : op >= OpFork.Ecotone
+        ? Fork.Cancun
+        : op >= OpFork.Canyon
+          ? Fork.Shanghai
+          : Fork.Paris;
   return Object.freeze({ fork, op });
 }
 

@@ -4,7 +4,7 @@
  * RocksDB binding reads synchronously through MultiGet (storage-bindings.md §7). Writes go through
  * one atomic batch across tables.
  */
-import type { TableName } from "./tables.js";
+import type { TableName } from "./tables.ts";
 
 export interface KvRange {
   /** Inclusive lower bound. */

@@ -18,7 +18,12 @@ function layerOrder(): string[][] {
   return m[1]!
     .replace(/\s+/g, " ")
     .split("<")
-    .map((tier) => tier.split("·").map((s) => s.trim()).filter(Boolean));
+    .map((tier) =>
+      tier
+        .split("·")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
 }
 
 function walk(dir: string, out: string[] = []): string[] {

@@ -4,7 +4,7 @@
  * (trie nodes, tx sighashes) in one native call over packed input.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { native } from "../native/load.ts";
+import { native } from "../native/load.js";
 
 export function keccak256Pure(data: Uint8Array): Uint8Array {
   return keccak_256(data);

@@ -4,7 +4,7 @@
  */
 import { createHash, getHashes } from "node:crypto";
 import { ripemd160 as nobleRipemd160 } from "@noble/hashes/legacy.js";
-import { NATIVE_ENABLED } from "../native/load.ts";
+import { NATIVE_ENABLED } from "../native/load.js";
 
 export function ripemd160Pure(data: Uint8Array): Uint8Array {
   return nobleRipemd160(data);

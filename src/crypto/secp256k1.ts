@@ -7,8 +7,8 @@
  * senders in loops (code-models §10.2).
  */
 import { secp256k1 as noble } from "@noble/curves/secp256k1.js";
-import { secp256k1Native } from "../native/load.ts";
-import { keccak256 } from "./keccak.ts";
+import { secp256k1Native } from "../native/load.js";
+import { keccak256 } from "./keccak.js";
 
 /** Curve order n. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

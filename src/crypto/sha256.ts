@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
-import { NATIVE_ENABLED } from "../native/load.ts";
+import { NATIVE_ENABLED } from "../native/load.js";
 
 export function sha256Pure(data: Uint8Array): Uint8Array {
   return nobleSha256(data);

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { NativeBinding } from "./binding.ts";
+import type { NativeBinding } from "./binding.js";
 
 const require = createRequire(import.meta.url);
 

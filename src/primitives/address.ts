@@ -4,8 +4,8 @@
  * and importing crypto/ here would invert the layer order.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { PrimitiveError } from "./errors.ts";
-import { bytesToHexRaw, hexToBytes } from "./hex.ts";
+import { PrimitiveError } from "./errors.js";
+import { bytesToHexRaw, hexToBytes } from "./hex.js";
 
 export const ADDRESS_LENGTH = 20;
 export const ZERO_ADDRESS: Uint8Array = new Uint8Array(20);

@@ -2,7 +2,7 @@
  * Hex codecs for the edges (RPC, CLI, logs, fixtures). Encoding uses a 256-entry table, decoding a
  * char-code table; neither allocates intermediate strings per byte.
  */
-import { PrimitiveError } from "./errors.ts";
+import { PrimitiveError } from "./errors.js";
 
 const HEX_PAIRS: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 

@@ -2,7 +2,7 @@
  * JSON-RPC QUANTITY codec (execution-apis): `0x` + hex without leading zeros; zero is `0x0`.
  * `number` for anything below 2^53 (gas, sizes, block numbers), `bigint` for wei and 256-bit words.
  */
-import { PrimitiveError } from "./errors.ts";
+import { PrimitiveError } from "./errors.js";
 
 const MAX_U256 = (1n << 256n) - 1n;
 

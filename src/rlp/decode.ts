@@ -6,7 +6,7 @@
  * Returned byte strings are views (`subarray`) into the input; copy anything kept past the input's
  * lifetime.
  */
-import { RlpError } from "./errors.ts";
+import { RlpError } from "./errors.js";
 
 export type RlpItem = Uint8Array | RlpItem[];
 

@@ -2,7 +2,7 @@
  * RLP encoder (Yellow Paper appendix B). Two passes: measure the exact size, then write into one
  * buffer, so an encode allocates exactly once (code-models §10.5).
  */
-import { bigintToBytes } from "../primitives/u256.ts";
+import { bigintToBytes } from "../primitives/u256.js";
 
 export type RlpInput = Uint8Array | readonly RlpInput[];
 

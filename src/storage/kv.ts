@@ -4,7 +4,7 @@
  * RocksDB binding reads synchronously through MultiGet (storage-bindings.md §7). Writes go through
  * one atomic batch across tables.
  */
-import type { TableName } from "./tables.ts";
+import type { TableName } from "./tables.js";
 
 export interface KvRange {
   /** Inclusive lower bound. */

@@ -3,9 +3,9 @@
  * per table; iteration sorts on demand (tests iterate rarely). Values are copied in and out, so a
  * caller mutating its buffer cannot change stored data, as with a real engine.
  */
-import { bytesKey, compareBytes } from "../primitives/bytes.ts";
-import type { KvRange, KvStore, WriteBatch } from "./kv.ts";
-import { TABLE_NAMES, type TableName } from "./tables.ts";
+import { bytesKey, compareBytes } from "../primitives/bytes.js";
+import type { KvRange, KvStore, WriteBatch } from "./kv.js";
+import { TABLE_NAMES, type TableName } from "./tables.js";
 
 function keyBytes(k: string): Uint8Array {
   const out = new Uint8Array(k.length);

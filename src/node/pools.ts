@@ -1,0 +1,111 @@
+/**
+ * The one place worker pools are created. Each pool runs one worker entry file from workers/; the
+ * file's extension follows the running module, so tests (tsx, .ts) and the built node (dist, .js)
+ * both resolve their own tree. Pools are bounded (maxQueue) and report queue length and busy counts.
+ *
+ * Shutdown order matters once workers read a shared native DB handle: destroy pools first, then close
+ * the DB (storage-bindings.md §3: the other order segfaults).
+ */
+import { Piscina } from "piscina";
+import type { TaskPool } from "../util/taskPool.js";
+
+export type WorkerName = "sigRecover" | "trieHash";
+
+const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+
+/** URL of a worker entry file: src/node → ../../workers, dist/src/node → dist/workers. */
+export function workerUrl(name: WorkerName): string {
+  return new URL(`../../workers/${name}${EXT}`, import.meta.url).href;
+}
+
+export interface PoolOptions {
+  /** Worker threads; at least 1. */
+  threads: number;
+  /** Queue bound; default threads², at least 16 (code-models §9.3). */
+  maxQueue?: number;
+  /** Idle worker lifetime; default 30 s so pools do not thrash between blocks. */
+  idleTimeoutMs?: number;
+}
+
+export class PiscinaPool implements TaskPool {
+  readonly threads: number;
+  private readonly pool: Piscina;
+  private readonly maxQueue: number;
+  private inFlight = 0;
+
+  constructor(name: WorkerName, opts: PoolOptions, workerData?: unknown) {
+    if (!Number.isInteger(opts.threads) || opts.threads < 1) {
+      throw new RangeError(`pool ${name}: threads must be an integer ≥ 1, got ${opts.threads}`);
+    }
+    this.threads = opts.threads;
+    this.maxQueue = opts.maxQueue ?? Math.max(16, opts.threads * opts.threads);
+    this.pool = new Piscina({
+      filename: workerUrl(name),
+      minThreads: 1,
+      maxThreads: opts.threads,
+      maxQueue: this.maxQueue,
+      idleTimeout: opts.idleTimeoutMs ?? 30_000,
+      workerData,
+    });
+  }
+
+  get queueSize(): number {
+    return this.pool.queueSize;
+  }
+
+  get busy(): number {
+    return this.inFlight - this.pool.queueSize;
+  }
+
+  canAcceptWork(): boolean {
+    return this.pool.queueSize < this.maxQueue;
+  }
+
+  async run<T>(task: unknown, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+    this.inFlight++;
+    try {
+      return (await this.pool.run(task, { transferList: transfer as ArrayBuffer[] })) as T;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Starts the workers now instead of at first use (so the first batch does not pay thread start-up). */
+  async warm(): Promise<void> {
+    await Promise.all(Array.from({ length: this.threads }, () => this.run({ kind: "ping" })));
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+}
+
+export interface PoolsConfig {
+  /** Threads for batched sender recovery. */
+  sigRecoverThreads: number;
+  /** Threads for trie hashing. */
+  trieHashThreads: number;
+}
+
+export interface Pools {
+  sigRecover: PiscinaPool;
+  trieHash: PiscinaPool;
+  destroy(): Promise<void>;
+}
+
+/** Default thread count: all cores but one for the main thread, and never fewer than one. */
+export function defaultThreads(cores: number): number {
+  return Math.max(1, cores - 1);
+}
+
+export function createPools(cfg: PoolsConfig): Pools {
+  const sigRecover = new PiscinaPool("sigRecover", { threads: cfg.sigRecoverThreads });
+  const trieHash = new PiscinaPool("trieHash", { threads: cfg.trieHashThreads });
+  return {
+    sigRecover,
+    trieHash,
+    async destroy() {
+      await Promise.all([sigRecover.destroy(), trieHash.destroy()]);
+    },
+  };
+}

@@ -1,0 +1,210 @@
+import { strict as assert } from "node:assert";
+import fc from "fast-check";
+import { keccak256 } from "../../../src/crypto/keccak.js";
+import { isValidChecksumAddress, parseAddress, toChecksumAddress } from "../../../src/primitives/address.js";
+import { BLOOM_BYTES, bloomAddHash, bloomHasHash, bloomOr } from "../../../src/primitives/bloom.js";
+import {
+  bytesToNumber,
+  compareBytes,
+  concatBytes,
+  equalBytes,
+  numberToBytes,
+  padLeft,
+  stripLeadingZeros,
+  writeUint64BE,
+} from "../../../src/primitives/bytes.js";
+import { PrimitiveError } from "../../../src/primitives/errors.js";
+import { bytesToHex, hexToBytes, isHexString, parseData } from "../../../src/primitives/hex.js";
+import { decodeQuantity, decodeQuantityNumber, encodeQuantity } from "../../../src/primitives/quantity.js";
+import {
+  bigintToBytes,
+  bigintToBytes32,
+  bytesToBigint,
+  fromSigned256,
+  MAX_U256,
+  toSigned256,
+  wrap256,
+} from "../../../src/primitives/u256.js";
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof PrimitiveError, String(e));
+    return e.code;
+  }
+  assert.fail("expected a throw");
+}
+
+describe("primitives", () => {
+  describe("hex", () => {
+    it("round-trips and validates", () => {
+      assert.equal(bytesToHex(new Uint8Array(0)), "0x");
+      assert.equal(bytesToHex(Uint8Array.of(0, 15, 255)), "0x000fff");
+      assert.deepEqual(hexToBytes("0x000FfF"), Uint8Array.of(0, 15, 255));
+      assert.deepEqual(hexToBytes("abcd"), Uint8Array.of(0xab, 0xcd));
+      assert.equal(
+        code(() => hexToBytes("0xabc")),
+        "HEX_ODD_LENGTH",
+      );
+      assert.equal(
+        code(() => hexToBytes("0xzz")),
+        "HEX_CHAR",
+      );
+      assert.equal(
+        code(() => hexToBytes("0x\u0100\u0100")),
+        "HEX_CHAR",
+      );
+      assert.equal(
+        code(() => parseData("abcd")),
+        "HEX_PREFIX",
+      );
+      assert.equal(
+        code(() => parseData("0xabcd", 3)),
+        "HEX_LENGTH",
+      );
+      assert.ok(isHexString("0x"));
+      assert.ok(!isHexString("0xg0"));
+    });
+    it("property: bytes → hex → bytes", () => {
+      fc.assert(fc.property(fc.uint8Array(), (b) => assert.deepEqual(hexToBytes(bytesToHex(b)), b)));
+    });
+  });
+
+  describe("quantity", () => {
+    it("encodes without leading zeros, zero as 0x0", () => {
+      assert.equal(encodeQuantity(0), "0x0");
+      assert.equal(encodeQuantity(0n), "0x0");
+      assert.equal(encodeQuantity(1024), "0x400");
+      assert.equal(encodeQuantity(MAX_U256), `0x${"f".repeat(64)}`);
+      assert.equal(
+        code(() => encodeQuantity(-1)),
+        "QUANTITY_RANGE",
+      );
+      assert.equal(
+        code(() => encodeQuantity(1.5)),
+        "QUANTITY_RANGE",
+      );
+    });
+    it("decodes strictly", () => {
+      assert.equal(decodeQuantity("0x0"), 0n);
+      assert.equal(decodeQuantity("0x41"), 65n);
+      assert.equal(decodeQuantityNumber("0x400"), 1024);
+      assert.equal(
+        code(() => decodeQuantity("0x")),
+        "QUANTITY_EMPTY",
+      );
+      assert.equal(
+        code(() => decodeQuantity("0x0400")),
+        "QUANTITY_LEADING_ZERO",
+      );
+      assert.equal(
+        code(() => decodeQuantity("0x00")),
+        "QUANTITY_LEADING_ZERO",
+      );
+      assert.equal(
+        code(() => decodeQuantity("400")),
+        "HEX_PREFIX",
+      );
+      assert.equal(
+        code(() => decodeQuantity("0xfg")),
+        "HEX_CHAR",
+      );
+      assert.equal(
+        code(() => decodeQuantity(`0x1${"0".repeat(64)}`)),
+        "QUANTITY_RANGE",
+      );
+      assert.equal(
+        code(() => decodeQuantityNumber("0x20000000000000")),
+        "QUANTITY_RANGE",
+      );
+      assert.equal(decodeQuantityNumber("0x1fffffffffffff"), 2 ** 53 - 1);
+    });
+  });
+
+  describe("address", () => {
+    // EIP-55's own examples.
+    const examples = [
+      "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+      "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+      "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB",
+      "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb",
+    ];
+    it("checksums as EIP-55 specifies", () => {
+      for (const a of examples) {
+        assert.equal(toChecksumAddress(hexToBytes(a)), a);
+        assert.ok(isValidChecksumAddress(a));
+        assert.deepEqual(parseAddress(a), hexToBytes(a));
+        assert.deepEqual(parseAddress(a.toLowerCase()), hexToBytes(a));
+      }
+    });
+    it("rejects a bad checksum and bad lengths", () => {
+      const bad = examples[0]!.replace("a", "A");
+      assert.equal(
+        code(() => parseAddress(bad)),
+        "ADDRESS_CHECKSUM",
+      );
+      assert.equal(
+        code(() => parseAddress("0x1234")),
+        "ADDRESS_LENGTH",
+      );
+      assert.equal(
+        code(() => toChecksumAddress(new Uint8Array(19))),
+        "ADDRESS_LENGTH",
+      );
+    });
+  });
+
+  describe("u256", () => {
+    it("wraps and converts signedness", () => {
+      assert.equal(wrap256(MAX_U256 + 2n), 1n);
+      assert.equal(toSigned256(MAX_U256), -1n);
+      assert.equal(fromSigned256(-1n), MAX_U256);
+      assert.equal(toSigned256(5n), 5n);
+    });
+    it("property: bytes ↔ bigint", () => {
+      fc.assert(
+        fc.property(fc.bigInt({ min: 0n, max: MAX_U256 }), (v) => {
+          assert.equal(bytesToBigint(bigintToBytes32(v)), v);
+          assert.equal(bytesToBigint(bigintToBytes(v)), v);
+          const min = bigintToBytes(v);
+          assert.ok(min.length === 0 || min[0] !== 0);
+        }),
+      );
+    });
+  });
+
+  describe("bytes", () => {
+    it("helpers", () => {
+      assert.deepEqual(concatBytes(Uint8Array.of(1), new Uint8Array(0), Uint8Array.of(2, 3)), Uint8Array.of(1, 2, 3));
+      assert.ok(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2)));
+      assert.ok(!equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 3)));
+      assert.ok(compareBytes(Uint8Array.of(1), Uint8Array.of(1, 0)) < 0);
+      assert.ok(compareBytes(Uint8Array.of(2), Uint8Array.of(1, 0)) > 0);
+      assert.deepEqual(padLeft(Uint8Array.of(1), 3), Uint8Array.of(0, 0, 1));
+      assert.deepEqual(stripLeadingZeros(Uint8Array.of(0, 0, 1, 0)), Uint8Array.of(1, 0));
+      assert.equal(bytesToNumber(numberToBytes(2 ** 53 - 1)), 2 ** 53 - 1);
+      assert.deepEqual(numberToBytes(0), new Uint8Array(0));
+      const out = new Uint8Array(8);
+      writeUint64BE(out, 0, 0x0102030405060);
+      assert.equal(bytesToHex(out), "0x0000102030405060");
+    });
+  });
+
+  describe("bloom", () => {
+    it("sets the three bits of a hash and unions", () => {
+      const b = new Uint8Array(BLOOM_BYTES);
+      const addr = hexToBytes("0x0000000000000000000000000000000000000001");
+      const hash = keccak256(addr);
+      assert.ok(!bloomHasHash(b, hash));
+      bloomAddHash(b, hash);
+      assert.ok(bloomHasHash(b, hash));
+      let bits = 0;
+      for (const x of b) for (let i = 0; i < 8; i++) bits += (x >> i) & 1;
+      assert.ok(bits >= 1 && bits <= 3);
+      const c = new Uint8Array(BLOOM_BYTES);
+      bloomOr(c, b);
+      assert.deepEqual(c, b);
+    });
+  });
+});

@@ -14,6 +14,7 @@ type Section = () => Promise<BenchRow[]>;
 const SECTIONS: Record<string, () => Promise<Section>> = {
   keccak: async () => (await import("./crypto/keccak.bench.js")).run,
   rlp: async () => (await import("./rlp/block.bench.js")).run,
+  storage: async () => (await import("./storage.bench.js")).run,
 };
 
 function fmt(n: number): string {

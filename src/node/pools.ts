@@ -18,6 +18,23 @@ export function workerUrl(name: WorkerName): string {
   return new URL(`../../workers/${name}${EXT}`, import.meta.url).href;
 }
 
+/**
+ * What Piscina loads: the entry itself when built, or, from .ts sources, workers/tsxBoot.mjs, which
+ * registers tsx inside the worker first (Node 20's tsx hooks do not reach worker threads).
+ * Workers read their own data from `workerData.data` either way.
+ */
+function piscinaTarget(name: WorkerName, data: unknown): { filename: string; workerData: WorkerData } {
+  const entry = workerUrl(name);
+  if (EXT === ".js") return { filename: entry, workerData: { opalEntry: entry, data } };
+  return { filename: new URL("../../workers/tsxBoot.mjs", import.meta.url).href, workerData: { opalEntry: entry, data } };
+}
+
+/** The workerData every Opal worker receives. */
+export interface WorkerData {
+  opalEntry: string;
+  data: unknown;
+}
+
 export interface PoolOptions {
   /** Worker threads; at least 1. */
   threads: number;
@@ -39,13 +56,14 @@ export class PiscinaPool implements TaskPool {
     }
     this.threads = opts.threads;
     this.maxQueue = opts.maxQueue ?? Math.max(16, opts.threads * opts.threads);
+    const target = piscinaTarget(name, workerData);
     this.pool = new Piscina({
-      filename: workerUrl(name),
+      filename: target.filename,
       minThreads: 1,
       maxThreads: opts.threads,
       maxQueue: this.maxQueue,
       idleTimeout: opts.idleTimeoutMs ?? 30_000,
-      workerData,
+      workerData: target.workerData,
     });
   }
 

@@ -1,6 +1,6 @@
 /**
  * In-memory KvStore for unit tests and throwaway devnets. Keys are kept as latin-1 strings in a Map
- * per table; iteration sorts on demand (tests iterate rarely). Values are copied in and out, so a
+ * per table; iteration sorts on demand (tests iterate rarely). Values are copied in and out (`new Uint8Array(v)`: `Buffer#slice` would return a view), so a
  * caller mutating its buffer cannot change stored data, as with a real engine.
  */
 import { bytesKey, compareBytes } from "../primitives/bytes.js";
@@ -30,7 +30,7 @@ export class MemoryKv implements KvStore {
 
   get(table: TableName, key: Uint8Array): Uint8Array | undefined {
     const v = this.table(table).get(bytesKey(key));
-    return v === undefined ? undefined : v.slice();
+    return v === undefined ? undefined : new Uint8Array(v);
   }
 
   getMany(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
@@ -51,7 +51,7 @@ export class MemoryKv implements KvStore {
     let n = 0;
     for (const [k, v] of entries) {
       if (n++ >= limit) return;
-      yield [k, v.slice()];
+      yield [k, new Uint8Array(v)];
     }
   }
 
@@ -60,7 +60,7 @@ export class MemoryKv implements KvStore {
     for (const op of batch.ops) this.table(op.table);
     for (const op of batch.ops) {
       const m = this.table(op.table);
-      if (op.type === "put") m.set(bytesKey(op.key), op.value.slice());
+      if (op.type === "put") m.set(bytesKey(op.key), new Uint8Array(op.value));
       else m.delete(bytesKey(op.key));
     }
   }

@@ -1,0 +1,117 @@
+/**
+ * Typed face of @nxtedition/rocksdb 12.2.12 (RocksDB 9.7.4), the one file that loads it. The package
+ * ships no .d.ts, and the calls Opal relies on for synchronous reads and writes are private by
+ * convention (underscore) or undocumented; each is listed here, and each has a test in
+ * test/unit/storage/rocksdb.test.ts so that a binding upgrade that changes one fails CI.
+ * Facts are from the package source (index.js, chained-batch.js, binding.cc) and storage-bindings.md.
+ */
+import { createRequire } from "node:module";
+
+/** Opaque native column-family handle (a napi external); only ever passed back to the binding. */
+export interface RocksColumn {
+  readonly __brand: "RocksColumn";
+}
+
+/** Per-column-family options read by binding.cc `InitOptions` (subset Opal sets). */
+export interface RocksColumnOptions {
+  /** Block cache bytes for this CF. Read as uint32: 4 GiB + 1 MiB wraps to 1 MiB, 0 disables the cache. */
+  cacheSize?: number;
+  /** true: ZSTD with a 16 KiB dictionary (the binding's default); false: no compression. */
+  compression?: boolean;
+  /** "point-lookup": Ribbon filter, binary+hash data-block index, memtable whole-key bloom. */
+  optimize?: "point-lookup";
+}
+
+/** `db.open()` options read by binding.cc `db_open`. `default` must be listed in `columns`. */
+export interface RocksOpenOptions {
+  createIfMissing?: boolean;
+  errorIfExists?: boolean;
+  /** Background flush/compaction threads (default: hardware_concurrency / 2). */
+  parallelism?: number;
+  columns?: Record<string, RocksColumnOptions>;
+}
+
+/** Options of `_getManySync` (binding.cc `db_get_many_sync`). */
+export interface RocksGetOptions {
+  readonly column: RocksColumn;
+  readonly fillCache?: boolean;
+}
+
+/**
+ * Options of `querySync` (binding.cc `db_query` → `Iterator::create` + one `nextv`). The encodings
+ * are required: without them the binding throws `Convert(...) failed!`. `limit` bounds the rows,
+ * `highWaterMarkBytes` stops early (then `finished` is false). `gt`/`lte` exist too; Opal uses
+ * `gte`/`lt` only.
+ */
+export interface RocksQueryOptions {
+  column: RocksColumn;
+  keyEncoding: "buffer";
+  valueEncoding: "buffer";
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  reverse?: boolean;
+  limit?: number;
+  highWaterMarkBytes?: number;
+  fillCache?: boolean;
+}
+
+/** `querySync` result: keys and values interleaved (`rows[2i]` key, `rows[2i+1]` value). */
+export interface RocksQueryResult {
+  rows: Buffer[];
+  /** True when the native iterator ran past the range or hit `limit`; false when stopped by bytes. */
+  finished: boolean;
+}
+
+/**
+ * The binding's chained batch (one native rocksdb::WriteBatch). The underscore methods bypass
+ * abstract-level's per-op encoding and promise machinery; `_writeSync` runs the write on the calling
+ * thread and throws on failure. The batch is an abstract-level resource of its db: `db.close()`
+ * closes it.
+ */
+export interface RocksChainedBatch {
+  _put(key: Uint8Array, value: Uint8Array, options: { readonly column: RocksColumn }): void;
+  _del(key: Uint8Array, options: { readonly column: RocksColumn }): void;
+  _writeSync(options: { readonly sync: boolean }): void;
+  /** Empties the native batch so it can be reused. */
+  _clear(): void;
+  /** Number of ops in the native batch. */
+  readonly length: number;
+}
+
+/** The `RocksLevel` instance surface Opal uses. */
+export interface RocksLevelDb {
+  readonly status: "opening" | "open" | "closing" | "closed";
+  /** Column-family handles by name, filled in by `open()` (also on a handle-wrapping instance). */
+  readonly columns: Readonly<Record<string, RocksColumn>>;
+  /** Native `Database*` as a BigInt (valid while open); `new RocksLevel(handle)` in a worker shares it. */
+  readonly handle: bigint;
+  /** `GetLatestSequenceNumber()`: grows with every write; equal before and after ⇒ nothing written. */
+  readonly sequence: number;
+  readonly location: string;
+  open(options?: RocksOpenOptions): Promise<void>;
+  close(): Promise<void>;
+  /** One synchronous MultiGet on the calling thread: Buffer (a fresh copy), undefined (missing), null (aborted). */
+  _getManySync(keys: readonly Uint8Array[], options: RocksGetOptions): (Buffer | undefined | null)[];
+  querySync(options: RocksQueryOptions): RocksQueryResult;
+  _chainedBatch(): RocksChainedBatch;
+  getProperty(property: string): string;
+}
+
+export interface RocksLevelConstructor {
+  new (locationOrHandle: string | bigint, options: { keyEncoding: "buffer"; valueEncoding: "buffer" }): RocksLevelDb;
+}
+
+const require = createRequire(import.meta.url);
+
+let ctor: RocksLevelConstructor | null = null;
+
+/** The `RocksLevel` class, loaded at first use (so importing storage/ never loads RocksDB by itself). */
+export function rocksLevel(): RocksLevelConstructor {
+  if (ctor === null) ctor = (require("@nxtedition/rocksdb") as { RocksLevel: RocksLevelConstructor }).RocksLevel;
+  return ctor;
+}
+
+/** Version of the loaded binding package (tests assert the pin). */
+export function rocksBindingVersion(): string {
+  return (require("@nxtedition/rocksdb/package.json") as { version: string }).version;
+}

@@ -1,0 +1,321 @@
+/**
+ * KvStore conformance: the same cases run against every engine (MemoryKv and RocksKv), so the test
+ * backend stays faithful to the production one. Engine-specific behaviour lives in rocksdb.test.ts.
+ */
+import { strict as assert } from "node:assert";
+import { compareBytes } from "../../../src/primitives/bytes.js";
+import { type KvRange, type KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
+import { RocksKv } from "../../../src/storage/rocksdb.js";
+import type { TableName } from "../../../src/storage/tables.js";
+import { makeTmpDir, removeDir } from "./tmpDir.js";
+
+interface Backend {
+  readonly name: string;
+  open(): Promise<{ kv: KvStore; dispose(): Promise<void> }>;
+}
+
+const BACKENDS: Backend[] = [
+  {
+    name: "MemoryKv",
+    async open() {
+      const kv = new MemoryKv();
+      return { kv, dispose: () => kv.close() };
+    },
+  },
+  {
+    name: "RocksKv",
+    async open() {
+      const dir = makeTmpDir();
+      const kv = await RocksKv.open(dir, { cacheBytes: 1 << 20 });
+      return {
+        kv,
+        async dispose() {
+          await kv.close();
+          removeDir(dir);
+        },
+      };
+    },
+  },
+];
+
+const A: TableName = "hashedAccounts";
+const B: TableName = "hashedStorage";
+
+const u8 = (...b: number[]): Uint8Array => new Uint8Array(b);
+
+function put(kv: KvStore, table: TableName, entries: [Uint8Array, Uint8Array][]): void {
+  const b = new WriteBatch();
+  for (const [k, v] of entries) b.put(table, k, v);
+  kv.write(b);
+}
+
+function collect(kv: KvStore, table: TableName, range?: KvRange): [Uint8Array, Uint8Array][] {
+  return [...kv.iterate(table, range)];
+}
+
+/** Reference semantics of `iterate` over a model list of entries. */
+function model(entries: [Uint8Array, Uint8Array][], range: KvRange = {}): [Uint8Array, Uint8Array][] {
+  let out = entries
+    .filter(
+      ([k]) =>
+        (range.gte === undefined || compareBytes(k, range.gte) >= 0) &&
+        (range.lt === undefined || compareBytes(k, range.lt) < 0),
+    )
+    .sort((a, b) => compareBytes(a[0], b[0]));
+  if (range.reverse) out = out.reverse();
+  return out.slice(0, Math.max(0, range.limit ?? out.length));
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * 3000 distinct keys of 0–6 bytes drawn from a tiny alphabet (0x00, 0x01, 0x7f, 0xff), so that many
+ * keys are prefixes of others and runs like k, k‖00, k‖00‖00 straddle the engines' chunk edges.
+ */
+function prefixHeavyEntries(n: number): [Uint8Array, Uint8Array][] {
+  const rnd = mulberry32(7);
+  const alphabet = [0x00, 0x01, 0x7f, 0xff];
+  const seen = new Set<string>();
+  const out: [Uint8Array, Uint8Array][] = [];
+  while (out.length < n) {
+    const len = Math.floor(rnd() * 7);
+    const k = new Uint8Array(len);
+    for (let i = 0; i < len; i++) k[i] = alphabet[Math.floor(rnd() * 4)]!;
+    const id = Buffer.from(k).toString("hex");
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push([k, u8(out.length & 0xff, out.length >> 8)]);
+  }
+  return out;
+}
+
+for (const backend of BACKENDS) {
+  describe(`storage/conformance: ${backend.name}`, () => {
+    let kv: KvStore;
+    let dispose: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ kv, dispose } = await backend.open());
+    });
+    afterEach(async () => {
+      await dispose();
+    });
+
+    it("get: missing is undefined, a put is read back as a plain Uint8Array", () => {
+      assert.equal(kv.get(A, u8(1)), undefined);
+      put(kv, A, [[u8(1), u8(9, 8, 7)]]);
+      const v = kv.get(A, u8(1));
+      assert.deepEqual(v, u8(9, 8, 7));
+      assert.equal(Object.getPrototypeOf(v), Uint8Array.prototype);
+    });
+
+    it("values are copied in and out", () => {
+      const key = u8(1, 2);
+      const value = u8(5, 5, 5);
+      put(kv, A, [[key, value]]);
+      key[0] = 0xee;
+      value[0] = 0xee;
+      const got = kv.get(A, u8(1, 2))!;
+      assert.deepEqual(got, u8(5, 5, 5));
+      got[0] = 0xaa;
+      assert.deepEqual(kv.get(A, u8(1, 2)), u8(5, 5, 5));
+      assert.deepEqual(kv.getMany(A, [u8(1, 2)]), [u8(5, 5, 5)]);
+      const [[k, v]] = collect(kv, A);
+      k![0] = 0xaa;
+      v![0] = 0xaa;
+      assert.deepEqual(collect(kv, A), [[u8(1, 2), u8(5, 5, 5)]]);
+    });
+
+    it("Buffer inputs are copied too", () => {
+      const value = Buffer.from([1, 2, 3]);
+      put(kv, A, [[Buffer.from([1]), value]]);
+      value[0] = 0xee;
+      assert.deepEqual(kv.get(A, u8(1)), u8(1, 2, 3));
+    });
+
+    it("keys and values given as subarray views are read at their offsets", () => {
+      const backing = u8(0xaa, 1, 2, 3, 0xbb, 0xcc, 7, 7, 0xdd);
+      put(kv, A, [[backing.subarray(1, 4), backing.subarray(6, 8)]]);
+      assert.deepEqual(kv.get(A, u8(1, 2, 3)), u8(7, 7));
+      assert.deepEqual(kv.get(A, backing.subarray(1, 4)), u8(7, 7));
+      assert.equal(kv.get(A, backing.subarray(0, 4)), undefined);
+    });
+
+    it("getMany: order, hits, misses, duplicates, empty list", () => {
+      put(kv, A, [
+        [u8(1), u8(10)],
+        [u8(3), u8(30)],
+      ]);
+      assert.deepEqual(kv.getMany(A, [u8(3), u8(2), u8(1), u8(3)]), [u8(30), undefined, u8(10), u8(30)]);
+      assert.deepEqual(kv.getMany(A, []), []);
+      assert.deepEqual(kv.getMany(B, [u8(1)]), [undefined]);
+    });
+
+    it("the empty key and the empty value are ordinary entries", () => {
+      put(kv, A, [
+        [u8(), u8(1)],
+        [u8(0), u8()],
+      ]);
+      assert.deepEqual(kv.get(A, u8()), u8(1));
+      assert.deepEqual(kv.get(A, u8(0)), u8());
+      assert.deepEqual(kv.getMany(A, [u8(), u8(0), u8(1)]), [u8(1), u8(), undefined]);
+      assert.deepEqual(collect(kv, A), [
+        [u8(), u8(1)],
+        [u8(0), u8()],
+      ]);
+      assert.deepEqual(collect(kv, A, { gte: u8(), lt: u8(0) }), [[u8(), u8(1)]]);
+      assert.deepEqual(collect(kv, A, { reverse: true }), [
+        [u8(0), u8()],
+        [u8(), u8(1)],
+      ]);
+      kv.write(new WriteBatch().del(A, u8()));
+      assert.equal(kv.get(A, u8()), undefined);
+    });
+
+    it("tables are independent key spaces", () => {
+      put(kv, A, [[u8(1), u8(1)]]);
+      put(kv, B, [[u8(1), u8(2)]]);
+      assert.deepEqual(kv.get(A, u8(1)), u8(1));
+      assert.deepEqual(kv.get(B, u8(1)), u8(2));
+      assert.equal(kv.get("code", u8(1)), undefined);
+      assert.equal(collect(kv, "code").length, 0);
+    });
+
+    it("a batch applies its ops in order: put/del of the same key, last op wins", () => {
+      put(kv, A, [[u8(1), u8(1)]]);
+      kv.write(
+        new WriteBatch().put(A, u8(2), u8(2)).del(A, u8(2)).del(A, u8(1)).put(A, u8(1), u8(3)).put(A, u8(1), u8(4)),
+      );
+      assert.equal(kv.get(A, u8(2)), undefined);
+      assert.deepEqual(kv.get(A, u8(1)), u8(4));
+      kv.write(new WriteBatch().del(A, u8(9))); // deleting a missing key is fine
+      kv.write(new WriteBatch()); // so is an empty batch
+      kv.write(new WriteBatch().put(A, u8(5), u8(5)), { sync: true });
+      assert.deepEqual(kv.get(A, u8(5)), u8(5));
+    });
+
+    it("a cross-table batch is all or nothing: an unknown table fails it before any op lands", () => {
+      put(kv, A, [[u8(1), u8(1)]]);
+      const bad = new WriteBatch()
+        .put(A, u8(1), u8(2))
+        .put(B, u8(1), u8(2))
+        .put("nope" as TableName, u8(1), u8(2));
+      assert.throws(() => kv.write(bad));
+      assert.deepEqual(kv.get(A, u8(1)), u8(1));
+      assert.equal(kv.get(B, u8(1)), undefined);
+      // Nothing of the failed batch leaks into the next one.
+      kv.write(new WriteBatch().put(B, u8(7), u8(7)));
+      assert.deepEqual(kv.get(A, u8(1)), u8(1));
+      assert.equal(kv.get(B, u8(1)), undefined);
+      assert.deepEqual(kv.get(B, u8(7)), u8(7));
+    });
+
+    it("a 1 MiB value round-trips", () => {
+      const big = new Uint8Array(1 << 20);
+      for (let i = 0; i < big.length; i++) big[i] = (i * 31) & 0xff;
+      put(kv, "code", [[u8(1), big]]);
+      assert.deepEqual(kv.get("code", u8(1)), big);
+      assert.deepEqual(collect(kv, "code")[0]![1], big);
+    });
+
+    it("iterate: byte order, bounds (gte inclusive, lt exclusive), reverse, limit", () => {
+      const entries: [Uint8Array, Uint8Array][] = [
+        [u8(0xff), u8(1)],
+        [u8(0x00), u8(2)],
+        [u8(0x01, 0x00), u8(3)],
+        [u8(0x01), u8(4)],
+        [u8(0x01, 0xff), u8(5)],
+        [u8(0x02), u8(6)],
+        [u8(0x80, 0x00, 0x00), u8(7)],
+      ];
+      put(kv, A, entries);
+      const ranges: KvRange[] = [
+        {},
+        { reverse: true },
+        { gte: u8(0x01) },
+        { lt: u8(0x01, 0xff) },
+        { gte: u8(0x01), lt: u8(0x02) },
+        { gte: u8(0x01, 0x00), lt: u8(0x80), reverse: true },
+        { limit: 2 },
+        { limit: 2, reverse: true },
+        { gte: u8(0x01), limit: 1 },
+        { lt: u8(0x01), reverse: true, limit: 1 },
+        { limit: 100 },
+        { gte: u8(0x03), lt: u8(0x80) },
+      ];
+      for (const r of ranges) assert.deepEqual(collect(kv, A, r), model(entries, r), JSON.stringify(r));
+    });
+
+    it("iterate: empty results (empty table, limit 0, gte ≥ lt, lt at the first key)", () => {
+      assert.deepEqual(collect(kv, A), []);
+      put(kv, A, [
+        [u8(1), u8(1)],
+        [u8(2), u8(2)],
+      ]);
+      assert.deepEqual(collect(kv, A, { limit: 0 }), []);
+      assert.deepEqual(collect(kv, A, { gte: u8(2), lt: u8(2) }), []);
+      assert.deepEqual(collect(kv, A, { gte: u8(3), lt: u8(1) }), []);
+      assert.deepEqual(collect(kv, A, { lt: u8(1) }), []);
+      assert.deepEqual(collect(kv, A, { gte: u8(3), reverse: true }), []);
+    });
+
+    it("iterate: 3000 prefix-heavy keys match the model for many ranges (across chunk edges)", () => {
+      const entries = prefixHeavyEntries(3000);
+      put(kv, A, entries);
+      const sorted = model(entries);
+      const rnd = mulberry32(11);
+      const ranges: KvRange[] = [{}, { reverse: true }, { limit: 1000 }, { limit: 1500, reverse: true }];
+      for (let i = 0; i < 12; i++) {
+        const a = sorted[Math.floor(rnd() * sorted.length)]![0];
+        const b = sorted[Math.floor(rnd() * sorted.length)]![0];
+        const [lo, hi] = compareBytes(a, b) <= 0 ? [a, b] : [b, a];
+        ranges.push({ gte: lo, lt: hi, reverse: i % 2 === 1 }, { gte: lo, limit: 100 + i * 50, reverse: i % 3 === 0 });
+      }
+      for (const r of ranges) {
+        const got = collect(kv, A, r);
+        const want = model(entries, r);
+        assert.equal(got.length, want.length, JSON.stringify(r));
+        assert.deepEqual(got, want);
+      }
+    });
+
+    it("iterate: stopping early leaves the store usable", () => {
+      put(
+        kv,
+        A,
+        Array.from({ length: 200 }, (_, i) => [u8(i >> 8, i & 0xff), u8(i & 0xff)] as [Uint8Array, Uint8Array]),
+      );
+      let n = 0;
+      for (const _ of kv.iterate(A)) if (++n === 3) break;
+      assert.equal(n, 3);
+      put(kv, A, [[u8(9, 9), u8(1)]]);
+      assert.equal(collect(kv, A).length, 201);
+    });
+
+    it("an unknown table throws on read", () => {
+      assert.throws(() => kv.get("nope" as TableName, u8(1)));
+      assert.throws(() => kv.getMany("nope" as TableName, [u8(1)]));
+      assert.throws(() => collect(kv, "nope" as TableName));
+    });
+
+    it("after close every call throws; close is idempotent", async () => {
+      put(kv, A, [[u8(1), u8(1)]]);
+      await kv.close();
+      assert.throws(() => kv.get(A, u8(1)));
+      assert.throws(() => kv.getMany(A, [u8(1)]));
+      assert.throws(() => collect(kv, A));
+      assert.throws(() => kv.write(new WriteBatch().put(A, u8(1), u8(2))));
+      await kv.close();
+    });
+  });
+}

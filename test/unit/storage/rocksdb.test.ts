@@ -1,0 +1,258 @@
+/**
+ * RocksKv and the @nxtedition/rocksdb calls it relies on. The "binding" block exercises every
+ * private or undocumented call listed in src/storage/rocksBinding.ts directly on a raw RocksLevel,
+ * so a binding upgrade that changes one fails here, next to its name. Workers: sharedHandle.test.ts;
+ * crash durability: crash.test.ts; engine-neutral behaviour: conformance.test.ts.
+ */
+import { strict as assert } from "node:assert";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { WriteBatch } from "../../../src/storage/kv.js";
+import { type RocksLevelDb, rocksBindingVersion, rocksLevel } from "../../../src/storage/rocksBinding.js";
+import { MAX_CACHE_BYTES, RocksKv } from "../../../src/storage/rocksdb.js";
+import { TABLE_NAMES } from "../../../src/storage/tables.js";
+import { REPO_ROOT } from "../../utils/fixtures.js";
+import { makeTmpDir, removeDir } from "./tmpDir.js";
+
+const u8 = (...b: number[]): Uint8Array => new Uint8Array(b);
+const ENC = { keyEncoding: "buffer", valueEncoding: "buffer" } as const;
+
+function storageError(code: string): (e: unknown) => boolean {
+  return (e: unknown) => (e as { name?: string }).name === "StorageError" && (e as { code?: string }).code === code;
+}
+
+describe("storage/rocksdb", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = makeTmpDir();
+  });
+  afterEach(() => {
+    removeDir(dir);
+  });
+
+  describe("binding (private and undocumented calls)", () => {
+    let db: RocksLevelDb;
+    beforeEach(async () => {
+      const RocksLevel = rocksLevel();
+      db = new RocksLevel(dir, ENC);
+      await db.open({ createIfMissing: true, columns: { default: {}, a: { cacheSize: 1 << 20 }, b: {} } });
+    });
+    afterEach(async () => {
+      await db.close();
+    });
+
+    it("is @nxtedition/rocksdb 12.2.12, pinned exactly in package.json", () => {
+      assert.equal(rocksBindingVersion(), "12.2.12");
+      const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
+      assert.equal(pkg.dependencies["@nxtedition/rocksdb"], "12.2.12");
+    });
+
+    it("open({columns}) lists every column family, default included", () => {
+      assert.deepEqual(Object.keys(db.columns).sort(), ["a", "b", "default"]);
+      assert.equal(typeof db.columns.a, "object");
+    });
+
+    it("_chainedBatch: _put/_del with {column}, length, _writeSync, _clear", () => {
+      const b = db._chainedBatch();
+      b._put(u8(1), u8(10), { column: db.columns.a! });
+      b._put(u8(1), u8(20), { column: db.columns.b! });
+      b._put(u8(2), u8(30), { column: db.columns.a! });
+      b._del(u8(2), { column: db.columns.a! });
+      assert.equal(b.length, 4);
+      b._writeSync({ sync: false });
+      b._clear();
+      assert.equal(b.length, 0);
+      b._writeSync({ sync: true }); // an empty (cleared) batch writes nothing
+      assert.deepEqual(db._getManySync([u8(1), u8(2)], { column: db.columns.a! }), [Buffer.from([10]), undefined]);
+      assert.deepEqual(db._getManySync([u8(1)], { column: db.columns.b! }), [Buffer.from([20])]);
+    });
+
+    it("_getManySync: hits, misses, per-column, Uint8Array keys, fresh Buffer per value", () => {
+      const b = db._chainedBatch();
+      for (let i = 0; i < 100; i++) b._put(u8(i), u8(i, i), { column: db.columns.a! });
+      b._writeSync({ sync: false });
+      const keys = [u8(5), u8(200), u8(99), new Uint8Array([7, 1, 2]).subarray(0, 1)];
+      const got = db._getManySync(keys, { column: db.columns.a! });
+      assert.deepEqual(got, [Buffer.from([5, 5]), undefined, Buffer.from([99, 99]), Buffer.from([7, 7])]);
+      assert.ok(Buffer.isBuffer(got[0]));
+      assert.notEqual(got[0]!.buffer, got[2]!.buffer);
+      assert.deepEqual(db._getManySync([u8(5)], { column: db.columns.b! }), [undefined]);
+      assert.deepEqual(db._getManySync([], { column: db.columns.a! }), []);
+      assert.deepEqual(db._getManySync([u8(5)], { column: db.columns.a!, fillCache: false }), [Buffer.from([5, 5])]);
+    });
+
+    it("querySync: gte/lt/reverse/limit per column, rows interleaved, finished flag", () => {
+      const b = db._chainedBatch();
+      for (let i = 0; i < 10; i++) b._put(u8(i), u8(100 + i), { column: db.columns.a! });
+      b._put(u8(3), u8(0), { column: db.columns.b! });
+      b._writeSync({ sync: false });
+      const q = (o: object) => db.querySync({ column: db.columns.a!, ...ENC, ...o });
+      const keysOf = (rows: Buffer[]) => rows.filter((_, i) => i % 2 === 0).map((k) => k[0]);
+      let r = q({ gte: u8(2), lt: u8(5) });
+      assert.deepEqual(keysOf(r.rows), [2, 3, 4]);
+      assert.deepEqual(r.rows[1], Buffer.from([102]));
+      assert.equal(r.finished, true);
+      r = q({ gte: u8(2), lt: u8(8), reverse: true, limit: 2 });
+      assert.deepEqual(keysOf(r.rows), [7, 6]);
+      assert.equal(r.finished, true); // also true when `limit` stopped it
+      r = q({ highWaterMarkBytes: 1 });
+      assert.deepEqual(keysOf(r.rows), [0]); // stopped by bytes after one row
+      assert.equal(r.finished, false);
+      r = q({});
+      assert.equal(r.rows.length, 20);
+      assert.deepEqual(keysOf(db.querySync({ column: db.columns.b!, ...ENC }).rows), [3]);
+    });
+
+    it("handle is a BigInt; sequence grows with each write", () => {
+      assert.equal(typeof db.handle, "bigint");
+      const s0 = db.sequence;
+      const b = db._chainedBatch();
+      b._put(u8(1), u8(1), { column: db.columns.a! });
+      b._put(u8(2), u8(1), { column: db.columns.b! });
+      b._writeSync({ sync: false });
+      assert.equal(db.sequence, s0 + 2);
+    });
+
+    it("new RocksLevel(handle) + open() on an open DB only lists its columns and sees its data", async () => {
+      const b = db._chainedBatch();
+      b._put(u8(1), u8(42), { column: db.columns.a! });
+      b._writeSync({ sync: false });
+      const RocksLevel = rocksLevel();
+      const view = new RocksLevel(db.handle, ENC);
+      await view.open({ createIfMissing: false });
+      assert.deepEqual(Object.keys(view.columns).sort(), ["a", "b", "default"]);
+      assert.deepEqual(view._getManySync([u8(1)], { column: view.columns.a! }), [Buffer.from([42])]);
+      assert.equal(view.location, db.location);
+      // Never view.close(): it would close the shared native DB.
+    });
+
+    it("reopening without naming every existing column family fails (why RocksKv lists all tables)", async () => {
+      await db.close();
+      const RocksLevel = rocksLevel();
+      const partial = new RocksLevel(dir, ENC);
+      await assert.rejects(partial.open({ columns: { default: {}, a: {} } }), (e: Error) => {
+        assert.match(String(e.cause), /Column families not opened: b/);
+        return true;
+      });
+      db = new RocksLevel(dir, ENC);
+      await db.open({ columns: { default: {}, a: {}, b: {} } });
+    });
+  });
+
+  describe("RocksKv", () => {
+    it("creates one column family per table (reopen needs them all) and persists across reopen", async () => {
+      let kv = await RocksKv.open(dir);
+      const b = new WriteBatch();
+      for (const [i, t] of TABLE_NAMES.entries()) b.put(t, u8(1, i), u8(2, i));
+      kv.write(b, { sync: true });
+      await kv.close();
+
+      const RocksLevel = rocksLevel();
+      const raw = new RocksLevel(dir, ENC);
+      await assert.rejects(raw.open({ columns: { default: {} } }), (e: Error) => {
+        assert.match(String(e.cause), /Column families not opened: .*hashedAccounts/);
+        return true;
+      });
+
+      kv = await RocksKv.open(dir, { createIfMissing: false });
+      for (const [i, t] of TABLE_NAMES.entries()) assert.deepEqual(kv.get(t, u8(1, i)), u8(2, i), t);
+      assert.deepEqual([...kv.iterate("meta")], [[u8(1, 0), u8(2, 0)]]);
+      await kv.close();
+    });
+
+    it("open fails with OPEN_FAILED: missing DB without createIfMissing, a second open, an unknown CF", async () => {
+      await assert.rejects(RocksKv.open(join(dir, "absent"), { createIfMissing: false }), storageError("OPEN_FAILED"));
+
+      const kv = await RocksKv.open(dir);
+      await assert.rejects(RocksKv.open(dir), storageError("OPEN_FAILED")); // LOCK held by this process
+      await kv.close();
+
+      // A DB holding a column family that TABLES does not list (e.g. written by a newer Opal).
+      const RocksLevel = rocksLevel();
+      const raw = new RocksLevel(dir, ENC);
+      const columns: Record<string, object> = { default: {}, fromTheFuture: {} };
+      for (const t of TABLE_NAMES) columns[t] = {};
+      await raw.open({ columns });
+      await raw.close();
+      await assert.rejects(RocksKv.open(dir), (e: unknown) => {
+        assert.ok(storageError("OPEN_FAILED")(e));
+        assert.match((e as Error).message, /fromTheFuture/);
+        return true;
+      });
+    });
+
+    it("rejects cache sizes the binding would wrap (uint32) with BAD_OPTION", async () => {
+      await assert.rejects(RocksKv.open(dir, { cacheBytes: 4 * 1024 ** 3 }), storageError("BAD_OPTION"));
+      await assert.rejects(RocksKv.open(dir, { tableCacheBytes: { code: 2 ** 33 } }), storageError("BAD_OPTION"));
+      await assert.rejects(RocksKv.open(dir, { cacheBytes: -1 }), storageError("BAD_OPTION"));
+      await assert.rejects(RocksKv.open(dir, { parallelism: 0 }), storageError("BAD_OPTION"));
+      const kv = await RocksKv.open(dir, {
+        cacheBytes: MAX_CACHE_BYTES,
+        tableCacheBytes: { meta: 0 },
+        compression: false,
+      });
+      kv.write(new WriteBatch().put("meta", u8(1), u8(1)));
+      assert.deepEqual(kv.get("meta", u8(1)), u8(1));
+      await kv.close();
+    });
+
+    it("typed errors: CLOSED, UNKNOWN_TABLE, WRITE_FAILED; a failed batch leaves nothing behind", async () => {
+      const kv = await RocksKv.open(dir);
+      assert.throws(() => kv.get("nope" as never, u8(1)), storageError("UNKNOWN_TABLE"));
+      // The binding rejects a non-bytes key while the batch is being built: nothing is written,
+      // and the reused native batch is cleared for the next write.
+      const bad = new WriteBatch().put("meta", u8(1), u8(1)).put("code", 12 as unknown as Uint8Array, u8(1));
+      assert.throws(() => kv.write(bad), storageError("WRITE_FAILED"));
+      kv.write(new WriteBatch().put("code", u8(2), u8(2)));
+      assert.equal(kv.get("meta", u8(1)), undefined);
+      assert.deepEqual([...kv.iterate("code")], [[u8(2), u8(2)]]);
+      await kv.close();
+      assert.throws(() => kv.get("meta", u8(1)), storageError("CLOSED"));
+      assert.throws(() => kv.sequence, storageError("CLOSED"));
+    });
+
+    it("iterate re-checks the store between chunks (closing mid-scan throws CLOSED, no native crash)", async () => {
+      const kv = await RocksKv.open(dir);
+      const b = new WriteBatch();
+      for (let i = 0; i < 500; i++) b.put("code", u8(i >> 8, i & 0xff), u8(1));
+      kv.write(b);
+      const it = kv.iterate("code")[Symbol.iterator]();
+      for (let i = 0; i < 64; i++) assert.equal(it.next().done, false); // the whole first chunk
+      await kv.close();
+      assert.throws(() => it.next(), storageError("CLOSED"));
+    });
+
+    it("sequence counts writes (a reader's cheap 'did anything commit?' check)", async () => {
+      const kv = await RocksKv.open(dir);
+      const s0 = kv.sequence;
+      kv.write(new WriteBatch().put("meta", u8(1), u8(1)).put("code", u8(1), u8(1)));
+      assert.equal(kv.sequence, s0 + 2);
+      await kv.close();
+    });
+
+    it("shared handle in-thread: view reads, cannot write, close() only detaches; owner refuses to close while shared", async () => {
+      const kv = await RocksKv.open(dir);
+      kv.write(new WriteBatch().put("hashedAccounts", u8(1), u8(7)));
+      const h = kv.shareHandle();
+      assert.equal(kv.sharedHandles, 1);
+      const view = await RocksKv.fromHandle(h);
+      assert.equal(view.shared, true);
+      assert.deepEqual(view.get("hashedAccounts", u8(1)), u8(7));
+      kv.write(new WriteBatch().put("hashedAccounts", u8(2), u8(8)));
+      assert.deepEqual(view.getMany("hashedAccounts", [u8(1), u8(2)]), [u8(7), u8(8)]);
+      assert.equal(view.sequence, kv.sequence);
+      assert.throws(() => view.write(new WriteBatch().put("meta", u8(1), u8(1))), storageError("READ_ONLY"));
+      assert.throws(() => view.shareHandle(), storageError("READ_ONLY"));
+
+      await assert.rejects(kv.close(), storageError("HANDLE_SHARED"));
+      await view.close();
+      assert.throws(() => view.get("hashedAccounts", u8(1)), storageError("CLOSED"));
+      assert.deepEqual(kv.get("hashedAccounts", u8(1)), u8(7), "the owner's native DB must still be open");
+
+      kv.releaseHandle();
+      assert.equal(kv.sharedHandles, 0);
+      await kv.close();
+      await assert.rejects(RocksKv.fromHandle(0n), storageError("BAD_OPTION"));
+    });
+  });
+});

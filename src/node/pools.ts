@@ -26,7 +26,10 @@ export function workerUrl(name: WorkerName): string {
 function piscinaTarget(name: WorkerName, data: unknown): { filename: string; workerData: WorkerData } {
   const entry = workerUrl(name);
   if (EXT === ".js") return { filename: entry, workerData: { opalEntry: entry, data } };
-  return { filename: new URL("../../workers/tsxBoot.mjs", import.meta.url).href, workerData: { opalEntry: entry, data } };
+  return {
+    filename: new URL("../../workers/tsxBoot.mjs", import.meta.url).href,
+    workerData: { opalEntry: entry, data },
+  };
 }
 
 /** The workerData every Opal worker receives. */

@@ -30,7 +30,11 @@ export interface Header {
   logsBloom: Uint8Array;
   difficulty: bigint;
   number: number;
-  gasLimit: number;
+  /**
+   * u64 as bigint: a cap taken from outside input, and valid L1 fixtures use values up to 2^63-1.
+   * Gas the EVM actually counts (gasUsed, blobGasUsed) is `number` (ARCHITECTURE.md, numeric types).
+   */
+  gasLimit: bigint;
   gasUsed: number;
   timestamp: number;
   extraData: Uint8Array;
@@ -91,7 +95,7 @@ export function readHeader(r: ListReader): Header {
   const logsBloom = r.fixed(BLOOM_BYTES, "header.logsBloom");
   const difficulty = r.bigint("header.difficulty", 32);
   const number = r.safeInt("header.number");
-  const gasLimit = r.safeInt("header.gasLimit");
+  const gasLimit = r.bigint("header.gasLimit", 8);
   const gasUsed = r.safeInt("header.gasUsed");
   const timestamp = r.safeInt("header.timestamp");
   const extraData = r.bytes("header.extraData");

@@ -37,7 +37,7 @@ const FIXED_FIELDS: [number, string, number][] = [
   [19, "parentBeaconBlockRoot", 32],
   [20, "requestsHash", 32],
 ];
-const SAFE_INT_FIELDS = [8, 9, 10, 11, 17, 18]; // number, gasLimit, gasUsed, timestamp, blobGasUsed, excessBlobGas
+const SAFE_INT_FIELDS = [8, 10, 11, 17, 18]; // number, gasUsed, timestamp, blobGasUsed, excessBlobGas
 
 describe("block/header", () => {
   it("round-trips at every optional-field boundary (15…21 fields)", () => {
@@ -167,9 +167,21 @@ describe("block/header", () => {
       );
     }
     const maxSafe = mutated((f) => {
-      f[9] = hexToBytes("0x1fffffffffffff");
+      f[10] = hexToBytes("0x1fffffffffffff");
     });
-    assert.equal(decodeHeader(maxSafe).gasLimit, Number.MAX_SAFE_INTEGER);
+    assert.equal(decodeHeader(maxSafe).gasUsed, Number.MAX_SAFE_INTEGER);
+    // gasLimit is a u64 cap: the whole range decodes exactly, a 9th byte does not.
+    const maxU64 = mutated((f) => {
+      f[9] = hexToBytes("0xffffffffffffffff");
+    });
+    assert.equal(decodeHeader(maxU64).gasLimit, (1n << 64n) - 1n);
+    const wideGas = mutated((f) => {
+      f[9] = new Uint8Array(9).fill(1);
+    });
+    assert.equal(
+      errorCode(() => decodeHeader(wideGas)),
+      "INT_TOO_LARGE",
+    );
     for (const i of [7, 15]) {
       const lz = mutated((f) => {
         f[i] = Uint8Array.of(0, 5);

@@ -1,0 +1,110 @@
+/**
+ * Worker pools end to end: real Piscina workers (through the tsx bootstrap under tests), pools of 1
+ * and 2, sender recovery results equal to the main-thread path, queue/busy counters, bad options.
+ */
+import { strict as assert } from "node:assert";
+import { defaultThreads, PiscinaPool } from "../../../src/node/pools.js";
+import { decodeTx, encodeTx } from "../../../src/tx/envelope.js";
+import { recoverSenders } from "../../../src/tx/recoverPacked.js";
+import { recoverSendersParallel } from "../../../src/tx/recoverSendersParallel.js";
+import { signTx } from "../../../src/tx/signer.js";
+import { type FeeMarketTx, type Tx, TxType } from "../../../src/tx/tx.js";
+
+function makeTxs(n: number): Tx[] {
+  const txs: Tx[] = [];
+  for (let i = 0; i < n; i++) {
+    const key = new Uint8Array(32);
+    key[31] = (i % 200) + 1;
+    key[0] = 1;
+    const unsigned: FeeMarketTx = {
+      type: TxType.FeeMarket,
+      chainId: 10n,
+      nonce: BigInt(i),
+      maxPriorityFeePerGas: 1n,
+      maxFeePerGas: 2_000_000_000n,
+      gasLimit: 21_000n,
+      to: new Uint8Array(20).fill(0x11),
+      value: BigInt(i),
+      data: new Uint8Array(0),
+      accessList: [],
+      yParity: 0,
+      r: 0n,
+      s: 0n,
+    };
+    txs.push(signTx(unsigned, key));
+  }
+  return txs;
+}
+
+/** Fresh copies without memoized senders, so every path really recovers. */
+function fresh(txs: Tx[]): Tx[] {
+  return txs.map((t) => decodeTx(encodeFresh(t)));
+}
+
+import { encodeTx } from "../../../src/tx/envelope.js";
+
+function encodeFresh(t: Tx): Uint8Array {
+  return encodeTx(t);
+}
+
+describe("node/pools: worker pools", function () {
+  this.timeout(60_000);
+  const txs = makeTxs(120);
+  const expected = recoverSenders(fresh(txs));
+
+  it("default thread count leaves a core for the main thread, never below 1", () => {
+    assert.equal(defaultThreads(1), 1);
+    assert.equal(defaultThreads(2), 1);
+    assert.equal(defaultThreads(8), 7);
+  });
+
+  it("rejects a pool without threads", () => {
+    assert.throws(() => new PiscinaPool("sigRecover", { threads: 0 }), RangeError);
+    assert.throws(() => new PiscinaPool("sigRecover", { threads: 1.5 }), RangeError);
+  });
+
+  for (const threads of [1, 2]) {
+    it(`sender recovery in a pool of ${threads} equals the main-thread path`, async () => {
+      const pool = new PiscinaPool("sigRecover", { threads });
+      try {
+        await pool.warm();
+        const got = await recoverSendersParallel(fresh(txs), pool);
+        assert.deepEqual(got, expected);
+        assert.ok(got.every((a) => a !== null));
+        assert.equal(pool.busy, 0);
+        assert.equal(pool.queueSize, 0);
+      } finally {
+        await pool.destroy();
+      }
+    });
+  }
+
+  it("reports busy and queued work while tasks run", async () => {
+    const pool = new PiscinaPool("sigRecover", { threads: 1, maxQueue: 16 });
+    try {
+      const runs = [0, 1, 2].map(() => recoverSendersParallel(fresh(txs), pool, 1));
+      // Synchronously after submitting: one task runs, the others wait in the queue.
+      assert.equal(pool.busy + pool.queueSize, 3);
+      assert.ok(pool.canAcceptWork());
+      for (const r of await Promise.all(runs)) assert.deepEqual(r, expected);
+      assert.equal(pool.busy, 0);
+    } finally {
+      await pool.destroy();
+    }
+  });
+
+  it("a bad signature comes back as null through the pool", async () => {
+    const bad = fresh(txs.slice(0, 20));
+    // r = 0 is outside [1, n-1]: recovery must fail, not throw.
+    const { memo: _memo, ...plain } = bad[3] as FeeMarketTx;
+    bad[3] = decodeTx(encodeTx({ ...plain, r: 0n, s: 1n }));
+    const pool = new PiscinaPool("sigRecover", { threads: 1 });
+    try {
+      const got = await recoverSendersParallel(bad, pool, 1);
+      assert.equal(got[3], null);
+      assert.deepEqual(got[4], expected[4]);
+    } finally {
+      await pool.destroy();
+    }
+  });
+});

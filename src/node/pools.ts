@@ -82,7 +82,7 @@ export class PiscinaPool implements TaskPool {
     return this.pool.queueSize < this.maxQueue;
   }
 
-  async run<T>(task: unknown, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+  async run<T>(task: unknown, transfer: readonly ArrayBufferLike[] = []): Promise<T> {
     this.inFlight++;
     try {
       return (await this.pool.run(task, { transferList: transfer as ArrayBuffer[] })) as T;

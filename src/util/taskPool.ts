@@ -13,5 +13,5 @@ export interface TaskPool {
   /** False when the queue is full: the caller should run on the main thread or reject. */
   canAcceptWork(): boolean;
   /** Runs `task` in a worker; buffers in `transfer` are moved, not copied (and become unusable here). */
-  run<T>(task: unknown, transfer?: readonly ArrayBuffer[]): Promise<T>;
+  run<T>(task: unknown, transfer?: readonly ArrayBufferLike[]): Promise<T>;
 }

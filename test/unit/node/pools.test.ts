@@ -38,13 +38,7 @@ function makeTxs(n: number): Tx[] {
 
 /** Fresh copies without memoized senders, so every path really recovers. */
 function fresh(txs: Tx[]): Tx[] {
-  return txs.map((t) => decodeTx(encodeFresh(t)));
-}
-
-import { encodeTx } from "../../../src/tx/envelope.js";
-
-function encodeFresh(t: Tx): Uint8Array {
-  return encodeTx(t);
+  return txs.map((t) => decodeTx(encodeTx(t)));
 }
 
 describe("node/pools: worker pools", function () {

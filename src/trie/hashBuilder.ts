@@ -1,0 +1,489 @@
+/**
+ * Streaming trie root from leaves given in ascending key order (the HashBuilder of reth/alloy-trie,
+ * itself after Erigon's GenStructStep). Memory is O(depth): a stack of child refs and, per depth, the
+ * masks of the branch being assembled. Besides leaves it takes `addBranchRef(path, hash)`: an
+ * unchanged stored branch standing in for its whole subtrie, which is what makes incremental state
+ * roots cheap. Optionally it reports every branch it builds that is worth storing (BranchNodeCompact,
+ * see branchNodeCompact.ts) and feeds a ProofRetainer.
+ *
+ * Keys must be prefix-free (fixed-length hashed keys, rlp(index) keys); the in-memory trie covers the
+ * general case. Refs on the stack are kept as they appear inside a parent node: embedded RLP
+ * (< 32 bytes) or 0xa0 ‖ hash (33 bytes), in one flat buffer so a leaf costs no allocation.
+ * Nodes of 32 bytes or more are encoded straight into a pending arena and hashed in one
+ * keccak256Batch call the next time the stack is read (when a branch or extension closes), so the
+ * native boundary is crossed once per branch rather than once per node.
+ */
+import { keccak256, keccak256Batch } from "../crypto/keccak.js";
+import { headerLength, writeHeader } from "../rlp/encode.js";
+import type { BranchNodeCompact } from "./branchNodeCompact.js";
+import { TrieError } from "./errors.js";
+import { EMPTY_TRIE_ROOT, pathStringLength } from "./node.js";
+import type { ProofRetainer } from "./proofRetainer.js";
+
+/** A branch node the builder assembled, at nibble path `path`. */
+export interface BranchUpdate {
+  readonly path: Uint8Array;
+  readonly node: BranchNodeCompact;
+}
+
+export interface HashBuilderOptions {
+  /** Collect the storable branch nodes (see `takeUpdates`). */
+  updates?: boolean;
+  /** Keep the nodes on the paths of the retainer's targets. */
+  retainer?: ProofRetainer | null;
+}
+
+const SLOT = 33;
+/** stackLens marker of a slot whose node waits in the pending arena for its hash. */
+const PENDING = 255;
+
+/** Copies `src[from..from+len)` into `dst` at `pos`; a loop beats TypedArray#set for short runs. */
+function copyBytes(src: Uint8Array, from: number, len: number, dst: Uint8Array, pos: number): void {
+  if (len > 48) {
+    dst.set(src.subarray(from, from + len), pos);
+    return;
+  }
+  for (let i = 0; i < len; i++) dst[pos + i] = src[from + i];
+}
+
+/** Writes an RLP string header for `len` payload bytes (the value of a leaf); returns the position after. */
+function writeStringHeader(out: Uint8Array, pos: number, len: number, firstByte: number): number {
+  if (len === 1 && firstByte < 0x80) return pos;
+  return writeHeader(out, pos, len, 0x80);
+}
+
+function stringLen(len: number, firstByte: number): number {
+  return len === 1 && firstByte < 0x80 ? 1 : headerLength(len) + len;
+}
+
+export class HashBuilder {
+  // Current (last added) item: key nibbles and either a leaf value or a branch hash.
+  private key = new Uint8Array(64);
+  private keyLen = 0;
+  private hasKey = false;
+  private leafValue: Uint8Array | null = null;
+  private valueStart = 0;
+  private valueEnd = 0;
+  private readonly refHash = new Uint8Array(32);
+  private refInTree = false;
+
+  // Stack of child refs: item i is stack[SLOT*i .. SLOT*i + stackLens[i]), or PENDING.
+  private stack = new Uint8Array(SLOT * 128);
+  private stackLens = new Uint8Array(128);
+  private sp = 0;
+
+  // Nodes waiting for their hash: node j is pend[pendOffs[j]..pendOffs[j+1]), for stack slot pendSlot[j].
+  private pend = new Uint8Array(16384);
+  private pendOffs = new Uint32Array(129);
+  private pendSlot = new Int32Array(128);
+  private pendCount = 0;
+  private pendHashes = new Uint8Array(32 * 128);
+
+  // Per depth d: children seen so far of the branch at depth d (the "groups"), and which of those
+  // children are stored subtries (tree) or hashed branches (hash).
+  private stateMasks: Uint16Array = new Uint16Array(65);
+  private groupsLen = 0;
+  private treeMasks: Uint16Array = new Uint16Array(65);
+  private hashMasks: Uint16Array = new Uint16Array(65);
+  private masksLen = 0;
+
+  private scratchKey = new Uint8Array(64);
+  private updates: BranchUpdate[] | null;
+  private readonly retainer: ProofRetainer | null;
+
+  constructor(opts: HashBuilderOptions = {}) {
+    this.updates = opts.updates === true ? [] : null;
+    this.retainer = opts.retainer ?? null;
+  }
+
+  /** Clears all state for another run (keeps buffers and options). */
+  reset(): void {
+    this.keyLen = 0;
+    this.hasKey = false;
+    this.leafValue = null;
+    this.sp = 0;
+    this.pendCount = 0;
+    this.groupsLen = 0;
+    this.masksLen = 0;
+    if (this.updates !== null) this.updates = [];
+  }
+
+  /**
+   * Adds a leaf at nibble path `path[0..len)` with value bytes `value[vStart..vEnd)` (e.g. account
+   * RLP). The value is read when the next item arrives, so it must not change until then.
+   */
+  addLeaf(path: Uint8Array, value: Uint8Array, len = path.length, vStart = 0, vEnd = value.length): void {
+    if (len === 0) throw new TrieError("UNSORTED_KEYS", "HashBuilder: empty leaf key");
+    this.advance(path, len);
+    this.copyKey(path, len);
+    this.setLeaf(value, vStart, vEnd);
+  }
+
+  /** Adds a leaf keyed by the bytes `key[kStart..kEnd)`; see addLeaf for the value. */
+  addLeafBytes(
+    key: Uint8Array,
+    value: Uint8Array,
+    kStart = 0,
+    kEnd = key.length,
+    vStart = 0,
+    vEnd = value.length,
+  ): void {
+    const len = 2 * (kEnd - kStart);
+    if (len === 0) throw new TrieError("UNSORTED_KEYS", "HashBuilder: empty leaf key");
+    if (this.scratchKey.length < len) this.scratchKey = new Uint8Array(Math.max(len, 2 * this.scratchKey.length));
+    const s = this.scratchKey;
+    for (let i = kStart, j = 0; i < kEnd; i++, j += 2) {
+      s[j] = key[i] >> 4;
+      s[j + 1] = key[i] & 15;
+    }
+    this.advance(s, len);
+    // Swap buffers instead of copying: the unpacked key becomes the current key.
+    this.scratchKey = this.key;
+    this.key = s;
+    this.keyLen = len;
+    this.hasKey = true;
+    this.ensureDepth(len + 1);
+    this.setLeaf(value, vStart, vEnd);
+  }
+
+  /**
+   * Adds an unchanged branch node at `path` by its 32-byte hash, standing in for every key below
+   * `path`. `inTree` says whether its subtrie holds stored branch nodes (the parent's tree mask bit).
+   */
+  addBranchRef(path: Uint8Array, hash: Uint8Array, inTree: boolean, len = path.length): void {
+    if (len === 0) {
+      if (this.hasKey || this.sp !== 0) throw new TrieError("UNSORTED_KEYS", "HashBuilder: root ref after items");
+      this.pushHashRef(hash, 0);
+      return;
+    }
+    this.advance(path, len);
+    this.copyKey(path, len);
+    this.leafValue = null;
+    copyBytes(hash, 0, 32, this.refHash, 0);
+    this.refInTree = inTree;
+  }
+
+  /** Root hash of everything added; the builder is then finished (call `reset` to reuse). */
+  root(): Uint8Array {
+    if (this.hasKey) {
+      this.fold(0, 0);
+      this.hasKey = false;
+    }
+    this.flush();
+    if (this.sp === 0) return EMPTY_TRIE_ROOT;
+    const off = SLOT * (this.sp - 1);
+    const len = this.stackLens[this.sp - 1];
+    if (len === SLOT) return this.stack.slice(off + 1, off + SLOT);
+    return keccak256(this.stack.subarray(off, off + len));
+  }
+
+  /**
+   * Finishes as the child of a branch at depth 0: every key added must share its first nibble, and
+   * the result is the ref of the node in that slot (embedded RLP or 0xa0 ‖ hash, as in the parent).
+   * Used to hash first-nibble groups separately (parallel.ts).
+   */
+  childRef(): Uint8Array {
+    if (!this.hasKey) throw new TrieError("BAD_INPUT", "HashBuilder.childRef: no items");
+    // Fold against a virtual one-nibble sibling that differs in the first nibble: one item remains.
+    this.fold(1, 0);
+    this.hasKey = false;
+    this.flush();
+    if (this.sp !== 1) throw new TrieError("BAD_INPUT", "HashBuilder.childRef: keys span several first nibbles");
+    return this.stack.slice(0, this.stackLens[0]);
+  }
+
+  /** The branch nodes built so far that are worth storing (empty unless `updates` was set). */
+  takeUpdates(): BranchUpdate[] {
+    const u = this.updates ?? [];
+    if (this.updates !== null) this.updates = [];
+    return u;
+  }
+
+  // ---- internals ----
+
+  private setLeaf(value: Uint8Array, vStart: number, vEnd: number): void {
+    this.leafValue = value;
+    this.valueStart = vStart;
+    this.valueEnd = vEnd;
+  }
+
+  private copyKey(path: Uint8Array, len: number): void {
+    if (this.key.length < len) this.key = new Uint8Array(Math.max(len, 2 * this.key.length));
+    copyBytes(path, 0, len, this.key, 0);
+    this.keyLen = len;
+    this.hasKey = true;
+    this.ensureDepth(len + 1);
+  }
+
+  /** Checks order against the current item and folds it into the stack. */
+  private advance(next: Uint8Array, len: number): void {
+    if (!this.hasKey) {
+      if (this.sp !== 0) throw new TrieError("UNSORTED_KEYS", "HashBuilder: item after a root ref");
+      return;
+    }
+    const cur = this.key;
+    const m = Math.min(len, this.keyLen);
+    let cpl = 0;
+    while (cpl < m && cur[cpl] === next[cpl]) cpl++;
+    if (cpl === m || next[cpl] < cur[cpl]) {
+      throw new TrieError("UNSORTED_KEYS", "HashBuilder: keys must be ascending and prefix-free");
+    }
+    this.fold(len, cpl);
+  }
+
+  private ensureDepth(n: number): void {
+    if (this.stateMasks.length >= n) return;
+    const grow = (a: Uint16Array): Uint16Array => {
+      const b = new Uint16Array(Math.max(n, 2 * a.length));
+      b.set(a);
+      return b;
+    };
+    this.stateMasks = grow(this.stateMasks);
+    this.treeMasks = grow(this.treeMasks);
+    this.hashMasks = grow(this.hashMasks);
+  }
+
+  private setMasksLen(n: number): void {
+    if (n > this.masksLen) {
+      this.treeMasks.fill(0, this.masksLen, n);
+      this.hashMasks.fill(0, this.masksLen, n);
+    }
+    this.masksLen = n;
+  }
+
+  /** Makes room for one more stack item; returns its byte offset. */
+  private reserveStack(): number {
+    if (this.sp === this.stackLens.length) {
+      const s = new Uint8Array(this.stack.length * 2);
+      s.set(this.stack);
+      this.stack = s;
+      const l = new Uint8Array(this.stackLens.length * 2);
+      l.set(this.stackLens);
+      this.stackLens = l;
+    }
+    return SLOT * this.sp;
+  }
+
+  private pushHashRef(hash: Uint8Array, from: number): void {
+    const off = this.reserveStack();
+    this.stack[off] = 0xa0;
+    copyBytes(hash, from, 32, this.stack, off + 1);
+    this.stackLens[this.sp++] = SLOT;
+  }
+
+  /**
+   * Returns where to write a node of `total` bytes: the pending arena when it will be hashed (then
+   * `finishNode` queues it), else the scratch area at the end of the arena for an embedded node.
+   */
+  private nodeTarget(total: number): number {
+    const used = this.pendOffs[this.pendCount];
+    if (this.pend.length < used + total) {
+      const p = new Uint8Array(Math.max(2 * this.pend.length, used + total));
+      p.set(this.pend.subarray(0, used));
+      this.pend = p;
+    }
+    return used;
+  }
+
+  /** Pushes the node just written at `pend[at..at+total)`: embedded when short, else queued for hashing. */
+  private finishNode(at: number, total: number): void {
+    const off = this.reserveStack();
+    if (total < 32) {
+      copyBytes(this.pend, at, total, this.stack, off);
+      this.stackLens[this.sp++] = total;
+      return;
+    }
+    const j = this.pendCount;
+    if (j + 1 === this.pendSlot.length) {
+      const s = new Int32Array(2 * this.pendSlot.length);
+      s.set(this.pendSlot);
+      this.pendSlot = s;
+      const o = new Uint32Array(2 * this.pendSlot.length + 1);
+      o.set(this.pendOffs);
+      this.pendOffs = o;
+      this.pendHashes = new Uint8Array(32 * this.pendSlot.length);
+    }
+    this.pendSlot[j] = this.sp;
+    this.pendOffs[j + 1] = at + total;
+    this.pendCount = j + 1;
+    this.stackLens[this.sp++] = PENDING;
+  }
+
+  /** Hashes every pending node in one batch and writes the refs into their stack slots. */
+  private flush(): void {
+    const n = this.pendCount;
+    if (n === 0) return;
+    const hashes = this.pendHashes;
+    keccak256Batch(this.pend, this.pendOffs.subarray(0, n + 1), hashes);
+    const stack = this.stack;
+    for (let j = 0; j < n; j++) {
+      const slot = this.pendSlot[j];
+      const off = SLOT * slot;
+      stack[off] = 0xa0;
+      for (let i = 0, h = 32 * j; i < 32; i++) stack[off + 1 + i] = hashes[h + i];
+      this.stackLens[slot] = SLOT;
+    }
+    this.pendCount = 0;
+  }
+
+  /**
+   * Closes the current item against its successor, a key of `succLen` nibbles (0 at the end) sharing
+   * `cplFull` leading nibbles with it, building every branch and extension that can no longer grow.
+   */
+  private fold(succLen: number, cplFull: number): void {
+    const cur = this.key;
+    let curLen = this.keyLen;
+    let buildExtensions = false;
+    for (;;) {
+      const precedingExists = this.groupsLen > 0;
+      const precedingLen = precedingExists ? this.groupsLen - 1 : 0;
+      const cpl = Math.min(cplFull, curLen);
+      const len = Math.max(precedingLen, cpl);
+      // Depth `len` is the branch this node hangs from, at child cur[len].
+      if (this.groupsLen <= len) {
+        this.stateMasks.fill(0, this.groupsLen, len + 1);
+        this.groupsLen = len + 1;
+      }
+      this.stateMasks[len] |= 1 << cur[len];
+      if (this.masksLen < curLen) this.setMasksLen(curLen);
+      // The node's own path starts after the branch nibble, unless it is the whole trie.
+      const lenFrom = succLen > 0 || precedingExists ? len + 1 : len;
+
+      if (!buildExtensions) {
+        if (this.leafValue !== null) {
+          this.encodeLeafNode(cur, lenFrom, curLen);
+        } else {
+          this.pushHashRef(this.refHash, 0);
+          const bit = 1 << cur[curLen - 1];
+          if (this.refInTree) this.treeMasks[curLen - 1] |= bit;
+          this.hashMasks[curLen - 1] |= bit;
+          buildExtensions = true;
+        }
+      }
+
+      if (buildExtensions && lenFrom < curLen) {
+        if (lenFrom > 0) {
+          // The slot now holds an extension: not a hashed branch, but a stored subtrie if below was.
+          const flag = 1 << cur[lenFrom - 1];
+          this.hashMasks[lenFrom - 1] &= ~flag;
+          if (this.treeMasks[curLen - 1] !== 0) this.treeMasks[lenFrom - 1] |= flag;
+        }
+        this.encodeExtensionNode(cur, lenFrom, curLen);
+        this.setMasksLen(lenFrom);
+      }
+
+      if (precedingLen <= cpl && succLen > 0) return;
+
+      if (succLen > 0 || precedingExists) this.encodeBranchNode(cur, len);
+
+      this.groupsLen = len;
+      this.setMasksLen(len);
+      if (precedingLen === 0) return;
+      curLen = precedingLen;
+      while (this.groupsLen > 0 && this.stateMasks[this.groupsLen - 1] === 0) this.groupsLen--;
+      buildExtensions = true;
+    }
+  }
+
+  /** Writes the hex-prefix path string of `path[start..end)`; returns the position after. */
+  private writePath(out: Uint8Array, pos: number, path: Uint8Array, start: number, end: number, flag: number): number {
+    const len = end - start;
+    const cl = (len >> 1) + 1;
+    if (cl > 1) pos = writeHeader(out, pos, cl, 0x80);
+    let i = start;
+    if (len & 1) out[pos++] = flag | 0x10 | path[i++];
+    else out[pos++] = flag;
+    for (; i < end; i += 2) out[pos++] = (path[i] << 4) | path[i + 1];
+    return pos;
+  }
+
+  private encodeLeafNode(path: Uint8Array, start: number, end: number): void {
+    const v = this.leafValue!;
+    const vs = this.valueStart;
+    const vLen = this.valueEnd - vs;
+    const first = vLen > 0 ? v[vs] : 0;
+    const payload = pathStringLength(end - start) + stringLen(vLen, first);
+    const total = headerLength(payload) + payload;
+    const at = this.nodeTarget(total);
+    const out = this.pend;
+    let pos = writeHeader(out, at, payload, 0xc0);
+    pos = this.writePath(out, pos, path, start, end, 0x20);
+    pos = writeStringHeader(out, pos, vLen, first);
+    copyBytes(v, vs, vLen, out, pos);
+    if (this.retainer !== null) this.retainer.retain(path, start, out.subarray(at, at + total));
+    this.finishNode(at, total);
+  }
+
+  private encodeExtensionNode(path: Uint8Array, start: number, end: number): void {
+    this.flush();
+    const top = this.sp - 1;
+    const childLen = this.stackLens[top];
+    const payload = pathStringLength(end - start) + childLen;
+    const total = headerLength(payload) + payload;
+    const at = this.nodeTarget(total);
+    const out = this.pend;
+    let pos = writeHeader(out, at, payload, 0xc0);
+    pos = this.writePath(out, pos, path, start, end, 0);
+    copyBytes(this.stack, SLOT * top, childLen, out, pos);
+    if (this.retainer !== null) this.retainer.retain(path, start, out.subarray(at, at + total));
+    this.sp = top;
+    this.finishNode(at, total);
+  }
+
+  /** Builds the branch at depth `len` from its children on top of the stack. */
+  private encodeBranchNode(path: Uint8Array, len: number): void {
+    this.flush();
+    const mask = this.stateMasks[len];
+    let count = 0;
+    for (let m = mask; m !== 0; m &= m - 1) count++;
+    const first = this.sp - count;
+    let payload = 1 + (16 - count);
+    for (let i = first; i < this.sp; i++) payload += this.stackLens[i];
+    const total = headerLength(payload) + payload;
+    const at = this.nodeTarget(total);
+    const out = this.pend;
+    let pos = writeHeader(out, at, payload, 0xc0);
+    let j = first;
+    for (let i = 0; i < 16; i++) {
+      if (mask & (1 << i)) {
+        const l = this.stackLens[j];
+        copyBytes(this.stack, SLOT * j, l, out, pos);
+        pos += l;
+        j++;
+      } else {
+        out[pos++] = 0x80;
+      }
+    }
+    out[pos] = 0x80;
+    if (this.retainer !== null) this.retainer.retain(path, len, out.subarray(at, at + total));
+
+    // A branch referenced by hash is a hashed child of its parent (an embedded one is not: it is
+    // rebuilt from its leaves, which are then embedded too).
+    const bit = len > 0 ? 1 << path[len - 1] : 0;
+    if (len > 0 && total >= 32) this.hashMasks[len - 1] |= bit;
+    if (this.treeMasks[len] !== 0 || this.hashMasks[len] !== 0) {
+      if (len > 0) this.treeMasks[len - 1] |= bit;
+      if (this.updates !== null) this.recordUpdate(path, len, mask, first);
+    }
+    this.sp = first;
+    this.finishNode(at, total);
+  }
+
+  private recordUpdate(path: Uint8Array, len: number, mask: number, first: number): void {
+    const hashMask = this.hashMasks[len];
+    let n = 0;
+    for (let m = hashMask; m !== 0; m &= m - 1) n++;
+    const hashes = new Uint8Array(32 * n);
+    let j = first;
+    let h = 0;
+    for (let i = 0; i < 16; i++) {
+      if (!(mask & (1 << i))) continue;
+      if (hashMask & (1 << i)) copyBytes(this.stack, SLOT * j + 1, 32, hashes, 32 * h++);
+      j++;
+    }
+    this.updates!.push({
+      path: path.slice(0, len),
+      node: { stateMask: mask, treeMask: this.treeMasks[len], hashMask, hashes },
+    });
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Root of a trie keyed by rlp(index): the transactions, receipts and withdrawals roots of a block
+ * header (Yellow Paper 4.3; EIP-4895). Items are the already-encoded values (tx envelopes, receipt
+ * encodings, withdrawal RLP). Keys are emitted in byte order without sorting: rlp(1..127) are single
+ * bytes 0x01..0x7f, rlp(0) is 0x80, and rlp(i ≥ 128) is 0x80+len ‖ big-endian i, ascending in i.
+ */
+import { HashBuilder } from "./hashBuilder.js";
+import { EMPTY_TRIE_ROOT as EMPTY_ROOT } from "./node.js";
+
+/** Root of the empty trie, keccak256(0x80): the roots of an empty tx, receipt or withdrawal list. */
+export const EMPTY_TRIE_ROOT: Uint8Array = EMPTY_ROOT;
+
+/** Writes rlp(i) into `out`; returns its length. */
+function writeIndexKey(out: Uint8Array, i: number): number {
+  if (i === 0) {
+    out[0] = 0x80;
+    return 1;
+  }
+  if (i < 128) {
+    out[0] = i;
+    return 1;
+  }
+  let len = 0;
+  for (let v = i; v > 0; v = Math.floor(v / 256)) len++;
+  out[0] = 0x80 + len;
+  for (let k = len, v = i; k >= 1; k--, v = Math.floor(v / 256)) out[k] = v % 256;
+  return len + 1;
+}
+
+/** Root of the trie mapping rlp(i) → items[i]. Empty list → EMPTY_TRIE_ROOT. */
+export function orderedTrieRoot(items: readonly Uint8Array[]): Uint8Array {
+  const hb = new HashBuilder();
+  const key = new Uint8Array(9);
+  const n = items.length;
+  const add = (i: number): void => hb.addLeafBytes(key, items[i], 0, writeIndexKey(key, i));
+  for (let i = 1; i < Math.min(n, 128); i++) add(i);
+  if (n > 0) add(0);
+  for (let i = 128; i < n; i++) add(i);
+  return hb.root();
+}

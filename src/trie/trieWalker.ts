@@ -1,0 +1,207 @@
+/**
+ * Incremental walk of a stored trie (after reth's TrieWalker + TrieNodeIter, restructured as a
+ * recursion). Given the sorted keys that changed since the stored branch nodes were written (their
+ * flat leaves already updated), it feeds a HashBuilder, in key order, with:
+ *   - addBranchRef(path, hash) for every unchanged child that is a hashed branch (its whole subtrie
+ *     costs nothing), and
+ *   - the flat leaves of every changed child, and of unchanged children that are leaves or small
+ *     unstored subtries.
+ * Only stored nodes on the paths of changed keys are read; they are recorded in `visited` so the
+ * caller can delete the ones that were not rebuilt. The same walk with "changed" = proof targets and
+ * a ProofRetainer produces proofs.
+ *
+ * Why refs stay valid when branches collapse: a kept hash always names a branch node sitting exactly
+ * at its path (branchNodeCompact.ts), and an unchanged subtrie keeps its branch at that path, so the
+ * builder may hang it under whatever branch or extension the new trie has above it.
+ */
+import { bytesKey } from "../primitives/bytes.js";
+import type { KvReader } from "../storage/kv.js";
+import { type BranchNodeCompact, decodeBranchNodeCompact, hashOffset } from "./branchNodeCompact.js";
+import { TrieError } from "./errors.js";
+import type { HashBuilder } from "./hashBuilder.js";
+import { nibbleAt } from "./nibbles.js";
+import { keyRange, leafLower, leafUpper, nodeKey, nodeRange, type TrieView } from "./storedTrie.js";
+
+/** Maps a flat value to the trie's leaf value (null = skip the entry). */
+export type LeafValueFn = (key: Uint8Array, raw: Uint8Array) => Uint8Array | null;
+
+export interface TrieWalkerOptions {
+  /** Ignore stored branch nodes and rebuild from the flat leaves (wiped storage, first build). */
+  ignoreStored?: boolean;
+}
+
+/** Compares the nibble prefix of a 32-byte key with `path[0..len)`: <0 before, 0 inside, >0 after. */
+function compareToPath(key: Uint8Array, path: Uint8Array, len: number): number {
+  for (let i = 0; i < len; i++) {
+    const d = nibbleAt(key, i) - path[i];
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+export class TrieWalker {
+  /** Every stored node read: KV key (latin-1) → record bytes. */
+  readonly visited = new Map<string, Uint8Array>();
+  /** Stats for metrics and tests. */
+  nodesRead = 0;
+  leavesRead = 0;
+  refsAdded = 0;
+
+  /** The current nibble path; path[0..len) is the prefix being walked. */
+  private readonly path = new Uint8Array(66);
+  /** Path length of the branch found by the last `seek` (or handed in as `known`). */
+  private seekLen = 0;
+  private readonly ignoreStored: boolean;
+
+  /**
+   * `changed`: the trie keys (32 bytes each, without the view's prefix) that changed, sorted
+   * ascending without duplicates (see sortUniqueKeys).
+   */
+  constructor(
+    private readonly kv: KvReader,
+    private readonly view: TrieView,
+    private readonly changed: readonly Uint8Array[],
+    private readonly builder: HashBuilder,
+    private readonly leafValue: LeafValueFn,
+    opts: TrieWalkerOptions = {},
+  ) {
+    this.ignoreStored = opts.ignoreStored === true;
+  }
+
+  /** Feeds the whole trie into the builder; call `builder.root()` afterwards. */
+  run(): void {
+    this.subtrie(0, 0, this.changed.length);
+  }
+
+  /**
+   * Emits every key below path[0..pLen); changed keys there are changed[lo..hi). `known` is the
+   * record of the branch sitting exactly at path[0..pLen) when the caller already read it.
+   */
+  private subtrie(pLen: number, lo: number, hi: number, known?: Uint8Array): void {
+    let node: BranchNodeCompact | null;
+    if (known !== undefined) {
+      node = decodeBranchNodeCompact(known);
+      this.seekLen = pLen;
+    } else {
+      node = this.ignoreStored ? null : this.seek(pLen);
+    }
+    if (node === null) {
+      this.leaves(leafLower(this.view, this.path, pLen), leafUpper(this.view, this.path, pLen));
+      return;
+    }
+    const bLen = this.seekLen;
+    // The old keys below P all sat below the branch B = path[0..bLen); split the changes around B.
+    let bLo = lo;
+    while (bLo < hi && compareToPath(this.changed[bLo], this.path, bLen) < 0) bLo++;
+    let bHi = bLo;
+    while (bHi < hi && compareToPath(this.changed[bHi], this.path, bLen) === 0) bHi++;
+    if (bLo > lo) this.leaves(leafLower(this.view, this.path, pLen), leafLower(this.view, this.path, bLen));
+    this.branch(bLen, node, bLo, bHi);
+    if (hi > bHi) {
+      const from = leafUpper(this.view, this.path, bLen);
+      if (from !== null) this.leaves(from, leafUpper(this.view, this.path, pLen));
+    }
+  }
+
+  /** Emits the children of the stored branch at path[0..bLen); changes below it are changed[lo..hi). */
+  private branch(bLen: number, node: BranchNodeCompact, lo: number, hi: number): void {
+    const path = this.path;
+    // Changed children that are stored branches sit exactly at path ‖ n (a hashed child is a branch,
+    // never an extension): read all their records in one getMany instead of one seek each.
+    const ends = new Int32Array(16);
+    const direct: Uint8Array[] = [];
+    const directNibbles: number[] = [];
+    for (let n = 0, i = lo; n < 16; n++) {
+      let j = i;
+      while (j < hi && nibbleAt(this.changed[j], bLen) === n) j++;
+      ends[n] = j;
+      const bit = 1 << n;
+      if (j > i && node.stateMask & node.treeMask & node.hashMask & bit) {
+        path[bLen] = n;
+        direct.push(nodeKey(this.view, path, bLen + 1));
+        directNibbles.push(n);
+      }
+      i = j;
+    }
+    const records = direct.length === 0 ? [] : this.kv.getMany(this.view.nodeTable, direct);
+    let d = 0;
+    let i = lo;
+    for (let n = 0; n < 16; n++) {
+      const j = ends[n];
+      const bit = 1 << n;
+      path[bLen] = n;
+      const cLen = bLen + 1;
+      const present = (node.stateMask & bit) !== 0;
+      const inTree = (node.treeMask & bit) !== 0;
+      if (i === j) {
+        if (present) {
+          if (node.hashMask & bit) {
+            const off = hashOffset(node, n);
+            this.builder.addBranchRef(path, node.hashes.subarray(off, off + 32), inTree, cLen);
+            this.refsAdded++;
+          } else if (inTree) {
+            this.subtrie(cLen, i, i);
+          } else {
+            this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
+          }
+        }
+      } else if (present && inTree) {
+        let known: Uint8Array | undefined;
+        if (d < directNibbles.length && directNibbles[d] === n) {
+          known = records[d];
+          if (known !== undefined) {
+            this.visited.set(bytesKey(direct[d]), known);
+            this.nodesRead++;
+          }
+          d++;
+        }
+        this.subtrie(cLen, i, j, known);
+      } else {
+        this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
+      }
+      i = j;
+    }
+  }
+
+  /** The topmost stored branch below path[0..pLen), its path written into `path`; null when none. */
+  private seek(pLen: number): BranchNodeCompact | null {
+    const view = this.view;
+    for (const [k, v] of this.kv.iterate(view.nodeTable, nodeRange(view, this.path, pLen, 1))) {
+      const pre = view.nodePrefix.length;
+      const bLen = k.length - pre;
+      if (bLen > 64) throw new TrieError("BAD_RECORD", `stored branch path of ${bLen} nibbles`);
+      for (let i = pLen; i < bLen; i++) {
+        const nib = k[pre + i];
+        if (nib > 15) throw new TrieError("BAD_RECORD", "stored branch path byte is not a nibble");
+        this.path[i] = nib;
+      }
+      this.visited.set(bytesKey(k), v);
+      this.nodesRead++;
+      this.seekLen = bLen;
+      return decodeBranchNodeCompact(v);
+    }
+    return null;
+  }
+
+  private leaves(gte: Uint8Array, lt: Uint8Array | null): void {
+    const view = this.view;
+    const pre = view.leafPrefix.length;
+    for (const [k, v] of this.kv.iterate(view.leafTable, keyRange(gte, lt))) {
+      if (k.length !== pre + 32) throw new TrieError("BAD_RECORD", `flat leaf key of ${k.length - pre} bytes`);
+      const key = k.subarray(pre);
+      const value = this.leafValue(key, v);
+      this.leavesRead++;
+      if (value !== null) this.builder.addLeafBytes(key, value);
+    }
+  }
+}
+
+/** Sorts 32-byte keys ascending and drops duplicates (the walker's `changed` input). */
+export function sortUniqueKeys(keys: Iterable<Uint8Array>): Uint8Array[] {
+  const byKey = new Map<string, Uint8Array>();
+  for (const k of keys) {
+    if (k.length !== 32) throw new TrieError("BAD_INPUT", `changed key of ${k.length} bytes (want 32)`);
+    byKey.set(bytesKey(k), k);
+  }
+  return [...byKey.keys()].sort().map((s) => byKey.get(s)!);
+}

@@ -1,0 +1,235 @@
+/**
+ * State root on storage: full build and incremental update agree with each other and with the
+ * in-memory trie over random changesets (inserts, updates, deletes, storage wipes, deletes that
+ * collapse branches), and the incremental writes leave exactly the branch nodes a full build stores.
+ */
+import { strict as assert } from "node:assert";
+import { bytesKey } from "../../../src/primitives/bytes.js";
+import { bytesToHex } from "../../../src/primitives/hex.js";
+import { WriteBatch } from "../../../src/storage/kv.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
+import { accountStorageRoot, encodeAccount } from "../../../src/trie/account.js";
+import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
+import {
+  computeStateRoot,
+  type StateChangeset,
+  type StorageChange,
+  updateStateRoot,
+} from "../../../src/trie/stateRoot.js";
+import { clusteredKey, type ModelAccount, Rng, randomWord, StateModel } from "./helpers.js";
+
+const hex = bytesToHex;
+
+function tableDump(kv: MemoryKv, table: "accountTrie" | "storageTrie" | "hashedAccounts"): string[] {
+  return [...kv.iterate(table)].map(([k, v]) => `${hex(k)}=${hex(v)}`);
+}
+
+/** Writes one account row the way a state layer would: with whatever storageRoot it last saw. */
+function writeAccount(kv: MemoryKv, batch: WriteBatch, key: Uint8Array, a: ModelAccount): void {
+  const prev = kv.get("hashedAccounts", key);
+  const staleRoot = prev === undefined ? EMPTY_TRIE_ROOT : accountStorageRoot(prev);
+  batch.put("hashedAccounts", key, encodeAccount(a.nonce, a.balance, staleRoot));
+}
+
+function randomAccount(
+  rng: Rng,
+  model: StateModel,
+  kv: MemoryKv,
+  batch: WriteBatch,
+): [Uint8Array, StorageChange | null] {
+  const key = clusteredKey(rng);
+  const a: ModelAccount = { nonce: rng.int(5), balance: BigInt(rng.int(1_000_000)), storage: new Map() };
+  const slots: Uint8Array[] = [];
+  const nSlots = rng.int(3) === 0 ? rng.int(12) : 0;
+  for (let i = 0; i < nSlots; i++) {
+    const s = clusteredKey(rng);
+    const w = randomWord(rng);
+    a.storage.set(bytesKey(s), [s, w]);
+    slots.push(s);
+  }
+  // A re-created account starts from empty storage.
+  const prev = model.get(key);
+  const wiped = prev !== undefined && prev.storage.size > 0;
+  if (prev !== undefined) for (const [s] of prev.storage.values()) batch.del("hashedStorage", concat(key, s));
+  model.accounts.set(bytesKey(key), [key, a]);
+  for (const [s, w] of a.storage.values()) batch.put("hashedStorage", concat(key, s), w);
+  writeAccount(kv, batch, key, a);
+  return [key, slots.length > 0 || wiped ? { hashedAddress: key, slots, wiped } : null];
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** One random changeset applied to the model and the flat tables. */
+function randomChangeset(rng: Rng, model: StateModel, kv: MemoryKv): StateChangeset {
+  const batch = new WriteBatch();
+  const accounts: Uint8Array[] = [];
+  const storage: StorageChange[] = [];
+  const n = 1 + rng.int(8);
+  for (let i = 0; i < n; i++) {
+    const existing = [...model.accounts.values()];
+    const op = existing.length === 0 ? 0 : rng.int(5);
+    if (op === 0) {
+      const [k, sc] = randomAccount(rng, model, kv, batch);
+      accounts.push(k);
+      if (sc) storage.push(sc);
+    } else if (op === 1) {
+      // Delete an account and its storage rows.
+      const [k, a] = rng.pick(existing);
+      for (const [s] of a.storage.values()) batch.del("hashedStorage", concat(k, s));
+      batch.del("hashedAccounts", k);
+      model.accounts.delete(bytesKey(k));
+      accounts.push(k);
+      // The storage went with it; a re-creation in the same changeset must not see the old trie.
+      if (a.storage.size > 0) storage.push({ hashedAddress: k, slots: [], wiped: true });
+    } else if (op === 2) {
+      const [k, a] = rng.pick(existing);
+      a.balance += 1n;
+      writeAccount(kv, batch, k, a);
+      accounts.push(k);
+    } else {
+      // Storage edits: inserts, updates, deletes.
+      const [k, a] = rng.pick(existing);
+      const slots: Uint8Array[] = [];
+      const m = 1 + rng.int(6);
+      for (let j = 0; j < m; j++) {
+        const cur = [...a.storage.values()];
+        if (cur.length > 0 && rng.int(2) === 0) {
+          const [s] = rng.pick(cur);
+          if (rng.int(2) === 0) {
+            a.storage.delete(bytesKey(s));
+            batch.del("hashedStorage", concat(k, s));
+          } else {
+            const w = randomWord(rng);
+            a.storage.set(bytesKey(s), [s, w]);
+            batch.put("hashedStorage", concat(k, s), w);
+          }
+          slots.push(s);
+        } else {
+          const s = clusteredKey(rng);
+          const w = randomWord(rng);
+          a.storage.set(bytesKey(s), [s, w]);
+          batch.put("hashedStorage", concat(k, s), w);
+          slots.push(s);
+        }
+      }
+      storage.push({ hashedAddress: k, slots });
+    }
+  }
+  kv.write(batch);
+  return { accounts, storage };
+}
+
+describe("trie/stateRoot", () => {
+  it("empty state has the empty root and writes nothing", () => {
+    const kv = new MemoryKv();
+    const r = computeStateRoot(kv);
+    assert.equal(hex(r.root), hex(EMPTY_TRIE_ROOT));
+    assert.equal(r.batch.size, 0);
+    assert.equal(hex(updateStateRoot(kv, { accounts: [] }).root), hex(EMPTY_TRIE_ROOT));
+  });
+
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
+    it(`incremental == full == in-memory over random changesets (seed ${seed})`, () => {
+      const rng = new Rng(seed * 7919);
+      const model = new StateModel();
+      const kv = new MemoryKv();
+      // Initial state, then a full build.
+      const init = new WriteBatch();
+      for (let i = 0; i < 40 + rng.int(40); i++) randomAccount(rng, model, kv, init);
+      kv.write(init);
+      const full = computeStateRoot(kv);
+      assert.equal(hex(full.root), hex(model.root()));
+      kv.write(full.batch);
+      assert.equal(computeStateRoot(kv).batch.size, 0, "a second full build changes nothing");
+
+      for (let round = 0; round < 25; round++) {
+        const changes = randomChangeset(rng, model, kv);
+        const inc = updateStateRoot(kv, changes);
+        const want = hex(model.root());
+        assert.equal(hex(inc.root), want, `round ${round}: incremental root`);
+        kv.write(inc.batch);
+        // The stored nodes and account rows are now exactly those of a full build.
+        const again = computeStateRoot(kv);
+        assert.equal(hex(again.root), want, `round ${round}: full root`);
+        assert.deepEqual(
+          again.batch.ops.map((o) => `${o.type} ${o.table} ${hex(o.key)}`),
+          [],
+          `round ${round}: incremental left the stored trie as a full build would`,
+        );
+      }
+      // Delete everything: back to the empty root with no stored nodes.
+      const batch = new WriteBatch();
+      const keys: Uint8Array[] = [];
+      for (const [k, a] of model.accounts.values()) {
+        for (const [s] of a.storage.values()) batch.del("hashedStorage", concat(k, s));
+        batch.del("hashedAccounts", k);
+        keys.push(k);
+      }
+      kv.write(batch);
+      const end = updateStateRoot(kv, { accounts: keys });
+      assert.equal(hex(end.root), hex(EMPTY_TRIE_ROOT));
+      kv.write(end.batch);
+      assert.deepEqual(tableDump(kv, "accountTrie"), []);
+      assert.deepEqual(tableDump(kv, "storageTrie"), []);
+    });
+  }
+
+  it("a deleted account drops its stored storage nodes even when its slots are reported", () => {
+    const rng = new Rng(5);
+    const kv = new MemoryKv();
+    const addr = rng.bytes(32);
+    const other = rng.bytes(32);
+    const batch = new WriteBatch()
+      .put("hashedAccounts", addr, encodeAccount(1, 1n))
+      .put("hashedAccounts", other, encodeAccount(2, 2n));
+    const slots: Uint8Array[] = [];
+    for (let i = 0; i < 200; i++) {
+      const s = rng.bytes(32);
+      slots.push(s);
+      batch.put("hashedStorage", concat(addr, s), randomWord(rng));
+    }
+    kv.write(batch);
+    kv.write(computeStateRoot(kv).batch);
+    assert.ok(tableDump(kv, "storageTrie").length > 0);
+    kv.write(new WriteBatch().del("hashedAccounts", addr));
+    const inc = updateStateRoot(kv, { accounts: [addr], storage: [{ hashedAddress: addr, slots: slots.slice(0, 3) }] });
+    kv.write(inc.batch);
+    assert.deepEqual(tableDump(kv, "storageTrie"), []);
+    assert.deepEqual(inc.storageRoots, []);
+    const only = new MemoryKv();
+    only.write(new WriteBatch().put("hashedAccounts", other, encodeAccount(2, 2n)));
+    assert.equal(hex(inc.root), hex(computeStateRoot(only).root));
+  });
+
+  it("a malformed account row is a typed error", () => {
+    const kv = new MemoryKv();
+    kv.write(new WriteBatch().put("hashedAccounts", new Uint8Array(32), Uint8Array.of(0xc2, 0x01, 0x02)));
+    assert.throws(() => computeStateRoot(kv), { name: "TrieError", code: "BAD_ACCOUNT" });
+  });
+
+  it("reads only the changed paths", () => {
+    const rng = new Rng(99);
+    const kv = new MemoryKv();
+    const batch = new WriteBatch();
+    const keys: Uint8Array[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const k = rng.bytes(32);
+      keys.push(k);
+      batch.put("hashedAccounts", k, encodeAccount(i, BigInt(i)));
+    }
+    kv.write(batch);
+    const full = computeStateRoot(kv);
+    kv.write(full.batch);
+    const k = keys[17];
+    kv.write(new WriteBatch().put("hashedAccounts", k, encodeAccount(1, 12345n)));
+    const inc = updateStateRoot(kv, { accounts: [k] });
+    assert.equal(hex(inc.root), hex(computeStateRoot(kv).root));
+    assert.ok(inc.stats.leavesRead < 40, `read ${inc.stats.leavesRead} leaves`);
+    assert.ok(inc.stats.nodesRead <= 4, `read ${inc.stats.nodesRead} nodes`);
+  });
+});

@@ -1,9 +1,11 @@
 /**
  * In-memory KvStore for unit tests and throwaway devnets. Keys are kept as latin-1 strings in a Map
- * per table; iteration sorts on demand (tests iterate rarely). Values are copied in and out (`new Uint8Array(v)`: `Buffer#slice` would return a view), so a
- * caller mutating its buffer cannot change stored data, as with a real engine.
+ * per table (latin-1 strings order exactly like their bytes), with a sorted key index built on the
+ * first iteration after a write and reused until the next write, so range scans cost a binary search
+ * plus the rows read. Values are copied in and out (`new Uint8Array(v)`: `Buffer#slice` would return
+ * a view), so a caller mutating its buffer cannot change stored data, as with a real engine.
  */
-import { bytesKey, compareBytes } from "../primitives/bytes.js";
+import { bytesKey } from "../primitives/bytes.js";
 import type { KvRange, KvStore, WriteBatch } from "./kv.js";
 import { TABLE_NAMES, type TableName } from "./tables.js";
 
@@ -13,8 +15,22 @@ function keyBytes(k: string): Uint8Array {
   return out;
 }
 
+/** First index in sorted `keys` whose key is ≥ `k`. */
+function lowerBound(keys: readonly string[], k: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export class MemoryKv implements KvStore {
   private readonly tables = new Map<TableName, Map<string, Uint8Array>>();
+  /** Sorted keys per table; dropped by any write to that table. */
+  private readonly sorted = new Map<TableName, string[]>();
   private closed = false;
 
   constructor() {
@@ -28,6 +44,15 @@ export class MemoryKv implements KvStore {
     return m;
   }
 
+  private sortedKeys(t: TableName): string[] {
+    let keys = this.sorted.get(t);
+    if (keys === undefined) {
+      keys = [...this.table(t).keys()].sort();
+      this.sorted.set(t, keys);
+    }
+    return keys;
+  }
+
   get(table: TableName, key: Uint8Array): Uint8Array | undefined {
     const v = this.table(table).get(bytesKey(key));
     return v === undefined ? undefined : new Uint8Array(v);
@@ -38,20 +63,19 @@ export class MemoryKv implements KvStore {
   }
 
   *iterate(table: TableName, range: KvRange = {}): Iterable<[Uint8Array, Uint8Array]> {
-    const entries: [Uint8Array, Uint8Array][] = [];
-    for (const [k, v] of this.table(table)) {
-      const kb = keyBytes(k);
-      if (range.gte !== undefined && compareBytes(kb, range.gte) < 0) continue;
-      if (range.lt !== undefined && compareBytes(kb, range.lt) >= 0) continue;
-      entries.push([kb, v]);
-    }
-    entries.sort((a, b) => compareBytes(a[0], b[0]));
-    if (range.reverse) entries.reverse();
+    const m = this.table(table);
+    const keys = this.sortedKeys(table);
+    const from = range.gte === undefined ? 0 : lowerBound(keys, bytesKey(range.gte));
+    const to = range.lt === undefined ? keys.length : lowerBound(keys, bytesKey(range.lt));
     const limit = range.limit ?? Number.POSITIVE_INFINITY;
     let n = 0;
-    for (const [k, v] of entries) {
-      if (n++ >= limit) return;
-      yield [k, new Uint8Array(v)];
+    const step = range.reverse ? -1 : 1;
+    for (let i = range.reverse ? to - 1 : from; range.reverse ? i >= from : i < to; i += step) {
+      if (n >= limit) return;
+      const v = m.get(keys[i]);
+      if (v === undefined) continue; // deleted by a write made during this iteration
+      n++;
+      yield [keyBytes(keys[i]), new Uint8Array(v)];
     }
   }
 
@@ -62,6 +86,7 @@ export class MemoryKv implements KvStore {
       const m = this.table(op.table);
       if (op.type === "put") m.set(bytesKey(op.key), new Uint8Array(op.value));
       else m.delete(bytesKey(op.key));
+      this.sorted.delete(op.table);
     }
   }
 

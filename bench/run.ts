@@ -16,6 +16,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   rlp: async () => (await import("./rlp/block.bench.js")).run,
   storage: async () => (await import("./storage.bench.js")).run,
   recover: async () => (await import("./tx/recover.bench.js")).run,
+  trie: async () => (await import("./trie/root.bench.js")).run,
 };
 
 function fmt(n: number): string {

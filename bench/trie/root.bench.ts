@@ -1,0 +1,129 @@
+/**
+ * State root of 100,000 accounts (random keccak keys, real account RLP):
+ * - in memory: Opal's streaming HashBuilder over the sorted leaves (sort included), the same across a
+ *   trieHash pool of 1 and of 2 workers, Opal's MemoryTrie (puts + root), and @ethereumjs/mpt
+ *   (puts + root) as the library baseline;
+ * - on RocksDB: the full root from the hashedAccounts table (scan + hash + branch-node records), and
+ *   the incremental root after 1,000 accounts changed (walks the stored branch nodes).
+ */
+
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMPT } from "@ethereumjs/mpt";
+import { keccak256 } from "../../src/crypto/keccak.js";
+import { PiscinaPool } from "../../src/node/pools.js";
+import { compareBytes } from "../../src/primitives/bytes.js";
+import { WriteBatch } from "../../src/storage/kv.js";
+import { RocksKv } from "../../src/storage/rocksdb.js";
+import { encodeAccount } from "../../src/trie/account.js";
+import { MemoryTrie } from "../../src/trie/memoryTrie.js";
+import { trieRootPacked } from "../../src/trie/parallel.js";
+import { type PackedLeaves, trieRootParallel } from "../../src/trie/parallelRoot.js";
+import { computeStateRoot, updateStateRoot } from "../../src/trie/stateRoot.js";
+import { type BenchRow, measure } from "../lib.js";
+
+const N = 100_000;
+
+function sortAndPack(keys: Uint8Array[], values: Uint8Array[]): PackedLeaves {
+  const order = Array.from(keys.keys()).sort((a, b) => compareBytes(keys[a]!, keys[b]!));
+  const packedKeys = new Uint8Array(32 * keys.length);
+  const valueOffsets = new Uint32Array(keys.length + 1);
+  let size = 0;
+  for (let i = 0; i < order.length; i++) {
+    packedKeys.set(keys[order[i]!]!, 32 * i);
+    size += values[order[i]!]!.length;
+    valueOffsets[i + 1] = size;
+  }
+  const packedValues = new Uint8Array(size);
+  for (let i = 0; i < order.length; i++) packedValues.set(values[order[i]!]!, valueOffsets[i]!);
+  return { keys: packedKeys, values: packedValues, valueOffsets };
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const keys = Array.from({ length: N }, () => keccak256(new Uint8Array(randomBytes(20))));
+  const values = keys.map((_, i) => encodeAccount(i % 1000, BigInt(i) * 10n ** 15n));
+  const pool1 = new PiscinaPool("trieHash", { threads: 1 });
+  const pool2 = new PiscinaPool("trieHash", { threads: 2 });
+  await Promise.all([pool1.warm(), pool2.warm()]);
+
+  const dir = mkdtempSync(join(tmpdir(), "opal-bench-trie-"));
+  const kv = await RocksKv.open(dir, { cacheBytes: 256 << 20 });
+  try {
+    const load = new WriteBatch();
+    for (let i = 0; i < N; i++) load.put("hashedAccounts", keys[i]!, values[i]!);
+    kv.write(load);
+    const full = computeStateRoot(kv);
+    kv.write(full.batch);
+    // 1,000 changed balances, applied to the flat table; the measured step is the root update only.
+    const changed = keys.slice(0, 1000);
+    const change = new WriteBatch();
+    changed.forEach((k, i) => change.put("hashedAccounts", k, encodeAccount(i + 1, 1n)));
+    kv.write(change);
+
+    const hb = `root of ${N} accounts, sorted HashBuilder (opal, main thread)`;
+    const memory = await measure(
+      "trie",
+      [
+        {
+          name: hb,
+          fn: () =>
+            trieRootPacked(...(Object.values(sortAndPack(keys, values)) as [Uint8Array, Uint8Array, Uint32Array])),
+          items: N,
+        },
+        {
+          name: `root of ${N} accounts, trieHash pool of 1`,
+          fn: () => trieRootParallel(sortAndPack(keys, values), pool1),
+          items: N,
+        },
+        {
+          name: `root of ${N} accounts, trieHash pool of 2`,
+          fn: () => trieRootParallel(sortAndPack(keys, values), pool2),
+          items: N,
+        },
+        {
+          name: `root of ${N} accounts, MemoryTrie puts + root (opal)`,
+          fn: () => {
+            const t = new MemoryTrie();
+            for (let i = 0; i < N; i++) t.put(keys[i]!, values[i]!);
+            return t.rootHash();
+          },
+          items: N,
+        },
+        {
+          name: `root of ${N} accounts on RocksDB, full (scan + hash + node records)`,
+          fn: () => computeStateRoot(kv),
+          items: N,
+        },
+        {
+          name: `root after 1000 of ${N} accounts changed on RocksDB, incremental`,
+          fn: () => updateStateRoot(kv, { accounts: changed }),
+          items: 1000,
+        },
+      ],
+      { time: 3000, iterations: 3 },
+    );
+    const baseline = await measure(
+      "trie",
+      [
+        {
+          name: `root of ${N} accounts (@ethereumjs/mpt puts + root)`,
+          fn: async () => {
+            const t = await createMPT();
+            for (let i = 0; i < N; i++) await t.put(keys[i]!, values[i]!);
+            return t.root();
+          },
+          items: N,
+          baselineOf: hb,
+        },
+      ],
+      { time: 0, iterations: 1 },
+    );
+    return [...memory, ...baseline];
+  } finally {
+    await Promise.all([pool1.destroy(), pool2.destroy()]);
+    await kv.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

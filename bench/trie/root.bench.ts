@@ -59,7 +59,9 @@ export async function run(): Promise<BenchRow[]> {
     // 1,000 changed balances, applied to the flat table; the measured step is the root update only.
     const changed = keys.slice(0, 1000);
     const change = new WriteBatch();
-    changed.forEach((k, i) => change.put("hashedAccounts", k, encodeAccount(i + 1, 1n)));
+    changed.forEach((k, i) => {
+      change.put("hashedAccounts", k, encodeAccount(i + 1, 1n));
+    });
     kv.write(change);
 
     const hb = `root of ${N} accounts, sorted HashBuilder (opal, main thread)`;

@@ -23,7 +23,9 @@ function pack(entries: [Uint8Array, Uint8Array][]): PackedLeaves {
     valueOffsets[i + 1] = size;
   });
   const values = new Uint8Array(size);
-  entries.forEach(([, v], i) => values.set(v, valueOffsets[i]));
+  entries.forEach(([, v], i) => {
+    values.set(v, valueOffsets[i]);
+  });
   return { keys, values, valueOffsets };
 }
 

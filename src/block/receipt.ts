@@ -13,17 +13,11 @@
  */
 import { encodedLength, encodeRlpInto, headerLength, uintToRlpBytes, writeHeader } from "../rlp/encode.js";
 import { type ForkRules, OpFork } from "../spec/forks.js";
+import { TxType } from "../tx/tx.js";
 import { BlockError } from "./errors.js";
 import { ListReader } from "./listReader.js";
 import { type Log, logEncodedLength, readLog, writeLog } from "./log.js";
 
-export const LEGACY_TX_TYPE = 0x00;
-export const ACCESS_LIST_TX_TYPE = 0x01;
-export const DYNAMIC_FEE_TX_TYPE = 0x02;
-export const BLOB_TX_TYPE = 0x03;
-export const SET_CODE_TX_TYPE = 0x04;
-/** OP Stack deposit transaction type. */
-export const DEPOSIT_TX_TYPE = 0x7e;
 /** `depositReceiptVersion` written from Canyon on. */
 export const CANYON_DEPOSIT_RECEIPT_VERSION = 1;
 
@@ -48,14 +42,14 @@ const STATUS_SUCCESS = Uint8Array.of(0x01);
 const STATUS_FAILURE = new Uint8Array(0);
 
 function isKnownType(t: number): boolean {
-  return (t >= ACCESS_LIST_TX_TYPE && t <= SET_CODE_TX_TYPE) || t === DEPOSIT_TX_TYPE;
+  return (t >= TxType.AccessList && t <= TxType.SetCode) || t === TxType.Deposit;
 }
 
 /** Decodes a receipt's consensus (EIP-2718) encoding. */
 export function decodeReceipt(input: Uint8Array): Receipt {
   if (input.length === 0) throw new BlockError("RECEIPT_TYPE", "empty receipt");
   const first = input[0];
-  let type = LEGACY_TX_TYPE;
+  let type = TxType.Legacy;
   let r: ListReader;
   if (first >= 0xc0) {
     r = ListReader.whole(input, "receipt");
@@ -80,7 +74,7 @@ export function decodeReceipt(input: Uint8Array): Receipt {
   while (l.hasMore()) logs.push(readLog(l));
   let depositNonce: number | null = null;
   let depositReceiptVersion: number | null = null;
-  if (type === DEPOSIT_TX_TYPE) {
+  if (type === TxType.Deposit) {
     if (r.hasMore()) depositNonce = r.safeInt("receipt.depositNonce");
     if (r.hasMore()) depositReceiptVersion = r.safeInt("receipt.depositReceiptVersion");
   }
@@ -100,7 +94,7 @@ function statusItem(r: Receipt): Uint8Array {
 
 /** Encodes with (`withDeposit`) or without the deposit fields. */
 function encode(r: Receipt, withDeposit: boolean): Uint8Array {
-  if (r.type !== LEGACY_TX_TYPE && !isKnownType(r.type)) {
+  if (r.type !== TxType.Legacy && !isKnownType(r.type)) {
     throw new BlockError("RECEIPT_TYPE", `unknown receipt type 0x${r.type.toString(16)}`);
   }
   if (r.logsBloom.length !== 256) {
@@ -112,7 +106,7 @@ function encode(r: Receipt, withDeposit: boolean): Uint8Array {
   for (const log of r.logs) logsPayload += logEncodedLength(log);
   let nonce: Uint8Array | null = null;
   let version: Uint8Array | null = null;
-  if (withDeposit && r.type === DEPOSIT_TX_TYPE) {
+  if (withDeposit && r.type === TxType.Deposit) {
     if (r.depositReceiptVersion !== null && r.depositNonce === null) {
       throw new BlockError("RECEIPT_FIELDS", "deposit receipt has depositReceiptVersion without depositNonce");
     }
@@ -127,7 +121,7 @@ function encode(r: Receipt, withDeposit: boolean): Uint8Array {
     logsPayload +
     (nonce === null ? 0 : encodedLength(nonce)) +
     (version === null ? 0 : encodedLength(version));
-  const typed = r.type !== LEGACY_TX_TYPE;
+  const typed = r.type !== TxType.Legacy;
   const out = new Uint8Array((typed ? 1 : 0) + headerLength(payload) + payload);
   let pos = 0;
   if (typed) out[pos++] = r.type;
@@ -159,7 +153,7 @@ export function encodeReceipt(r: Receipt): Uint8Array {
  * with `depositNonce` and `depositReceiptVersion`, both of which must then be set.
  */
 export function encodeReceiptForRoot(r: Receipt, rules: ForkRules): Uint8Array {
-  if (r.type !== DEPOSIT_TX_TYPE) return encode(r, false);
+  if (r.type !== TxType.Deposit) return encode(r, false);
   if (rules.op === null) throw new BlockError("RECEIPT_TYPE", "deposit receipt under L1 rules");
   if (rules.op < OpFork.Canyon) return encode(r, false);
   if (r.depositNonce === null || r.depositReceiptVersion === null) {

@@ -4,7 +4,6 @@ import type { Log } from "../../../src/block/log.js";
 import { logsBloom } from "../../../src/block/logsBloom.js";
 import {
   CANYON_DEPOSIT_RECEIPT_VERSION,
-  DEPOSIT_TX_TYPE,
   decodeReceipt,
   encodeReceipt,
   encodeReceiptForRoot,
@@ -15,6 +14,7 @@ import { concatBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { encodeRlp, type RlpInput } from "../../../src/rlp/encode.js";
 import { Fork, l1Rules, OpFork, opRules } from "../../../src/spec/forks.js";
+import { TxType } from "../../../src/tx/tx.js";
 import { errorCode, isTypedError } from "./helpers.js";
 
 const word = (hex: string): Uint8Array => hexToBytes(`0x${hex.padStart(64, "0")}`);
@@ -156,9 +156,9 @@ describe("block/receipt", () => {
   });
 
   describe("OP deposit receipts", () => {
-    const noNonce = receipt(DEPOSIT_TX_TYPE);
-    const withNonce = receipt(DEPOSIT_TX_TYPE, { depositNonce: 1234 });
-    const withVersion = receipt(DEPOSIT_TX_TYPE, {
+    const noNonce = receipt(TxType.Deposit);
+    const withNonce = receipt(TxType.Deposit, { depositNonce: 1234 });
+    const withVersion = receipt(TxType.Deposit, {
       depositNonce: 1234,
       depositReceiptVersion: CANYON_DEPOSIT_RECEIPT_VERSION,
     });
@@ -180,7 +180,7 @@ describe("block/receipt", () => {
       assert.deepEqual(encodeReceipt(withVersion), list(Uint8Array.of(0x04, 0xd2), Uint8Array.of(0x01)));
       for (const r of [noNonce, withNonce, withVersion]) assert.deepEqual(decodeReceipt(encodeReceipt(r)), r);
       // depositNonce 0 is a present field (0x80), distinct from an absent one.
-      const zero = receipt(DEPOSIT_TX_TYPE, { depositNonce: 0 });
+      const zero = receipt(TxType.Deposit, { depositNonce: 0 });
       assert.deepEqual(decodeReceipt(encodeReceipt(zero)), zero);
       assert.notDeepEqual(encodeReceipt(zero), encodeReceipt(noNonce));
     });
@@ -212,7 +212,7 @@ describe("block/receipt", () => {
         "RECEIPT_TYPE",
       );
       assert.equal(
-        errorCode(() => encodeReceipt(receipt(DEPOSIT_TX_TYPE, { depositReceiptVersion: 1 }))),
+        errorCode(() => encodeReceipt(receipt(TxType.Deposit, { depositReceiptVersion: 1 }))),
         "RECEIPT_FIELDS",
       );
     });
@@ -234,7 +234,7 @@ describe("block/receipt", () => {
     );
     const receiptArb = fc
       .tuple(
-        fc.constantFrom(0, 1, 2, 3, 4, DEPOSIT_TX_TYPE),
+        fc.constantFrom(0, 1, 2, 3, 4, TxType.Deposit),
         fc.integer({ min: 0, max: 1 }),
         fc.maxSafeNat(),
         fc.array(logArb, { maxLength: 4 }),
@@ -249,8 +249,8 @@ describe("block/receipt", () => {
           cumulativeGasUsed: gas,
           logsBloom: logsBloom(logs),
           logs,
-          depositNonce: type === DEPOSIT_TX_TYPE && depositFields > 0 ? nonce : null,
-          depositReceiptVersion: type === DEPOSIT_TX_TYPE && depositFields > 1 ? 1 : null,
+          depositNonce: type === TxType.Deposit && depositFields > 0 ? nonce : null,
+          depositReceiptVersion: type === TxType.Deposit && depositFields > 1 ? 1 : null,
         }),
       );
     fc.assert(
@@ -264,7 +264,7 @@ describe("block/receipt", () => {
   });
 
   it("never throws an untyped error on random or mutated bytes (fast-check)", () => {
-    const valid = encodeReceipt(receipt(DEPOSIT_TX_TYPE, { depositNonce: 7, depositReceiptVersion: 1 }));
+    const valid = encodeReceipt(receipt(TxType.Deposit, { depositNonce: 7, depositReceiptVersion: 1 }));
     fc.assert(
       fc.property(
         fc.oneof(

@@ -23,10 +23,7 @@ function itemSize(payloadLen: number): number {
 
 /** Encoded size of `input` (bytes or nested lists). */
 export function encodedLength(input: RlpInput): number {
-  if (input instanceof Uint8Array) {
-    if (input.length === 1 && input[0] < 0x80) return 1;
-    return itemSize(input.length);
-  }
+  if (input instanceof Uint8Array) return stringLength(input);
   return itemSize(listPayloadLength(input));
 }
 
@@ -56,16 +53,24 @@ export function headerLength(len: number): number {
   return len < 56 ? 1 : 1 + lengthOfLength(len);
 }
 
-function writeItem(out: Uint8Array, pos: number, input: RlpInput): number {
-  if (input instanceof Uint8Array) {
-    if (input.length === 1 && input[0] < 0x80) {
-      out[pos] = input[0];
-      return pos + 1;
-    }
-    pos = writeHeader(out, pos, input.length, 0x80);
-    out.set(input, pos);
-    return pos + input.length;
+/** Encoded size of a byte string item (a single byte below 0x80 is its own encoding). */
+export function stringLength(b: Uint8Array): number {
+  return b.length === 1 && b[0] < 0x80 ? 1 : headerLength(b.length) + b.length;
+}
+
+/** Writes `b` as an RLP byte string at `pos`; returns the position after it. */
+export function writeString(out: Uint8Array, pos: number, b: Uint8Array): number {
+  if (b.length === 1 && b[0] < 0x80) {
+    out[pos] = b[0];
+    return pos + 1;
   }
+  pos = writeHeader(out, pos, b.length, 0x80);
+  out.set(b, pos);
+  return pos + b.length;
+}
+
+function writeItem(out: Uint8Array, pos: number, input: RlpInput): number {
+  if (input instanceof Uint8Array) return writeString(out, pos, input);
   pos = writeHeader(out, pos, listPayloadLength(input), 0xc0);
   for (let i = 0; i < input.length; i++) pos = writeItem(out, pos, input[i]);
   return pos;

@@ -6,7 +6,7 @@
  * Nodes are mutable objects that cache their ref; a write clears the cache on its path only.
  */
 import { keccak256, keccak256Batch } from "../crypto/keccak.js";
-import { headerLength, writeHeader } from "../rlp/encode.js";
+import { headerLength, stringLength, writeHeader, writeString } from "../rlp/encode.js";
 import { bytesToNibbles, commonPrefixLength, nibblesToBytes } from "./nibbles.js";
 import {
   EMPTY_TRIE_ROOT,
@@ -16,10 +16,8 @@ import {
   nodeRef,
   pathStringLength,
   refLength,
-  stringLength,
   writePathString,
   writeRef,
-  writeString,
 } from "./node.js";
 
 class Leaf {

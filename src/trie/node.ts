@@ -7,7 +7,7 @@
  */
 import { keccak256 } from "../crypto/keccak.js";
 import { decodeHeader } from "../rlp/decode.js";
-import { headerLength, writeHeader } from "../rlp/encode.js";
+import { headerLength, stringLength, writeHeader, writeString } from "../rlp/encode.js";
 import { RlpError } from "../rlp/errors.js";
 import { TrieError } from "./errors.js";
 import { compactLength, decodeCompact, writeCompact } from "./nibbles.js";
@@ -51,22 +51,6 @@ export function writeRef(out: Uint8Array, pos: number, ref: Uint8Array): number 
   if (ref.length === 32) out[pos++] = 0xa0;
   out.set(ref, pos);
   return pos + ref.length;
-}
-
-/** Encoded size of `v` as an RLP string. */
-export function stringLength(v: Uint8Array): number {
-  return v.length === 1 && v[0] < 0x80 ? 1 : headerLength(v.length) + v.length;
-}
-
-/** Writes `v` as an RLP string; returns the end position. */
-export function writeString(out: Uint8Array, pos: number, v: Uint8Array): number {
-  if (v.length === 1 && v[0] < 0x80) {
-    out[pos] = v[0];
-    return pos + 1;
-  }
-  pos = writeHeader(out, pos, v.length, 0x80);
-  out.set(v, pos);
-  return pos + v.length;
 }
 
 /** RLP of a leaf holding `path[start..end)` and `value`. */

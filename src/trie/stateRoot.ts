@@ -11,10 +11,11 @@
  * become rlp(word) leaves; a storage trie's root is patched into its account's RLP.
  */
 import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
+import { stringLength, writeString } from "../rlp/encode.js";
 import { type KvReader, WriteBatch } from "../storage/kv.js";
 import { withStorageRoot } from "./account.js";
 import { HashBuilder } from "./hashBuilder.js";
-import { EMPTY_TRIE_ROOT, stringLength, writeString } from "./node.js";
+import { EMPTY_TRIE_ROOT } from "./node.js";
 import {
   ACCOUNT_TRIE_VIEW,
   deleteStale,

@@ -2,8 +2,9 @@
  * EIP-2930 access list codec: rlp([[address, [storageKey, ...]], ...]) with 20-byte addresses and
  * 32-byte keys. Shared by the 0x01, 0x02, 0x03 and 0x04 tx types.
  */
+import { writeString } from "../rlp/encode.js";
 import type { RlpCursor } from "./rlpCursor.js";
-import { addressLength, hash32Length, listLength, writeBytes, writeListHeader } from "./rlpWriter.js";
+import { addressLength, hash32Length, listLength, writeListHeader } from "./rlpWriter.js";
 import type { AccessList, AccessListEntry } from "./tx.js";
 
 export function decodeAccessList(c: RlpCursor): AccessListEntry[] {
@@ -40,9 +41,9 @@ export function writeAccessList(out: Uint8Array, pos: number, list: AccessList):
   pos = writeListHeader(out, pos, payload);
   for (const e of list) {
     pos = writeListHeader(out, pos, entryPayloadLength(e));
-    pos = writeBytes(out, pos, e.address);
+    pos = writeString(out, pos, e.address);
     pos = writeListHeader(out, pos, 33 * e.storageKeys.length);
-    for (const k of e.storageKeys) pos = writeBytes(out, pos, k);
+    for (const k of e.storageKeys) pos = writeString(out, pos, k);
   }
   return pos;
 }

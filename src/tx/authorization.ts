@@ -4,15 +4,16 @@
  * r, s). Invalid tuples do not invalidate the tx; the executor skips them (EIP-7702 "Behavior"), so
  * recovery returns null rather than throwing.
  */
+
 import { keccak256 } from "../crypto/keccak.js";
 import { recoverAddress, SECP256K1_HALF_N, SECP256K1_N, signatureBytes } from "../crypto/secp256k1.js";
+import { writeString } from "../rlp/encode.js";
 import type { RlpCursor } from "./rlpCursor.js";
 import {
   addressLength,
   listLength,
   smallLength,
   uintLength,
-  writeBytes,
   writeListHeader,
   writeSmall,
   writeUint,
@@ -63,7 +64,7 @@ export function writeAuthorizationList(out: Uint8Array, pos: number, list: reado
   for (const a of list) {
     pos = writeListHeader(out, pos, tuplePayloadLength(a));
     pos = writeUint(out, pos, a.chainId);
-    pos = writeBytes(out, pos, a.address);
+    pos = writeString(out, pos, a.address);
     pos = writeUint(out, pos, a.nonce);
     pos = writeSmall(out, pos, a.yParity);
     pos = writeUint(out, pos, a.r);
@@ -79,7 +80,7 @@ export function authoritySigningHash(a: Pick<Authorization, "chainId" | "address
   out[0] = SET_CODE_TX_MAGIC;
   let pos = writeListHeader(out, 1, payload);
   pos = writeUint(out, pos, a.chainId);
-  pos = writeBytes(out, pos, a.address);
+  pos = writeString(out, pos, a.address);
   writeUint(out, pos, a.nonce);
   return keccak256(out);
 }

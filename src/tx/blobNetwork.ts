@@ -7,13 +7,15 @@
  * Decoding checks sizes, counts and that each versioned hash is 0x01 ‖ sha256(commitment)[1:]. KZG
  * proof verification needs a KZG library and is not done here. The tx hash is that of the block form.
  */
+
 import { sha256 } from "../crypto/sha256.js";
 import { decodeHeader } from "../rlp/decode.js";
+import { stringLength, writeString } from "../rlp/encode.js";
 import { RlpError } from "../rlp/errors.js";
 import { blobTxFieldsLength, decodeBlobTxFields, writeBlobTxFields } from "./eip4844.js";
 import { TxError } from "./errors.js";
 import { RlpCursor } from "./rlpCursor.js";
-import { bytesLength, listLength, writeBytes, writeListHeader } from "./rlpWriter.js";
+import { listLength, writeListHeader } from "./rlpWriter.js";
 import { type BlobTx, TxType } from "./tx.js";
 
 export const BYTES_PER_BLOB = 131_072;
@@ -102,7 +104,7 @@ export function decodeBlobTxNetwork(bytes: Uint8Array): BlobTxNetwork {
 
 function bytesListPayload(items: readonly Uint8Array[]): number {
   let n = 0;
-  for (const b of items) n += bytesLength(b);
+  for (const b of items) n += stringLength(b);
   return n;
 }
 
@@ -131,7 +133,7 @@ export function encodeBlobTxNetwork(w: BlobTxNetwork): Uint8Array {
     [w.proofs, proofs],
   ] as const) {
     pos = writeListHeader(out, pos, len);
-    for (const b of items) pos = writeBytes(out, pos, b);
+    for (const b of items) pos = writeString(out, pos, b);
   }
   return out;
 }

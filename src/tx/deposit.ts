@@ -3,14 +3,13 @@
  * (specs/protocol/deposits.md; op-stack.md §3.1). No signature and no nonce: the sender is `from`.
  * `to` is empty for a creation and `mint` is empty when zero; `gas` is u64, `isSystemTx` a bool.
  */
+import { stringLength, writeString } from "../rlp/encode.js";
 import type { RlpCursor } from "./rlpCursor.js";
 import {
   addressLength,
-  bytesLength,
   hash32Length,
   optionalAddressLength,
   uintLength,
-  writeBytes,
   writeOptionalAddress,
   writeUint,
 } from "./rlpWriter.js";
@@ -38,18 +37,18 @@ export function depositTxFieldsLength(tx: DepositTx): number {
     uintLength(tx.value) +
     uintLength(tx.gasLimit, 8) +
     1 +
-    bytesLength(tx.data)
+    stringLength(tx.data)
   );
 }
 
 export function writeDepositTxFields(out: Uint8Array, pos: number, tx: DepositTx): number {
-  pos = writeBytes(out, pos, tx.sourceHash);
-  pos = writeBytes(out, pos, tx.from);
+  pos = writeString(out, pos, tx.sourceHash);
+  pos = writeString(out, pos, tx.from);
   pos = writeOptionalAddress(out, pos, tx.to);
   pos = writeUint(out, pos, tx.mint);
   pos = writeUint(out, pos, tx.value);
   pos = writeUint(out, pos, tx.gasLimit);
   out[pos] = tx.isSystemTx ? 0x01 : 0x80;
   pos += 1;
-  return writeBytes(out, pos, tx.data);
+  return writeString(out, pos, tx.data);
 }

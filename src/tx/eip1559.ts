@@ -3,14 +3,13 @@
  * gasLimit, to, value, data, accessList, yParity, r, s]). The nine-field prefix up to the access list
  * is shared with EIP-4844 and EIP-7702, which append their own fields before the signature.
  */
+import { stringLength, writeString } from "../rlp/encode.js";
 import { accessListLength, decodeAccessList, writeAccessList } from "./accessList.js";
 import type { RlpCursor } from "./rlpCursor.js";
 import {
-  bytesLength,
   optionalAddressLength,
   smallLength,
   uintLength,
-  writeBytes,
   writeOptionalAddress,
   writeSmall,
   writeUint,
@@ -52,7 +51,7 @@ export function feeMarketPrefixLength(tx: FeeMarketPrefix): number {
     uintLength(tx.gasLimit, 8) +
     optionalAddressLength(tx.to) +
     uintLength(tx.value) +
-    bytesLength(tx.data) +
+    stringLength(tx.data) +
     accessListLength(tx.accessList)
   );
 }
@@ -65,7 +64,7 @@ export function writeFeeMarketPrefix(out: Uint8Array, pos: number, tx: FeeMarket
   pos = writeUint(out, pos, tx.gasLimit);
   pos = writeOptionalAddress(out, pos, tx.to);
   pos = writeUint(out, pos, tx.value);
-  pos = writeBytes(out, pos, tx.data);
+  pos = writeString(out, pos, tx.data);
   return writeAccessList(out, pos, tx.accessList);
 }
 

@@ -2,14 +2,13 @@
  * EIP-2930 access-list transaction, 0x01 ‖ rlp([chainId, nonce, gasPrice, gasLimit, to, value, data,
  * accessList, yParity, r, s]); the signing payload drops the last three fields.
  */
+import { stringLength, writeString } from "../rlp/encode.js";
 import { accessListLength, decodeAccessList, writeAccessList } from "./accessList.js";
 import type { RlpCursor } from "./rlpCursor.js";
 import {
-  bytesLength,
   optionalAddressLength,
   smallLength,
   uintLength,
-  writeBytes,
   writeOptionalAddress,
   writeSmall,
   writeUint,
@@ -54,7 +53,7 @@ export function accessListTxFieldsLength(tx: AccessListTx, signing: boolean): nu
     uintLength(tx.gasLimit, 8) +
     optionalAddressLength(tx.to) +
     uintLength(tx.value) +
-    bytesLength(tx.data) +
+    stringLength(tx.data) +
     accessListLength(tx.accessList);
   if (!signing) n += smallLength(tx.yParity) + uintLength(tx.r) + uintLength(tx.s);
   return n;
@@ -67,7 +66,7 @@ export function writeAccessListTxFields(out: Uint8Array, pos: number, tx: Access
   pos = writeUint(out, pos, tx.gasLimit);
   pos = writeOptionalAddress(out, pos, tx.to);
   pos = writeUint(out, pos, tx.value);
-  pos = writeBytes(out, pos, tx.data);
+  pos = writeString(out, pos, tx.data);
   pos = writeAccessList(out, pos, tx.accessList);
   if (signing) return pos;
   pos = writeSmall(out, pos, tx.yParity);

@@ -5,6 +5,7 @@
  * form with blobs is in blobNetwork.ts.
  */
 
+import { writeString } from "../rlp/encode.js";
 import {
   decodeFeeMarketPrefix,
   feeMarketPrefixLength,
@@ -14,7 +15,7 @@ import {
 } from "./eip1559.js";
 import { TxError } from "./errors.js";
 import type { RlpCursor } from "./rlpCursor.js";
-import { hash32Length, listLength, uintLength, writeBytes, writeListHeader, writeUint } from "./rlpWriter.js";
+import { hash32Length, listLength, uintLength, writeListHeader, writeUint } from "./rlpWriter.js";
 import { type BlobTx, type TxMemo, TxType } from "./tx.js";
 
 /** EIP-4844 VERSIONED_HASH_VERSION_KZG. */
@@ -71,6 +72,6 @@ export function writeBlobTxFields(out: Uint8Array, pos: number, tx: BlobTx, sign
   pos = writeFeeMarketPrefix(out, pos, tx);
   pos = writeUint(out, pos, tx.maxFeePerBlobGas);
   pos = writeListHeader(out, pos, 33 * tx.blobVersionedHashes.length);
-  for (const h of tx.blobVersionedHashes) pos = writeBytes(out, pos, h);
+  for (const h of tx.blobVersionedHashes) pos = writeString(out, pos, h);
   return signing ? pos : writeSignatureFields(out, pos, tx);
 }

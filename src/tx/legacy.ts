@@ -3,15 +3,9 @@
  * with the two signing payloads: pre-EIP-155 rlp([nonce, gasPrice, gasLimit, to, value, data]) and
  * EIP-155 rlp([..., chainId, 0, 0]).
  */
+import { stringLength, writeString } from "../rlp/encode.js";
 import type { RlpCursor } from "./rlpCursor.js";
-import {
-  bytesLength,
-  optionalAddressLength,
-  uintLength,
-  writeBytes,
-  writeOptionalAddress,
-  writeUint,
-} from "./rlpWriter.js";
+import { optionalAddressLength, uintLength, writeOptionalAddress, writeUint } from "./rlpWriter.js";
 import { type LegacyTx, type TxMemo, TxType } from "./tx.js";
 
 /**
@@ -41,7 +35,7 @@ export function legacyFieldsLength(tx: LegacyTx, form: LegacyForm): number {
     uintLength(tx.gasLimit, 8) +
     optionalAddressLength(tx.to) +
     uintLength(tx.value) +
-    bytesLength(tx.data);
+    stringLength(tx.data);
   if (form === "full") n += uintLength(tx.v) + uintLength(tx.r) + uintLength(tx.s);
   else if (form !== null) n += uintLength(form) + 2;
   return n;
@@ -53,7 +47,7 @@ export function writeLegacyFields(out: Uint8Array, pos: number, tx: LegacyTx, fo
   pos = writeUint(out, pos, tx.gasLimit);
   pos = writeOptionalAddress(out, pos, tx.to);
   pos = writeUint(out, pos, tx.value);
-  pos = writeBytes(out, pos, tx.data);
+  pos = writeString(out, pos, tx.data);
   if (form === "full") {
     pos = writeUint(out, pos, tx.v);
     pos = writeUint(out, pos, tx.r);

@@ -3,7 +3,7 @@
  * encoded size of a field, every `write*` writes it at `pos` and returns the position after it. No
  * intermediate byte arrays are allocated for integers.
  */
-import { headerLength, writeHeader } from "../rlp/encode.js";
+import { headerLength, stringLength, writeHeader, writeString } from "../rlp/encode.js";
 import { TxError } from "./errors.js";
 
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
@@ -90,21 +90,6 @@ export function writeSmall(out: Uint8Array, pos: number, n: number): number {
   return pos + 2;
 }
 
-export function bytesLength(b: Uint8Array): number {
-  if (b.length === 1 && b[0] < 0x80) return 1;
-  return headerLength(b.length) + b.length;
-}
-
-export function writeBytes(out: Uint8Array, pos: number, b: Uint8Array): number {
-  if (b.length === 1 && b[0] < 0x80) {
-    out[pos] = b[0];
-    return pos + 1;
-  }
-  pos = writeHeader(out, pos, b.length, 0x80);
-  out.set(b, pos);
-  return pos + b.length;
-}
-
 /** A 20-byte address field (21 bytes encoded). */
 export function addressLength(a: Uint8Array): number {
   if (a.length !== 20) throw new TxError("ADDRESS_LENGTH", `address has ${a.length} bytes, want 20`);
@@ -127,7 +112,7 @@ export function writeOptionalAddress(out: Uint8Array, pos: number, a: Uint8Array
     out[pos] = 0x80;
     return pos + 1;
   }
-  return writeBytes(out, pos, a);
+  return writeString(out, pos, a);
 }
 
 /** Size of a list item whose payload is `payload` bytes. */

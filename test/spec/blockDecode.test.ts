@@ -11,26 +11,15 @@
  *   succeed (and then round-trip) or throw a typed BlockError/RlpError; rejections are counted by code.
  */
 import { strict as assert } from "node:assert";
-import { existsSync } from "node:fs";
-import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
+import { relative } from "node:path";
 import { blockHashFromRlp, decodeBlock, encodeBlock } from "../../src/block/block.js";
 import { BlockError } from "../../src/block/errors.js";
 import { type Header, headerHash } from "../../src/block/header.js";
 import { encodeWithdrawal } from "../../src/block/withdrawal.js";
 import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
 import { RlpError } from "../../src/rlp/errors.js";
-import { fixturePath, listFiles, REPO_ROOT, readJson } from "../utils/fixtures.js";
-
-type OrderedTrieRoot = (items: Uint8Array[]) => Uint8Array;
-
-/** src/trie/orderedRoot.ts is written in parallel; load it by path so this file compiles without it. */
-async function loadOrderedTrieRoot(): Promise<OrderedTrieRoot | null> {
-  const file = join(REPO_ROOT, "src", "trie", "orderedRoot.ts");
-  if (!existsSync(file)) return null;
-  const mod = (await import(pathToFileURL(file).href)) as { orderedTrieRoot?: OrderedTrieRoot };
-  return mod.orderedTrieRoot ?? null;
-}
+import { orderedTrieRoot } from "../../src/trie/orderedRoot.js";
+import { fixturePath, listFiles, readJson } from "../utils/fixtures.js";
 
 type JsonHeader = Record<string, string>;
 interface JsonWithdrawal {
@@ -107,7 +96,6 @@ const CORPORA: [string, string][] = [
 
 describe("spec: block RLP (BlockchainTests, EEST blockchain_tests)", function () {
   this.timeout(300_000);
-  let orderedTrieRoot: OrderedTrieRoot | null = null;
   const stats = {
     valid: 0,
     genesis: 0,
@@ -119,10 +107,6 @@ describe("spec: block RLP (BlockchainTests, EEST blockchain_tests)", function ()
   };
   const started = Date.now();
 
-  before(async () => {
-    orderedTrieRoot = await loadOrderedTrieRoot();
-  });
-
   after(() => {
     const codes = [...stats.rejectCodes].map(([c, n]) => `${c}×${n}`).join(", ");
     console.log(
@@ -132,7 +116,6 @@ describe("spec: block RLP (BlockchainTests, EEST blockchain_tests)", function ()
         `expectException: ${stats.invalidDecoded} decode fine, ${stats.invalidRejected} rejected at decode [${codes}]; ` +
         `${Date.now() - started} ms`,
     );
-    if (orderedTrieRoot === null) console.log("      (src/trie/orderedRoot.ts absent: root checks skipped)");
   });
 
   /** Checks a block that must decode; returns false when it is skipped as rejected for a huge integer. */
@@ -169,7 +152,7 @@ describe("spec: block RLP (BlockchainTests, EEST blockchain_tests)", function ()
         );
       }
     }
-    if (orderedTrieRoot !== null) {
+    {
       const txRoot = orderedTrieRoot(block.body.transactions);
       assert.equal(bytesToHex(txRoot), bytesToHex(block.header.transactionsRoot), `${where}: transactionsRoot`);
       if (block.body.withdrawals !== null && block.header.withdrawalsRoot !== null) {

@@ -11,9 +11,8 @@
  * OP deposit receipts do not occur here; test/unit/block/receipt.test.ts covers them from the spec.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { type Block, decodeBlock, encodeBlock } from "../../src/block/block.js";
 import { decodeHeader, encodeHeader, type Header, headerHash } from "../../src/block/header.js";
 import type { Log } from "../../src/block/log.js";
@@ -22,17 +21,8 @@ import { decodeReceipt, encodeReceipt, encodeReceiptsForRoot, type Receipt } fro
 import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
 import { decodeHeader as decodeRlpHeader } from "../../src/rlp/decode.js";
 import { Fork, l1Rules } from "../../src/spec/forks.js";
-import { fixturePath, listFiles, REPO_ROOT } from "../utils/fixtures.js";
-
-type OrderedTrieRoot = (items: Uint8Array[]) => Uint8Array;
-
-/** src/trie/orderedRoot.ts is written in parallel; load it by path so this file compiles without it. */
-async function loadOrderedTrieRoot(): Promise<OrderedTrieRoot | null> {
-  const file = join(REPO_ROOT, "src", "trie", "orderedRoot.ts");
-  if (!existsSync(file)) return null;
-  const mod = (await import(pathToFileURL(file).href)) as { orderedTrieRoot?: OrderedTrieRoot };
-  return mod.orderedTrieRoot ?? null;
-}
+import { orderedTrieRoot } from "../../src/trie/orderedRoot.js";
+import { fixturePath, listFiles } from "../utils/fixtures.js";
 
 /** RPC JSON, walked structurally. */
 type Json = any;
@@ -135,13 +125,11 @@ function readChain(): Map<number, { block: Block; hash: string }> {
 }
 
 describe("spec: receipts root and logs bloom (execution-apis rpc-compat)", () => {
-  let orderedTrieRoot: OrderedTrieRoot | null = null;
   const exchanges = readExchanges();
   let chain = new Map<number, { block: Block; hash: string }>();
   const stats = { chainBlocks: 0, rpcHeaders: 0, receipts: 0, rootsChecked: 0, bloomsChecked: 0, simBlocks: 0 };
 
-  before(async () => {
-    orderedTrieRoot = await loadOrderedTrieRoot();
+  before(() => {
     chain = readChain();
     stats.chainBlocks = chain.size;
   });
@@ -151,7 +139,6 @@ describe("spec: receipts root and logs bloom (execution-apis rpc-compat)", () =>
       `      execution-apis: ${stats.chainBlocks} chain.rlp blocks, ${stats.rpcHeaders} RPC headers hashed, ` +
         `${stats.receipts} receipts rebuilt, ${stats.bloomsChecked} block blooms and ${stats.rootsChecked} receipts roots checked`,
     );
-    if (orderedTrieRoot === null) console.log("      (src/trie/orderedRoot.ts absent: receipts-root checks skipped)");
   });
 
   /** Checks a block's full receipt list against its header: OR-ed bloom and (if available) root. */
@@ -162,7 +149,7 @@ describe("spec: receipts root and logs bloom (execution-apis rpc-compat)", () =>
       `${where}: block logsBloom`,
     );
     stats.bloomsChecked++;
-    if (orderedTrieRoot !== null) {
+    {
       const root = orderedTrieRoot(encodeReceiptsForRoot(receipts, RULES));
       assert.equal(bytesToHex(root), bytesToHex(header.receiptsRoot), `${where}: receiptsRoot`);
       stats.rootsChecked++;
@@ -264,7 +251,7 @@ describe("spec: receipts root and logs bloom (execution-apis rpc-compat)", () =>
           `${where}: logsBloom`,
         );
         stats.bloomsChecked++;
-        if (typesKnown && orderedTrieRoot !== null) {
+        if (typesKnown) {
           const root = orderedTrieRoot(encodeReceiptsForRoot(receipts, RULES));
           assert.equal(bytesToHex(root), bytesToHex(header.receiptsRoot), `${where}: receiptsRoot`);
           stats.rootsChecked++;

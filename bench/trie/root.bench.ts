@@ -1,8 +1,9 @@
 /**
  * State root of 100,000 accounts (random keccak keys, real account RLP):
- * - in memory: Opal's streaming HashBuilder over the sorted leaves (sort included), the same across a
- *   trieHash pool of 1 and of 2 workers, Opal's MemoryTrie (puts + root), and @ethereumjs/mpt
- *   (puts + root) as the library baseline;
+ * - in memory: Opal's streaming HashBuilder over the leaves sorted and packed by packSortedLeaves
+ *   (included), the same across a trieHash pool of 1 and of 2 workers (trieRootOfPairs: sort, then
+ *   each worker's part packed and sent while the next is packed), Opal's MemoryTrie (puts + root),
+ *   and @ethereumjs/mpt (puts + root) as the library baseline;
  * - on RocksDB: the full root from the hashedAccounts table (scan + hash + branch-node records), and
  *   the incremental root after 1,000 accounts changed (walks the stored branch nodes).
  */
@@ -14,32 +15,17 @@ import { join } from "node:path";
 import { createMPT } from "@ethereumjs/mpt";
 import { keccak256 } from "../../src/crypto/keccak.js";
 import { PiscinaPool } from "../../src/node/pools.js";
-import { compareBytes } from "../../src/primitives/bytes.js";
 import { WriteBatch } from "../../src/storage/kv.js";
 import { RocksKv } from "../../src/storage/rocksdb.js";
 import { encodeAccount } from "../../src/trie/account.js";
 import { MemoryTrie } from "../../src/trie/memoryTrie.js";
+import { packSortedLeaves } from "../../src/trie/packLeaves.js";
 import { trieRootPacked } from "../../src/trie/parallel.js";
-import { type PackedLeaves, trieRootParallel } from "../../src/trie/parallelRoot.js";
+import { trieRootOfPairs } from "../../src/trie/parallelRoot.js";
 import { computeStateRoot, updateStateRoot } from "../../src/trie/stateRoot.js";
 import { type BenchRow, measure } from "../lib.js";
 
 const N = 100_000;
-
-function sortAndPack(keys: Uint8Array[], values: Uint8Array[]): PackedLeaves {
-  const order = Array.from(keys.keys()).sort((a, b) => compareBytes(keys[a]!, keys[b]!));
-  const packedKeys = new Uint8Array(32 * keys.length);
-  const valueOffsets = new Uint32Array(keys.length + 1);
-  let size = 0;
-  for (let i = 0; i < order.length; i++) {
-    packedKeys.set(keys[order[i]!]!, 32 * i);
-    size += values[order[i]!]!.length;
-    valueOffsets[i + 1] = size;
-  }
-  const packedValues = new Uint8Array(size);
-  for (let i = 0; i < order.length; i++) packedValues.set(values[order[i]!]!, valueOffsets[i]!);
-  return { keys: packedKeys, values: packedValues, valueOffsets };
-}
 
 export async function run(): Promise<BenchRow[]> {
   const keys = Array.from({ length: N }, () => keccak256(new Uint8Array(randomBytes(20))));
@@ -70,18 +56,20 @@ export async function run(): Promise<BenchRow[]> {
       [
         {
           name: hb,
-          fn: () =>
-            trieRootPacked(...(Object.values(sortAndPack(keys, values)) as [Uint8Array, Uint8Array, Uint32Array])),
+          fn: () => {
+            const p = packSortedLeaves(keys, values);
+            return trieRootPacked(p.keys, p.values, p.valueOffsets);
+          },
           items: N,
         },
         {
           name: `root of ${N} accounts, trieHash pool of 1`,
-          fn: () => trieRootParallel(sortAndPack(keys, values), pool1),
+          fn: () => trieRootOfPairs(keys, values, pool1),
           items: N,
         },
         {
           name: `root of ${N} accounts, trieHash pool of 2`,
-          fn: () => trieRootParallel(sortAndPack(keys, values), pool2),
+          fn: () => trieRootOfPairs(keys, values, pool2),
           items: N,
         },
         {

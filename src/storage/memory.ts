@@ -6,7 +6,8 @@
  * a view), so a caller mutating its buffer cannot change stored data, as with a real engine.
  */
 import { bytesKey } from "../primitives/bytes.js";
-import type { KvRange, KvStore, WriteBatch } from "./kv.js";
+import { StorageError } from "./errors.js";
+import type { KvCursor, KvCursorOptions, KvRange, KvStore, WriteBatch } from "./kv.js";
 import { TABLE_NAMES, type TableName } from "./tables.js";
 
 function keyBytes(k: string): Uint8Array {
@@ -25,6 +26,67 @@ function lowerBound(keys: readonly string[], k: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * KvCursor over the sorted key index as it was at creation (a later write replaces the index, it
+ * never mutates it): keys put afterwards are not seen, keys deleted afterwards are skipped, values
+ * are read when the cursor lands on them.
+ */
+class MemoryCursor implements KvCursor {
+  valid = false;
+  key: Uint8Array = EMPTY;
+  value: Uint8Array = EMPTY;
+  private i = 0;
+  private closed = false;
+
+  constructor(
+    private readonly m: Map<string, Uint8Array>,
+    private readonly keys: readonly string[],
+    private readonly from: number,
+    private readonly to: number,
+    private readonly checkStore: () => void,
+  ) {}
+
+  private check(): void {
+    if (this.closed) throw new StorageError("CLOSED", "MemoryKv: cursor is closed");
+    this.checkStore();
+  }
+
+  /** Lands on the first live entry at index ≥ i. */
+  private settle(i: number): boolean {
+    for (; i < this.to; i++) {
+      const v = this.m.get(this.keys[i]!);
+      if (v === undefined) continue; // deleted after the cursor was made
+      this.i = i;
+      this.key = keyBytes(this.keys[i]!);
+      this.value = new Uint8Array(v);
+      this.valid = true;
+      return true;
+    }
+    this.i = this.to;
+    this.valid = false;
+    this.key = EMPTY;
+    this.value = EMPTY;
+    return false;
+  }
+
+  seek(key: Uint8Array): boolean {
+    this.check();
+    return this.settle(Math.max(this.from, lowerBound(this.keys, bytesKey(key))));
+  }
+
+  next(): boolean {
+    this.check();
+    return this.valid ? this.settle(this.i + 1) : false;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.valid = false;
+  }
 }
 
 export class MemoryKv implements KvStore {
@@ -77,6 +139,16 @@ export class MemoryKv implements KvStore {
       n++;
       yield [keyBytes(keys[i]), new Uint8Array(v)];
     }
+  }
+
+  cursor(table: TableName, opts: KvCursorOptions = {}): KvCursor {
+    const m = this.table(table);
+    const keys = this.sortedKeys(table);
+    const from = opts.gte === undefined ? 0 : lowerBound(keys, bytesKey(opts.gte));
+    const to = opts.lt === undefined ? keys.length : Math.max(from, lowerBound(keys, bytesKey(opts.lt)));
+    return new MemoryCursor(m, keys, from, to, () => {
+      this.table(table);
+    });
   }
 
   write(batch: WriteBatch): void {

@@ -63,6 +63,39 @@ export interface RocksQueryResult {
 }
 
 /**
+ * Options of `db.iterator()` as Opal calls it: abstract-level copies them (encoding the bounds with
+ * the "buffer" encoding, which wraps without copying), then binding.cc `Iterator::create` reads
+ * them. The native iterator takes an implicit snapshot at creation. `fillCache` defaults to false.
+ */
+export interface RocksIteratorOptions {
+  column: RocksColumn;
+  keyEncoding: "buffer";
+  valueEncoding: "buffer";
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  fillCache?: boolean;
+  /** A `_nextvSync` stops after the row that takes it past this many key + value bytes. */
+  highWaterMarkBytes?: number;
+}
+
+/**
+ * The binding's Iterator (iterator.js) through its synchronous underscore methods, which skip
+ * abstract-level's callback and nextTick machinery. It is an abstract-level resource of its db:
+ * `_closeSync` does not detach it, so call `db.detachResource(it)` after it.
+ */
+export interface RocksIterator {
+  /**
+   * binding.cc `iterator_seek`: positions at the first key ≥ target. The binding throws on an empty
+   * target, and a target below the iterator's `gte` (or at/above its `lt`) leaves it past the end.
+   */
+  _seekSync(target: Uint8Array): void;
+  /** binding.cc `iterator_nextv_sync`: up to `size` rows from the current position, as in querySync. */
+  _nextvSync(size: number): RocksQueryResult;
+  /** Closes the native iterator (idempotent). */
+  _closeSync(): void;
+}
+
+/**
  * The binding's chained batch (one native rocksdb::WriteBatch). The underscore methods bypass
  * abstract-level's per-op encoding and promise machinery; `_writeSync` runs the write on the calling
  * thread and throws on failure. The batch is an abstract-level resource of its db: `db.close()`
@@ -93,6 +126,10 @@ export interface RocksLevelDb {
   /** One synchronous MultiGet on the calling thread: Buffer (a fresh copy), undefined (missing), null (aborted). */
   _getManySync(keys: readonly Uint8Array[], options: RocksGetOptions): (Buffer | undefined | null)[];
   querySync(options: RocksQueryOptions): RocksQueryResult;
+  /** abstract-level `iterator()`: a new native iterator (binding.cc `iterator_init`). */
+  iterator(options: RocksIteratorOptions): RocksIterator;
+  /** abstract-level: forget a closed resource (otherwise `close()` keeps a reference to it). */
+  detachResource(resource: RocksIterator): void;
   _chainedBatch(): RocksChainedBatch;
   getProperty(property: string): string;
 }

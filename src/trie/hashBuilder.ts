@@ -24,7 +24,15 @@ import type { ProofRetainer } from "./proofRetainer.js";
 export interface BranchUpdate {
   readonly path: Uint8Array;
   readonly node: BranchNodeCompact;
+  /** `node` in the stored record layout (encodeBranchNodeCompact); `node.hashes` is a view into it. */
+  readonly record: Uint8Array;
 }
+
+/**
+ * Records are carved out of shared arenas: a typed array above 64 bytes gets its own off-heap
+ * backing store, which costs more than encoding the record. Arena memory handed out is never reused.
+ */
+const ARENA_BYTES = 64 * 1024;
 
 export interface HashBuilderOptions {
   /** Collect the storable branch nodes (see `takeUpdates`). */
@@ -89,6 +97,8 @@ export class HashBuilder {
 
   private scratchKey = new Uint8Array(64);
   private updates: BranchUpdate[] | null;
+  private arena: Uint8Array | null = null;
+  private arenaPos = 0;
   private readonly retainer: ProofRetainer | null;
 
   constructor(opts: HashBuilderOptions = {}) {
@@ -471,19 +481,40 @@ export class HashBuilder {
 
   private recordUpdate(path: Uint8Array, len: number, mask: number, first: number): void {
     const hashMask = this.hashMasks[len];
+    const treeMask = this.treeMasks[len];
     let n = 0;
     for (let m = hashMask; m !== 0; m &= m - 1) n++;
-    const hashes = new Uint8Array(32 * n);
+    const size = 6 + 32 * n;
+    let arena = this.arena;
+    if (arena === null || this.arenaPos + size > arena.length) {
+      arena = this.arena = new Uint8Array(ARENA_BYTES);
+      this.arenaPos = 0;
+    }
+    const at = this.arenaPos;
+    this.arenaPos = at + size;
+    const record = arena.subarray(at, at + size);
+    record[0] = mask >> 8;
+    record[1] = mask & 0xff;
+    record[2] = treeMask >> 8;
+    record[3] = treeMask & 0xff;
+    record[4] = hashMask >> 8;
+    record[5] = hashMask & 0xff;
+    const stack = this.stack;
     let j = first;
-    let h = 0;
+    let h = at + 6;
     for (let i = 0; i < 16; i++) {
       if (!(mask & (1 << i))) continue;
-      if (hashMask & (1 << i)) copyBytes(this.stack, SLOT * j + 1, 32, hashes, 32 * h++);
+      if (hashMask & (1 << i)) {
+        const from = SLOT * j + 1;
+        for (let b = 0; b < 32; b++) arena[h + b] = stack[from + b];
+        h += 32;
+      }
       j++;
     }
     this.updates!.push({
       path: path.slice(0, len),
-      node: { stateMask: mask, treeMask: this.treeMasks[len], hashMask, hashes },
+      node: { stateMask: mask, treeMask, hashMask, hashes: record.subarray(6) },
+      record,
     });
   }
 }

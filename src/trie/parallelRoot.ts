@@ -5,6 +5,7 @@
  * missing or full pool, or a single group take the single-threaded path.
  */
 import type { TaskPool } from "../util/taskPool.js";
+import { packLeafRange, sortLeaves } from "./packLeaves.js";
 import { type ChildRefs, groupBounds, mergeChildRefs, rootFromChildRefs, trieRootPacked } from "./parallel.js";
 
 /**
@@ -75,5 +76,40 @@ export async function trieRootParallel(
     }),
   );
   const merged = mergeChildRefs(parts);
+  return rootFromChildRefs(merged.refs, merged.lengths);
+}
+
+/**
+ * Trie root of unsorted (32-byte key, value) pairs across the pool (keys distinct: UNSORTED_KEYS).
+ * One sort on the calling thread, then each worker's groups are packed straight into their own
+ * buffers and sent off before the next part is packed: packing overlaps hashing, and nothing is
+ * packed and then sliced again as with packSortedLeaves + trieRootParallel.
+ */
+export async function trieRootOfPairs(
+  keys: readonly Uint8Array[],
+  values: readonly Uint8Array[],
+  pool: TaskPool | null,
+  minParallel: number = MIN_PARALLEL_LEAVES,
+): Promise<Uint8Array> {
+  const sorted = sortLeaves(keys, values);
+  const n = keys.length;
+  // Sorted positions of the first-nibble groups.
+  const bounds = new Uint32Array(17);
+  for (let i = 0; i < n; i++) bounds[(keys[i]![0]! >> 4) + 1]!++;
+  let groups = 0;
+  for (let g = 0; g < 16; g++) {
+    if (bounds[g + 1]! > 0) groups++;
+    bounds[g + 1]! += bounds[g]!;
+  }
+  if (pool === null || n < minParallel || groups < 2 || !pool.canAcceptWork()) {
+    const all = packLeafRange(keys, values, sorted, 0, n);
+    return trieRootPacked(all.keys, all.values, all.valueOffsets);
+  }
+  const runs = splitGroups(bounds, pool.threads).map(([g0, g1]) => {
+    const part = packLeafRange(keys, values, sorted, bounds[g0]!, bounds[g1]!);
+    const task: TrieRefsTask = { kind: "refs", ...part };
+    return pool.run<ChildRefs>(task, [part.keys.buffer, part.values.buffer, part.valueOffsets.buffer]);
+  });
+  const merged = mergeChildRefs(await Promise.all(runs));
   return rootFromChildRefs(merged.refs, merged.lengths);
 }

@@ -10,9 +10,9 @@
  * flat-state writes) after checking the root. Storage values stored as minimal big-endian words
  * become rlp(word) leaves; a storage trie's root is patched into its account's RLP.
  */
-import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
+import { bytesKey, compareBytes, EMPTY_BYTES, equalBytes } from "../primitives/bytes.js";
 import { stringLength, writeString } from "../rlp/encode.js";
-import { type KvReader, WriteBatch } from "../storage/kv.js";
+import { type KvCursor, type KvCursorOptions, type KvReader, WriteBatch } from "../storage/kv.js";
 import { withStorageRoot } from "./account.js";
 import { HashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT } from "./node.js";
@@ -65,6 +65,19 @@ export function storageLeafValue(_key: Uint8Array, raw: Uint8Array): Uint8Array 
   return out;
 }
 
+const SCAN: KvCursorOptions = Object.freeze({ scan: true });
+
+/** compareBytes(key.subarray(0, 32), addr) without the view: storage row key (address ‖ slot) vs address. */
+function comparePrefix(key: Uint8Array, addr: Uint8Array): number {
+  const kl = Math.min(key.length, 32);
+  const n = Math.min(kl, addr.length);
+  for (let i = 0; i < n; i++) {
+    const d = key[i] - addr[i];
+    if (d !== 0) return d;
+  }
+  return kl - addr.length;
+}
+
 function newStats(): StateRootStats {
   return { nodesRead: 0, leavesRead: 0, refsAdded: 0, nodePuts: 0, nodeDels: 0 };
 }
@@ -107,9 +120,10 @@ function updateTrie(
   leafValue: (key: Uint8Array, raw: Uint8Array) => Uint8Array | null,
   rebuild: boolean,
   stats: StateRootStats,
+  cursors: { leafCursor?: KvCursor; nodeCursor?: KvCursor } = {},
 ): Uint8Array {
   const hb = new HashBuilder({ updates: true });
-  const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild });
+  const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, ...cursors });
   walker.run();
   const root = hb.root();
   addWalk(stats, walker);
@@ -133,44 +147,78 @@ function mergeStorageChanges(changes: readonly StorageChange[]): StorageChange[]
   return [...byAddr.values()].sort((a, b) => compareBytes(a.hashedAddress, b.hashedAddress));
 }
 
-/** Incremental state root after `changes` were applied to the flat tables. */
+/**
+ * Incremental state root after `changes` were applied to the flat tables. One cursor per table
+ * serves every walk (the storage tries in address order, then the account trie), so a changed key
+ * costs a few native seeks instead of a new iterator per leaf range.
+ */
 export function updateStateRoot(kv: KvReader, changes: StateChangeset): StateRootResult {
   const batch = new WriteBatch();
   const stats = newStats();
   const storage = mergeStorageChanges(changes.storage ?? []);
   const changed = sortUniqueKeys([...changes.accounts, ...storage.map((s) => s.hashedAddress)]);
-  const rows = kv.getMany("hashedAccounts", changed);
-  const exists = new Set<string>();
-  for (let i = 0; i < changed.length; i++) {
-    if (rows[i] !== undefined) {
-      exists.add(bytesKey(changed[i]));
-      continue;
-    }
-    // A deleted account takes its stored storage nodes with it.
-    const view = storageTrieView(changed[i]);
-    stats.nodeDels += deleteStale(batch, view.nodeTable, readAllNodes(kv, view), new Set());
-  }
-
   const storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[] = [];
   const newRoots = new Map<string, Uint8Array>();
-  for (const sc of storage) {
-    const k = bytesKey(sc.hashedAddress);
-    if (!exists.has(k)) continue;
-    const root = updateStorageRoot(kv, sc.hashedAddress, sc.slots, batch, { wiped: sc.wiped === true, stats });
-    newRoots.set(k, root);
-    storageRoots.push({ hashedAddress: sc.hashedAddress, root });
-  }
-
-  const leafValue = (key: Uint8Array, raw: Uint8Array): Uint8Array => {
-    if (newRoots.size === 0) return raw;
-    const root = newRoots.get(bytesKey(key));
-    if (root === undefined) return raw;
-    const patched = withStorageRoot(raw, root);
-    if (patched !== raw) batch.put("hashedAccounts", key.slice(), patched);
-    return patched;
+  /** Accounts already found deleted (their storage nodes are gone from `batch`). */
+  const dropped = new Set<string>();
+  // Opened at first use, shared by every storage trie (visited in address order), closed at the end.
+  const open: { leaves: KvCursor | null; nodes: KvCursor | null } = { leaves: null, nodes: null };
+  const nodeCursor = (): KvCursor => (open.nodes ??= kv.cursor("storageTrie"));
+  const dropStorage = (hashedAddress: Uint8Array): void => {
+    // A deleted account takes its stored storage nodes with it.
+    const view = storageTrieView(hashedAddress);
+    stats.nodeDels += deleteStale(batch, view.nodeTable, readAllNodes(kv, view, undefined, nodeCursor()), new Set());
   };
-  const root = updateTrie(kv, ACCOUNT_TRIE_VIEW, changed, batch, leafValue, false, stats);
-  return { root, batch, storageRoots, stats };
+  try {
+    // Only accounts with storage changes need their row before the account walk; the walk itself
+    // reads every other changed row.
+    if (storage.length > 0) {
+      const rows = kv.getMany(
+        "hashedAccounts",
+        storage.map((s) => s.hashedAddress),
+      );
+      for (let i = 0; i < storage.length; i++) {
+        const sc = storage[i]!;
+        const k = bytesKey(sc.hashedAddress);
+        if (rows[i] === undefined) {
+          dropStorage(sc.hashedAddress);
+          dropped.add(k);
+          continue;
+        }
+        const view = storageTrieView(sc.hashedAddress);
+        const wiped = sc.wiped === true;
+        const slots = wiped ? [] : sortUniqueKeys(sc.slots);
+        open.leaves ??= kv.cursor("hashedStorage");
+        const cursors = { leafCursor: open.leaves, nodeCursor: nodeCursor() };
+        const root = updateTrie(kv, view, slots, batch, storageLeafValue, wiped, stats, cursors);
+        newRoots.set(k, root);
+        storageRoots.push({ hashedAddress: sc.hashedAddress, root });
+      }
+    }
+
+    // The walk hands the leaves over in key order, as `changed` is sorted: `seen[j]` marks the
+    // changed keys that still have a row.
+    const seen = new Uint8Array(changed.length);
+    let j = 0;
+    const leafValue = (key: Uint8Array, raw: Uint8Array): Uint8Array => {
+      while (j < changed.length && compareBytes(changed[j]!, key) < 0) j++;
+      if (j < changed.length && equalBytes(changed[j]!, key)) seen[j] = 1;
+      if (newRoots.size === 0) return raw;
+      const root = newRoots.get(bytesKey(key));
+      if (root === undefined) return raw;
+      const patched = withStorageRoot(raw, root);
+      if (patched !== raw) batch.put("hashedAccounts", key.slice(), patched);
+      return patched;
+    };
+    const root = updateTrie(kv, ACCOUNT_TRIE_VIEW, changed, batch, leafValue, false, stats);
+    for (let i = 0; i < changed.length; i++) {
+      if (seen[i] === 0 && !dropped.has(bytesKey(changed[i]!))) dropStorage(changed[i]!);
+    }
+    return { root, batch, storageRoots, stats };
+  } finally {
+    open.leaves?.close();
+    open.nodes?.close();
+  }
 }
 
 /**
@@ -188,29 +236,44 @@ export function computeStateRoot(kv: KvReader): StateRootResult {
 
   const accounts = new HashBuilder({ updates: true });
   const slots = new HashBuilder({ updates: true });
-  const sit = kv.iterate("hashedStorage")[Symbol.iterator]();
-  let s = sit.next();
-  for (const [addr, row] of kv.iterate("hashedAccounts")) {
-    stats.leavesRead++;
-    // Skip storage rows of addresses without an account (there should be none).
-    while (!s.done && compareBytes(s.value[0].subarray(0, 32), addr) < 0) s = sit.next();
-    let storageRoot = EMPTY_TRIE_ROOT;
-    if (!s.done && equalBytes(s.value[0].subarray(0, 32), addr)) {
-      slots.reset();
-      while (!s.done && equalBytes(s.value[0].subarray(0, 32), addr)) {
-        const [k, v] = s.value;
-        stats.leavesRead++;
-        const leaf = storageLeafValue(k, v);
-        if (leaf !== null) slots.addLeafBytes(k, leaf, 32, 64);
-        s = sit.next();
+  // Cursors rather than `iterate`: no [key, value] tuple per row, and scan-sized native reads.
+  const accountRows = kv.cursor("hashedAccounts", SCAN);
+  const storageRows = kv.cursor("hashedStorage", SCAN);
+  try {
+    let sOk = storageRows.seek(EMPTY_BYTES);
+    for (let ok = accountRows.seek(EMPTY_BYTES); ok; ok = accountRows.next()) {
+      const addr = accountRows.key;
+      const row = accountRows.value;
+      stats.leavesRead++;
+      // Skip storage rows of addresses without an account (there should be none).
+      while (sOk && comparePrefix(storageRows.key, addr) < 0) sOk = storageRows.next();
+      let storageRoot = EMPTY_TRIE_ROOT;
+      if (sOk && comparePrefix(storageRows.key, addr) === 0) {
+        slots.reset();
+        while (sOk && comparePrefix(storageRows.key, addr) === 0) {
+          const k = storageRows.key;
+          stats.leavesRead++;
+          const leaf = storageLeafValue(k, storageRows.value);
+          if (leaf !== null) slots.addLeafBytes(k, leaf, 32, 64);
+          sOk = storageRows.next();
+        }
+        storageRoot = slots.root();
+        stats.nodePuts += putTrieUpdates(
+          batch,
+          storageTrieView(addr),
+          slots.takeUpdates(),
+          oldStorageNodes,
+          keptStorage,
+        );
+        storageRoots.push({ hashedAddress: addr, root: storageRoot });
       }
-      storageRoot = slots.root();
-      stats.nodePuts += putTrieUpdates(batch, storageTrieView(addr), slots.takeUpdates(), oldStorageNodes, keptStorage);
-      storageRoots.push({ hashedAddress: addr, root: storageRoot });
+      const patched = withStorageRoot(row, storageRoot);
+      if (patched !== row) batch.put("hashedAccounts", addr, patched);
+      accounts.addLeafBytes(addr, patched);
     }
-    const patched = withStorageRoot(row, storageRoot);
-    if (patched !== row) batch.put("hashedAccounts", addr, patched);
-    accounts.addLeafBytes(addr, patched);
+  } finally {
+    accountRows.close();
+    storageRows.close();
   }
   const root = accounts.root();
   const keptAccount = new Set<string>();

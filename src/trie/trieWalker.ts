@@ -7,20 +7,24 @@
  *   - the flat leaves of every changed child, and of unchanged children that are leaves or small
  *     unstored subtries.
  * Only stored nodes on the paths of changed keys are read; they are recorded in `visited` so the
- * caller can delete the ones that were not rebuilt. The same walk with "changed" = proof targets and
- * a ProofRetainer produces proofs.
+ * caller can delete the ones that were not rebuilt. Leaf ranges and node seeks go through one
+ * KvCursor per table, moving forward in key order, so a range that starts where the last one ended
+ * costs no seek (PERF: 1000 changed of 100k accounts on RocksDB, 5.8k leaf ranges: 3.4k native
+ * seeks of ~3 µs instead of 5.8k new iterators of ~15 µs). The same walk with "changed" = proof
+ * targets and a ProofRetainer produces proofs.
  *
  * Why refs stay valid when branches collapse: a kept hash always names a branch node sitting exactly
  * at its path (branchNodeCompact.ts), and an unchanged subtrie keeps its branch at that path, so the
  * builder may hang it under whatever branch or extension the new trie has above it.
  */
-import { bytesKey } from "../primitives/bytes.js";
-import type { KvReader } from "../storage/kv.js";
+import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
+import type { KvCursor, KvReader } from "../storage/kv.js";
 import { type BranchNodeCompact, decodeBranchNodeCompact, hashOffset } from "./branchNodeCompact.js";
 import { TrieError } from "./errors.js";
 import type { HashBuilder } from "./hashBuilder.js";
 import { nibbleAt } from "./nibbles.js";
-import { keyRange, leafLower, leafUpper, nodeKey, nodeRange, type TrieView } from "./storedTrie.js";
+import { sortKeyOrder } from "./packLeaves.js";
+import { leafLower, leafUpper, nodeKey, nodeRange, type TrieView } from "./storedTrie.js";
 
 /** Maps a flat value to the trie's leaf value (null = skip the entry). */
 export type LeafValueFn = (key: Uint8Array, raw: Uint8Array) => Uint8Array | null;
@@ -28,6 +32,13 @@ export type LeafValueFn = (key: Uint8Array, raw: Uint8Array) => Uint8Array | nul
 export interface TrieWalkerOptions {
   /** Ignore stored branch nodes and rebuild from the flat leaves (wiped storage, first build). */
   ignoreStored?: boolean;
+  /**
+   * Cursor on the view's leaf table, owned by the caller, who may share it between walks in key
+   * order (every storage trie of one update); by default `run` opens one and closes it.
+   */
+  leafCursor?: KvCursor;
+  /** Cursor on the view's node table, as for `leafCursor`. */
+  nodeCursor?: KvCursor;
 }
 
 /** Compares the nibble prefix of a 32-byte key with `path[0..len)`: <0 before, 0 inside, >0 after. */
@@ -49,9 +60,13 @@ export class TrieWalker {
 
   /** The current nibble path; path[0..len) is the prefix being walked. */
   private readonly path = new Uint8Array(66);
+  /** branch() at depth d keeps the end index of each child's changed keys in ends[16d .. 16d+16). */
+  private readonly ends = new Int32Array(16 * 65);
   /** Path length of the branch found by the last `seek` (or handed in as `known`). */
   private seekLen = 0;
   private readonly ignoreStored: boolean;
+  private leafCursor: KvCursor | null;
+  private nodeCursor: KvCursor | null;
 
   /**
    * `changed`: the trie keys (32 bytes each, without the view's prefix) that changed, sorted
@@ -66,11 +81,22 @@ export class TrieWalker {
     opts: TrieWalkerOptions = {},
   ) {
     this.ignoreStored = opts.ignoreStored === true;
+    this.leafCursor = opts.leafCursor ?? null;
+    this.nodeCursor = opts.nodeCursor ?? null;
   }
 
   /** Feeds the whole trie into the builder; call `builder.root()` afterwards. */
   run(): void {
-    this.subtrie(0, 0, this.changed.length);
+    const ownLeaf = this.leafCursor === null;
+    const ownNode = this.nodeCursor === null;
+    try {
+      this.subtrie(0, 0, this.changed.length);
+    } finally {
+      if (ownLeaf && this.leafCursor !== null) this.leafCursor.close();
+      if (ownNode && this.nodeCursor !== null) this.nodeCursor.close();
+      if (ownLeaf) this.leafCursor = null;
+      if (ownNode) this.nodeCursor = null;
+    }
   }
 
   /**
@@ -108,13 +134,15 @@ export class TrieWalker {
     const path = this.path;
     // Changed children that are stored branches sit exactly at path ‖ n (a hashed child is a branch,
     // never an extension): read all their records in one getMany instead of one seek each.
-    const ends = new Int32Array(16);
+    // Recursion only goes deeper, so each depth owns its 16 slots of the scratch.
+    const ends = this.ends;
+    const e0 = 16 * bLen;
     const direct: Uint8Array[] = [];
     const directNibbles: number[] = [];
     for (let n = 0, i = lo; n < 16; n++) {
       let j = i;
       while (j < hi && nibbleAt(this.changed[j], bLen) === n) j++;
-      ends[n] = j;
+      ends[e0 + n] = j;
       const bit = 1 << n;
       if (j > i && node.stateMask & node.treeMask & node.hashMask & bit) {
         path[bLen] = n;
@@ -127,7 +155,7 @@ export class TrieWalker {
     let d = 0;
     let i = lo;
     for (let n = 0; n < 16; n++) {
-      const j = ends[n];
+      const j = ends[e0 + n];
       const bit = 1 << n;
       path[bLen] = n;
       const cLen = bLen + 1;
@@ -166,30 +194,42 @@ export class TrieWalker {
   /** The topmost stored branch below path[0..pLen), its path written into `path`; null when none. */
   private seek(pLen: number): BranchNodeCompact | null {
     const view = this.view;
-    for (const [k, v] of this.kv.iterate(view.nodeTable, nodeRange(view, this.path, pLen, 1))) {
-      const pre = view.nodePrefix.length;
-      const bLen = k.length - pre;
-      if (bLen > 64) throw new TrieError("BAD_RECORD", `stored branch path of ${bLen} nibbles`);
-      for (let i = pLen; i < bLen; i++) {
-        const nib = k[pre + i];
-        if (nib > 15) throw new TrieError("BAD_RECORD", "stored branch path byte is not a nibble");
-        this.path[i] = nib;
-      }
-      this.visited.set(bytesKey(k), v);
-      this.nodesRead++;
-      this.seekLen = bLen;
-      return decodeBranchNodeCompact(v);
+    const range = nodeRange(view, this.path, pLen);
+    let c = this.nodeCursor;
+    if (c === null) c = this.nodeCursor = this.kv.cursor(view.nodeTable);
+    if (!c.seek(range.gte!)) return null;
+    const k = c.key;
+    if (range.lt !== undefined && compareBytes(k, range.lt) >= 0) return null;
+    const pre = view.nodePrefix.length;
+    const bLen = k.length - pre;
+    if (bLen > 64) throw new TrieError("BAD_RECORD", `stored branch path of ${bLen} nibbles`);
+    for (let i = pLen; i < bLen; i++) {
+      const nib = k[pre + i];
+      if (nib > 15) throw new TrieError("BAD_RECORD", "stored branch path byte is not a nibble");
+      this.path[i] = nib;
     }
-    return null;
+    const v = c.value;
+    this.visited.set(bytesKey(k), v);
+    this.nodesRead++;
+    this.seekLen = bLen;
+    return decodeBranchNodeCompact(v);
   }
 
+  /**
+   * Feeds the flat leaves in [gte, lt) to the builder. Ranges come in ascending order, so the cursor
+   * mostly moves forward: the row that ended one range often starts the next without a native call.
+   */
   private leaves(gte: Uint8Array, lt: Uint8Array | null): void {
     const view = this.view;
     const pre = view.leafPrefix.length;
-    for (const [k, v] of this.kv.iterate(view.leafTable, keyRange(gte, lt))) {
+    let c = this.leafCursor;
+    if (c === null) c = this.leafCursor = this.kv.cursor(view.leafTable);
+    for (let ok = c.seek(gte); ok; ok = c.next()) {
+      const k = c.key;
+      if (lt !== null && compareBytes(k, lt) >= 0) break;
       if (k.length !== pre + 32) throw new TrieError("BAD_RECORD", `flat leaf key of ${k.length - pre} bytes`);
-      const key = k.subarray(pre);
-      const value = this.leafValue(key, v);
+      const key = pre === 0 ? k : k.subarray(pre);
+      const value = this.leafValue(key, c.value);
       this.leavesRead++;
       if (value !== null) this.builder.addLeafBytes(key, value);
     }
@@ -198,10 +238,18 @@ export class TrieWalker {
 
 /** Sorts 32-byte keys ascending and drops duplicates (the walker's `changed` input). */
 export function sortUniqueKeys(keys: Iterable<Uint8Array>): Uint8Array[] {
-  const byKey = new Map<string, Uint8Array>();
-  for (const k of keys) {
+  const list = Array.isArray(keys) ? (keys as Uint8Array[]) : [...keys];
+  for (const k of list) {
     if (k.length !== 32) throw new TrieError("BAD_INPUT", `changed key of ${k.length} bytes (want 32)`);
-    byKey.set(bytesKey(k), k);
   }
-  return [...byKey.keys()].sort().map((s) => byKey.get(s)!);
+  const order = sortKeyOrder(list, true);
+  const out: Uint8Array[] = [];
+  let prev: Uint8Array | null = null;
+  for (let i = 0; i < order.length; i++) {
+    const k = list[order[i]!]!;
+    if (prev !== null && equalBytes(prev, k)) continue;
+    out.push(k);
+    prev = k;
+  }
+  return out;
 }

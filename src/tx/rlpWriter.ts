@@ -3,7 +3,7 @@
  * encoded size of a field, every `write*` writes it at `pos` and returns the position after it. No
  * intermediate byte arrays are allocated for integers.
  */
-import { headerLength, stringLength, writeHeader, writeString } from "../rlp/encode.js";
+import { headerLength, writeHeader, writeString } from "../rlp/encode.js";
 import { TxError } from "./errors.js";
 
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);

@@ -4,7 +4,7 @@
  */
 import { strict as assert } from "node:assert";
 import { compareBytes } from "../../../src/primitives/bytes.js";
-import { type KvRange, type KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { type KvCursorOptions, type KvRange, type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import type { TableName } from "../../../src/storage/tables.js";
@@ -65,6 +65,19 @@ function model(entries: [Uint8Array, Uint8Array][], range: KvRange = {}): [Uint8
     .sort((a, b) => compareBytes(a[0], b[0]));
   if (range.reverse) out = out.reverse();
   return out.slice(0, Math.max(0, range.limit ?? out.length));
+}
+
+/** Reference cursor: index of the first entry of sorted `entries` a seek to `target` lands on (-1: none). */
+function modelSeek(sorted: [Uint8Array, Uint8Array][], target: Uint8Array, opts: KvCursorOptions = {}): number {
+  const t = opts.gte !== undefined && compareBytes(target, opts.gte) < 0 ? opts.gte : target;
+  const i = sorted.findIndex(([k]) => compareBytes(k, t) >= 0);
+  if (i < 0) return -1;
+  return opts.lt !== undefined && compareBytes(sorted[i]![0], opts.lt) >= 0 ? -1 : i;
+}
+
+function modelNext(sorted: [Uint8Array, Uint8Array][], i: number, opts: KvCursorOptions = {}): number {
+  if (i < 0 || i + 1 >= sorted.length) return -1;
+  return opts.lt !== undefined && compareBytes(sorted[i + 1]![0], opts.lt) >= 0 ? -1 : i + 1;
 }
 
 function mulberry32(seed: number): () => number {
@@ -300,6 +313,154 @@ for (const backend of BACKENDS) {
       assert.equal(n, 3);
       put(kv, A, [[u8(9, 9), u8(1)]]);
       assert.equal(collect(kv, A).length, 201);
+    });
+
+    it("cursor: empty table, then seek and next over a few keys (the empty key included)", () => {
+      const c0 = kv.cursor(A);
+      assert.equal(c0.valid, false);
+      assert.equal(c0.seek(u8()), false);
+      assert.equal(c0.valid, false);
+      assert.equal(c0.next(), false);
+      c0.close();
+      put(kv, A, [
+        [u8(), u8(1)],
+        [u8(0), u8(2)],
+        [u8(0, 0), u8(3)],
+        [u8(1), u8(4)],
+        [u8(0xff, 0xff), u8(5)],
+      ]);
+      const c = kv.cursor(A);
+      try {
+        assert.equal(c.seek(u8()), true);
+        assert.deepEqual([c.key, c.value], [u8(), u8(1)]);
+        const seen: number[] = [c.value[0]!];
+        while (c.next()) seen.push(c.value[0]!);
+        assert.deepEqual(seen, [1, 2, 3, 4, 5]);
+        assert.equal(c.valid, false);
+        assert.equal(c.next(), false, "next at the end stays at the end");
+        assert.equal(c.seek(u8(0, 0, 0)), true);
+        assert.deepEqual(c.key, u8(1));
+        assert.equal(c.seek(u8(0)), true, "a seek backwards");
+        assert.deepEqual(c.key, u8(0));
+        assert.equal(c.seek(u8(0xff, 0xff, 0)), false);
+        assert.equal(c.seek(u8(0xff)), true);
+        assert.deepEqual([c.key, c.value], [u8(0xff, 0xff), u8(5)]);
+        assert.equal(Object.getPrototypeOf(c.key), Uint8Array.prototype);
+        assert.equal(Object.getPrototypeOf(c.value), Uint8Array.prototype);
+        // Returned bytes are the caller's.
+        c.key[0] = 0;
+        c.value[0] = 0;
+        assert.deepEqual(kv.get(A, u8(0xff, 0xff)), u8(5));
+      } finally {
+        c.close();
+      }
+    });
+
+    it("cursor: bounds (gte inclusive, lt exclusive, empty bounds)", () => {
+      const entries: [Uint8Array, Uint8Array][] = [0, 1, 2, 3, 4, 5].map((i) => [u8(i * 2), u8(i)]);
+      put(kv, A, entries);
+      const cases: [KvCursorOptions, Uint8Array, number[]][] = [
+        [{ gte: u8(3), lt: u8(8) }, u8(0), [4, 6]],
+        [{ gte: u8(4) }, u8(), [4, 6, 8, 10]],
+        [{ lt: u8(4) }, u8(1), [2]],
+        [{ lt: u8(4) }, u8(4), []],
+        [{ gte: u8(), lt: u8(0, 0) }, u8(), [0]],
+        [{ lt: u8() }, u8(), []],
+        [{ gte: u8(7), lt: u8(7) }, u8(0), []],
+      ];
+      for (const [opts, from, want] of cases) {
+        const c = kv.cursor(A, opts);
+        const got: number[] = [];
+        for (let ok = c.seek(from); ok; ok = c.next()) got.push(c.key[0]!);
+        c.close();
+        assert.deepEqual(got, want, JSON.stringify({ opts, from }));
+      }
+    });
+
+    it("cursor: 3000 prefix-heavy keys, random seeks (forward, short hops, backwards) and nexts match the model", () => {
+      const entries = prefixHeavyEntries(3000);
+      put(kv, A, entries);
+      const sorted = model(entries);
+      const rnd = mulberry32(5);
+      const pick = (): Uint8Array => {
+        const k = sorted[Math.floor(rnd() * sorted.length)]![0];
+        if (rnd() < 0.5) return k;
+        const t = new Uint8Array(k.length + 1); // just after k
+        t.set(k);
+        return t;
+      };
+      for (const opts of [{}, { gte: pick(), lt: u8(0xff, 0x00) }, { lt: pick() }]) {
+        const c = kv.cursor(A, opts);
+        try {
+          let want = -1;
+          let target = pick();
+          for (let step = 0; step < 3000; step++) {
+            const r = rnd();
+            if (r < 0.3) {
+              // A forward hop of a few keys: usually inside the rows read ahead.
+              const i = Math.min(sorted.length - 1, Math.max(0, want) + Math.floor(rnd() * 6));
+              target = sorted[i]![0];
+              want = modelSeek(sorted, target, opts);
+              assert.equal(c.seek(target), want >= 0);
+            } else if (r < 0.4) {
+              target = pick();
+              want = modelSeek(sorted, target, opts);
+              assert.equal(c.seek(target), want >= 0);
+            } else {
+              want = modelNext(sorted, want, opts);
+              assert.equal(c.next(), want >= 0);
+            }
+            assert.equal(c.valid, want >= 0, `step ${step}`);
+            if (want >= 0) {
+              assert.deepEqual(c.key, sorted[want]![0], `step ${step}`);
+              assert.deepEqual(c.value, sorted[want]![1], `step ${step}`);
+            }
+          }
+        } finally {
+          c.close();
+        }
+      }
+    });
+
+    it("cursor: a long walk with next reads everything, 1 MiB values included", () => {
+      const big = new Uint8Array(1 << 20).fill(7);
+      const entries: [Uint8Array, Uint8Array][] = Array.from({ length: 3000 }, (_, i) => [
+        u8(i >> 8, i & 0xff),
+        i % 500 === 3 ? big : u8(i & 0xff),
+      ]);
+      put(kv, A, entries);
+      const c = kv.cursor(A);
+      let n = 0;
+      for (let ok = c.seek(u8()); ok; ok = c.next()) {
+        assert.deepEqual(c.key, entries[n]![0]);
+        assert.equal(c.value.length, entries[n]![1].length);
+        n++;
+      }
+      c.close();
+      assert.equal(n, 3000);
+    });
+
+    it("cursor: close is idempotent, a closed cursor throws CLOSED, closing the store closes its cursors", async () => {
+      put(kv, A, [[u8(1), u8(1)]]);
+      const c = kv.cursor(A);
+      assert.equal(c.seek(u8(1)), true);
+      c.close();
+      c.close();
+      assert.throws(() => c.seek(u8(1)), { code: "CLOSED" });
+      assert.throws(() => c.next(), { code: "CLOSED" });
+      // Writes made while a cursor is open are seen by cursors made afterwards.
+      const open = kv.cursor(A);
+      assert.equal(open.seek(u8(0)), true);
+      put(kv, A, [[u8(0), u8(0)]]);
+      const fresh = kv.cursor(A);
+      assert.equal(fresh.seek(u8(0)), true);
+      assert.deepEqual(fresh.key, u8(0));
+      fresh.close();
+      assert.throws(() => kv.cursor("nope" as TableName));
+      await kv.close();
+      assert.throws(() => open.seek(u8(1)));
+      assert.throws(() => kv.cursor(A));
+      open.close();
     });
 
     it("an unknown table throws on read", () => {

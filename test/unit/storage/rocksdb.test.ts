@@ -103,6 +103,45 @@ describe("storage/rocksdb", () => {
       assert.deepEqual(keysOf(db.querySync({ column: db.columns.b!, ...ENC }).rows), [3]);
     });
 
+    it("iterator(): _seekSync, _nextvSync chunks, bounds quirks, snapshot at creation, _closeSync + detachResource", () => {
+      const b = db._chainedBatch();
+      for (let i = 0; i < 10; i++) b._put(u8(i * 2), u8(100 + i), { column: db.columns.a! });
+      b._writeSync({ sync: false });
+      const it = db.iterator({ column: db.columns.a!, ...ENC, gte: u8(4), lt: u8(16), fillCache: true });
+      const keysOf = (rows: Buffer[]) => rows.filter((_, i) => i % 2 === 0).map((k) => k[0]);
+      // Unpositioned: starts at the lower bound.
+      let r = it._nextvSync(2);
+      assert.deepEqual(keysOf(r.rows), [4, 6]);
+      assert.deepEqual(r.rows[1], Buffer.from([102]));
+      assert.equal(r.finished, false); // the count stopped it
+      r = it._nextvSync(100);
+      assert.deepEqual(keysOf(r.rows), [8, 10, 12, 14]);
+      assert.equal(r.finished, true);
+      it._seekSync(u8(9));
+      assert.deepEqual(keysOf(it._nextvSync(1).rows), [10]);
+      it._seekSync(u8(5)); // backwards is fine
+      assert.deepEqual(keysOf(it._nextvSync(1).rows), [6]);
+      // A target below gte or at/above lt leaves the iterator past the end (RocksKv clamps first).
+      it._seekSync(u8(2));
+      assert.deepEqual(it._nextvSync(5), { rows: [], finished: true });
+      it._seekSync(u8(16));
+      assert.deepEqual(it._nextvSync(5).rows, []);
+      assert.throws(() => it._seekSync(new Uint8Array(0)), /empty target/);
+      // Writes after creation are not seen (implicit snapshot).
+      const w = db._chainedBatch();
+      w._put(u8(7), u8(1), { column: db.columns.a! });
+      w._writeSync({ sync: false });
+      it._seekSync(u8(6));
+      assert.deepEqual(keysOf(it._nextvSync(2).rows), [6, 8]);
+      it._closeSync();
+      it._closeSync();
+      db.detachResource(it);
+      const fresh = db.iterator({ column: db.columns.a!, ...ENC, gte: u8(6), lt: u8(8) });
+      assert.deepEqual(keysOf(fresh._nextvSync(5).rows), [6, 7]);
+      fresh._closeSync();
+      db.detachResource(fresh);
+    });
+
     it("handle is a BigInt; sequence grows with each write", () => {
       assert.equal(typeof db.handle, "bigint");
       const s0 = db.sequence;
@@ -220,6 +259,29 @@ describe("storage/rocksdb", () => {
       for (let i = 0; i < 64; i++) assert.equal(it.next().done, false); // the whole first chunk
       await kv.close();
       assert.throws(() => it.next(), storageError("CLOSED"));
+    });
+
+    it("cursor: CLOSED after the store closes (its native iterator closed first), also on a shared view", async () => {
+      const kv = await RocksKv.open(dir);
+      const b = new WriteBatch();
+      for (let i = 0; i < 50; i++) b.put("hashedAccounts", u8(i), u8(i));
+      kv.write(b);
+      const h = kv.shareHandle();
+      const view = await RocksKv.fromHandle(h);
+      const vc = view.cursor("hashedAccounts");
+      assert.equal(vc.seek(u8(7)), true);
+      assert.deepEqual(vc.value, u8(7));
+      await view.close(); // closes vc's native iterator; the owner stays open
+      assert.throws(() => vc.next(), storageError("CLOSED"));
+      vc.close();
+      kv.releaseHandle();
+      const c = kv.cursor("hashedAccounts", { gte: u8(10) });
+      assert.equal(c.seek(u8(0)), true);
+      assert.deepEqual(c.key, u8(10));
+      await kv.close();
+      assert.throws(() => c.seek(u8(1)), storageError("CLOSED"));
+      assert.throws(() => kv.cursor("hashedAccounts"), storageError("CLOSED"));
+      c.close();
     });
 
     it("sequence counts writes (a reader's cheap 'did anything commit?' check)", async () => {

@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { bytesKey, compareBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { hashOffset, popcount16 } from "../../../src/trie/branchNodeCompact.js";
+import { encodeBranchNodeCompact, hashOffset, popcount16 } from "../../../src/trie/branchNodeCompact.js";
 import { TrieError } from "../../../src/trie/errors.js";
 import { type BranchUpdate, HashBuilder } from "../../../src/trie/hashBuilder.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";
@@ -114,7 +114,8 @@ describe("trie/hashBuilder", () => {
     assert.equal(root, memoryRoot(entries));
     assert.ok(updates.length > 10);
     const paths = new Set(updates.map((u) => bytesKey(u.path)));
-    for (const { path, node } of updates) {
+    for (const { path, node, record } of updates) {
+      assert.equal(hex(record), hex(encodeBranchNodeCompact(node)), "record is the node's stored encoding");
       assert.equal(node.treeMask & ~node.stateMask, 0);
       assert.equal(node.hashMask & ~node.stateMask, 0);
       assert.ok(popcount16(node.stateMask) >= 2);

@@ -10,7 +10,7 @@ import { compareBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { encodeAccount } from "../../../src/trie/account.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";
-import { type PackedLeaves, trieRootParallel } from "../../../src/trie/parallelRoot.js";
+import { type PackedLeaves, trieRootOfPairs, trieRootParallel } from "../../../src/trie/parallelRoot.js";
 
 function pack(entries: [Uint8Array, Uint8Array][]): PackedLeaves {
   entries.sort((a, b) => compareBytes(a[0], b[0]));
@@ -58,6 +58,25 @@ describe("trie/parallelRoot: root across the trieHash pool", function () {
         }
         const oneGroup = accounts(3000, 7);
         assert.equal(bytesToHex(await trieRootParallel(pack(oneGroup), pool, 1)), reference(oneGroup));
+        // Unsorted pairs: sorted once, each worker's part packed and sent in turn.
+        for (const entries of [accounts(20), accounts(5000), accounts(20_000), oneGroup]) {
+          const want = reference(entries);
+          const ks = entries.map(([k]) => k);
+          const vs = entries.map(([, v]) => v);
+          assert.equal(bytesToHex(await trieRootOfPairs(ks, vs, pool, 1)), want, `${entries.length} pairs`);
+          assert.equal(bytesToHex(await trieRootOfPairs(ks, vs, null)), want);
+        }
+        const dup = accounts(100);
+        dup.push([dup[7]![0].slice(), dup[3]![1]]);
+        await assert.rejects(
+          trieRootOfPairs(
+            dup.map(([k]) => k),
+            dup.map(([, v]) => v),
+            pool,
+            1,
+          ),
+          { name: "TrieError", code: "UNSORTED_KEYS" },
+        );
         assert.equal(pool.busy, 0);
       } finally {
         await pool.destroy();

@@ -6,8 +6,9 @@
 import { strict as assert } from "node:assert";
 import { bytesKey } from "../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { WriteBatch } from "../../../src/storage/kv.js";
+import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
+import { RocksKv } from "../../../src/storage/rocksdb.js";
 import { accountStorageRoot, encodeAccount } from "../../../src/trie/account.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import {
@@ -16,16 +17,17 @@ import {
   type StorageChange,
   updateStateRoot,
 } from "../../../src/trie/stateRoot.js";
+import { makeTmpDir, removeDir } from "../storage/tmpDir.js";
 import { clusteredKey, type ModelAccount, Rng, randomWord, StateModel } from "./helpers.js";
 
 const hex = bytesToHex;
 
-function tableDump(kv: MemoryKv, table: "accountTrie" | "storageTrie" | "hashedAccounts"): string[] {
+function tableDump(kv: KvStore, table: "accountTrie" | "storageTrie" | "hashedAccounts"): string[] {
   return [...kv.iterate(table)].map(([k, v]) => `${hex(k)}=${hex(v)}`);
 }
 
 /** Writes one account row the way a state layer would: with whatever storageRoot it last saw. */
-function writeAccount(kv: MemoryKv, batch: WriteBatch, key: Uint8Array, a: ModelAccount): void {
+function writeAccount(kv: KvStore, batch: WriteBatch, key: Uint8Array, a: ModelAccount): void {
   const prev = kv.get("hashedAccounts", key);
   const staleRoot = prev === undefined ? EMPTY_TRIE_ROOT : accountStorageRoot(prev);
   batch.put("hashedAccounts", key, encodeAccount(a.nonce, a.balance, staleRoot));
@@ -34,7 +36,7 @@ function writeAccount(kv: MemoryKv, batch: WriteBatch, key: Uint8Array, a: Model
 function randomAccount(
   rng: Rng,
   model: StateModel,
-  kv: MemoryKv,
+  kv: KvStore,
   batch: WriteBatch,
 ): [Uint8Array, StorageChange | null] {
   const key = clusteredKey(rng);
@@ -65,7 +67,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /** One random changeset applied to the model and the flat tables. */
-function randomChangeset(rng: Rng, model: StateModel, kv: MemoryKv): StateChangeset {
+function randomChangeset(rng: Rng, model: StateModel, kv: KvStore): StateChangeset {
   const batch = new WriteBatch();
   const accounts: Uint8Array[] = [];
   const storage: StorageChange[] = [];
@@ -124,6 +126,53 @@ function randomChangeset(rng: Rng, model: StateModel, kv: MemoryKv): StateChange
   return { accounts, storage };
 }
 
+/**
+ * The differential check: from a random initial state, 25 random changesets; after each, the
+ * incremental root equals the model's, and a full build over the stored result changes nothing.
+ */
+function differential(kv: KvStore, seed: number): void {
+  const rng = new Rng(seed * 7919);
+  const model = new StateModel();
+  // Initial state, then a full build.
+  const init = new WriteBatch();
+  for (let i = 0; i < 40 + rng.int(40); i++) randomAccount(rng, model, kv, init);
+  kv.write(init);
+  const full = computeStateRoot(kv);
+  assert.equal(hex(full.root), hex(model.root()));
+  kv.write(full.batch);
+  assert.equal(computeStateRoot(kv).batch.size, 0, "a second full build changes nothing");
+
+  for (let round = 0; round < 25; round++) {
+    const changes = randomChangeset(rng, model, kv);
+    const inc = updateStateRoot(kv, changes);
+    const want = hex(model.root());
+    assert.equal(hex(inc.root), want, `round ${round}: incremental root`);
+    kv.write(inc.batch);
+    // The stored nodes and account rows are now exactly those of a full build.
+    const again = computeStateRoot(kv);
+    assert.equal(hex(again.root), want, `round ${round}: full root`);
+    assert.deepEqual(
+      again.batch.ops.map((o) => `${o.type} ${o.table} ${hex(o.key)}`),
+      [],
+      `round ${round}: incremental left the stored trie as a full build would`,
+    );
+  }
+  // Delete everything: back to the empty root with no stored nodes.
+  const batch = new WriteBatch();
+  const keys: Uint8Array[] = [];
+  for (const [k, a] of model.accounts.values()) {
+    for (const [s] of a.storage.values()) batch.del("hashedStorage", concat(k, s));
+    batch.del("hashedAccounts", k);
+    keys.push(k);
+  }
+  kv.write(batch);
+  const end = updateStateRoot(kv, { accounts: keys });
+  assert.equal(hex(end.root), hex(EMPTY_TRIE_ROOT));
+  kv.write(end.batch);
+  assert.deepEqual(tableDump(kv, "accountTrie"), []);
+  assert.deepEqual(tableDump(kv, "storageTrie"), []);
+}
+
 describe("trie/stateRoot", () => {
   it("empty state has the empty root and writes nothing", () => {
     const kv = new MemoryKv();
@@ -135,49 +184,80 @@ describe("trie/stateRoot", () => {
 
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`incremental == full == in-memory over random changesets (seed ${seed})`, () => {
-      const rng = new Rng(seed * 7919);
-      const model = new StateModel();
-      const kv = new MemoryKv();
-      // Initial state, then a full build.
-      const init = new WriteBatch();
-      for (let i = 0; i < 40 + rng.int(40); i++) randomAccount(rng, model, kv, init);
-      kv.write(init);
-      const full = computeStateRoot(kv);
-      assert.equal(hex(full.root), hex(model.root()));
-      kv.write(full.batch);
-      assert.equal(computeStateRoot(kv).batch.size, 0, "a second full build changes nothing");
-
-      for (let round = 0; round < 25; round++) {
-        const changes = randomChangeset(rng, model, kv);
-        const inc = updateStateRoot(kv, changes);
-        const want = hex(model.root());
-        assert.equal(hex(inc.root), want, `round ${round}: incremental root`);
-        kv.write(inc.batch);
-        // The stored nodes and account rows are now exactly those of a full build.
-        const again = computeStateRoot(kv);
-        assert.equal(hex(again.root), want, `round ${round}: full root`);
-        assert.deepEqual(
-          again.batch.ops.map((o) => `${o.type} ${o.table} ${hex(o.key)}`),
-          [],
-          `round ${round}: incremental left the stored trie as a full build would`,
-        );
-      }
-      // Delete everything: back to the empty root with no stored nodes.
-      const batch = new WriteBatch();
-      const keys: Uint8Array[] = [];
-      for (const [k, a] of model.accounts.values()) {
-        for (const [s] of a.storage.values()) batch.del("hashedStorage", concat(k, s));
-        batch.del("hashedAccounts", k);
-        keys.push(k);
-      }
-      kv.write(batch);
-      const end = updateStateRoot(kv, { accounts: keys });
-      assert.equal(hex(end.root), hex(EMPTY_TRIE_ROOT));
-      kv.write(end.batch);
-      assert.deepEqual(tableDump(kv, "accountTrie"), []);
-      assert.deepEqual(tableDump(kv, "storageTrie"), []);
+      differential(new MemoryKv(), seed);
     });
   }
+
+  // The same on RocksDB: the walker's cursors (read-ahead, in-buffer seeks, one cursor shared by
+  // every storage trie, node cursors for deleted accounts) against the engine that buffers them.
+  for (const seed of [7, 8]) {
+    it(`incremental == full == in-memory on RocksKv (seed ${seed})`, async () => {
+      const dir = makeTmpDir();
+      const kv = await RocksKv.open(dir, { cacheBytes: 1 << 20 });
+      try {
+        differential(kv, seed);
+      } finally {
+        await kv.close();
+        removeDir(dir);
+      }
+    });
+  }
+
+  it("a large changeset on RocksKv matches MemoryKv op for op (read-ahead across many ranges)", async () => {
+    const dir = makeTmpDir();
+    const rocks = await RocksKv.open(dir, { cacheBytes: 1 << 20 });
+    const mem = new MemoryKv();
+    try {
+      const rng = new Rng(31337);
+      const both = (b: WriteBatch): void => {
+        rocks.write(b);
+        mem.write(b);
+      };
+      const keys: Uint8Array[] = [];
+      const init = new WriteBatch();
+      for (let i = 0; i < 4000; i++) {
+        const k = rng.bytes(32);
+        keys.push(k);
+        init.put("hashedAccounts", k, encodeAccount(i, BigInt(i)));
+        if (i % 40 === 0)
+          for (let j = 0; j < 30; j++) init.put("hashedStorage", concat(k, rng.bytes(32)), randomWord(rng));
+      }
+      both(init);
+      both(computeStateRoot(mem).batch);
+      const change = new WriteBatch();
+      const accounts: Uint8Array[] = [];
+      const storage: StorageChange[] = [];
+      for (let i = 0; i < 4000; i += 7) {
+        const k = keys[i]!;
+        accounts.push(k);
+        if (i % 21 === 0) change.del("hashedAccounts", k);
+        else change.put("hashedAccounts", k, encodeAccount(i + 1, 7n));
+        if (i % 40 === 0) {
+          const s = rng.bytes(32);
+          change.put("hashedStorage", concat(k, s), randomWord(rng));
+          storage.push({ hashedAddress: k, slots: [s] });
+        }
+      }
+      for (let i = 0; i < 300; i++) {
+        const k = rng.bytes(32);
+        accounts.push(k);
+        change.put("hashedAccounts", k, encodeAccount(1, 1n));
+      }
+      both(change);
+      const onRocks = updateStateRoot(rocks, { accounts, storage });
+      const onMem = updateStateRoot(mem, { accounts, storage });
+      assert.equal(hex(onRocks.root), hex(onMem.root));
+      const ops = (r: typeof onMem) => r.batch.ops.map((o) => `${o.type} ${o.table} ${hex(o.key)}`).sort();
+      assert.deepEqual(ops(onRocks), ops(onMem));
+      both(onMem.batch);
+      const full = computeStateRoot(rocks);
+      assert.equal(hex(full.root), hex(onMem.root));
+      assert.equal(full.batch.size, 0, "the incremental writes equal a full build's");
+    } finally {
+      await rocks.close();
+      removeDir(dir);
+    }
+  });
 
   it("a deleted account drops its stored storage nodes even when its slots are reported", () => {
     const rng = new Rng(5);

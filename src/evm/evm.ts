@@ -1,0 +1,385 @@
+/**
+ * The interpreter: one synchronous loop over a frame's code (no await, no throw: code-models
+ * §10.1–10.2), a jump table resolved once per fork, and calls run without JS recursion — a CALL or
+ * CREATE opcode prepares a child frame and returns Halt.Call, and the driver switches frames, so
+ * depth 1024 costs no native stack.
+ */
+import { keccak256 } from "../crypto/keccak.js";
+import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
+import type { ForkRules } from "../spec/forks.js";
+import type { Account } from "../state/account.js";
+import type { WorldState } from "../state/worldState.js";
+import type { BlockContext, TxContext } from "./context.js";
+import { delegationTarget } from "./delegation.js";
+import { Frame, FrameKind } from "./frame.js";
+import { type JumpTable, jumpTable } from "./opcodes/table.js";
+import { type PrecompileTable, precompileTable } from "./precompiles/table.js";
+import { PrecompileStatus } from "./precompiles/types.js";
+import { type GasSchedule, gasSchedule } from "./schedule.js";
+import { Halt } from "./status.js";
+import type { Tracer } from "./tracer.js";
+import { readAddress } from "./word.js";
+
+const EMPTY = new Uint8Array(0);
+const MAX_DEPTH = 1024;
+const MAX_NONCE = (1n << 64n) - 1n;
+/** The result of the last finished message (tx level or a child frame). */
+export interface MessageResult {
+  halt: Halt;
+  gasLeft: number;
+  output: Uint8Array;
+  /** CREATE: the new contract's address (valid on success). */
+  address: bigint;
+}
+
+export class Evm {
+  readonly schedule: GasSchedule;
+  readonly precompiles: PrecompileTable;
+  readonly table: JumpTable;
+  private readonly frames: Frame[] = [];
+  private readonly jumpdestCache = new WeakMap<Uint8Array, Uint8Array>();
+  /** Child frame prepared by a CALL/CREATE opcode that returned Halt.Call. */
+  child: Frame | null = null;
+  /** Result of the last message that ended (see MessageResult). */
+  readonly result: MessageResult = { halt: Halt.Stop, gasLeft: 0, output: EMPTY, address: 0n };
+  tx: TxContext = { origin: 0n, gasPrice: 0n, blobHashes: [] };
+  tracer: Tracer | null = null;
+
+  constructor(
+    readonly rules: ForkRules,
+    readonly block: BlockContext,
+    readonly state: WorldState,
+  ) {
+    this.schedule = gasSchedule(rules);
+    this.precompiles = precompileTable(rules);
+    this.table = jumpTable(rules.fork);
+  }
+
+  /** True when `address` is a precompile under these rules. */
+  isPrecompile(address: bigint): boolean {
+    return address <= 0xffffn && this.precompiles.has(Number(address));
+  }
+
+  frameAt(depth: number): Frame {
+    let f = this.frames[depth];
+    if (f === undefined) {
+      f = new Frame(depth);
+      this.frames[depth] = f;
+    }
+    return f;
+  }
+
+  jumpdests(code: Uint8Array): Uint8Array {
+    let j = this.jumpdestCache.get(code);
+    if (j === undefined) {
+      j = new Uint8Array(code.length);
+      for (let i = 0; i < code.length; i++) {
+        const op = code[i];
+        if (op === 0x5b) j[i] = 1;
+        else if (op >= 0x60 && op <= 0x7f) i += op - 0x5f;
+      }
+      this.jumpdestCache.set(code, j);
+    }
+    return j;
+  }
+
+  /** Code run when `a` is called: its own, or its EIP-7702 delegate's. */
+  executedCode(a: Account): Uint8Array {
+    const code = this.state.code(a);
+    if (this.schedule.eip7702) {
+      const t = delegationTarget(code);
+      if (t >= 0n) return this.state.code(this.state.account(t));
+    }
+    return code;
+  }
+
+  // ---- tx-level entry points -------------------------------------------------------------------
+
+  /** A message call from the tx (depth 0). The outcome is in `this.result`. */
+  call(caller: bigint, to: bigint, value: bigint, input: Uint8Array, gas: number): MessageResult {
+    const f = this.beginCall(FrameKind.Call, 0, caller, to, to, value, input, gas, false);
+    if (f !== null) this.drive(f);
+    return this.result;
+  }
+
+  /** A contract creation from the tx (depth 0). The outcome is in `this.result`. */
+  create(caller: bigint, value: bigint, initcode: Uint8Array, gas: number): MessageResult {
+    const f = this.beginCreate(0, caller, value, initcode, gas, null);
+    if (f !== null) this.drive(f);
+    return this.result;
+  }
+
+  private drive(root: Frame): void {
+    let f = root;
+    for (;;) {
+      const h = this.tracer === null ? this.loop(f) : this.loopTraced(f, this.tracer);
+      if (h === Halt.Call) {
+        f = this.child as Frame;
+        this.child = null;
+        continue;
+      }
+      this.endFrame(f, h);
+      if (f === root) return;
+      const parent = this.frames[f.index - 1];
+      this.resume(parent, f.kind);
+      f = parent;
+    }
+  }
+
+  private loop(f: Frame): Halt {
+    const { fns, gas, minStack, maxStack } = this.table;
+    const code = f.code;
+    const n = code.length;
+    for (;;) {
+      const pc = f.pc;
+      const op = pc < n ? code[pc] : 0;
+      const sp = f.sp;
+      if (sp < minStack[op]) return Halt.StackUnderflow;
+      if (sp > maxStack[op]) return Halt.StackOverflow;
+      const g = f.gas - gas[op];
+      if (g < 0) return Halt.OutOfGas;
+      f.gas = g;
+      f.pc = pc + 1;
+      const s = fns[op](this, f);
+      if (s !== Halt.Continue) return s;
+    }
+  }
+
+  /** The same loop with an EIP-3155 step record before each opcode. */
+  private loopTraced(f: Frame, t: Tracer): Halt {
+    const { fns, gas, minStack, maxStack } = this.table;
+    const code = f.code;
+    for (;;) {
+      const pc = f.pc;
+      const op = pc < code.length ? code[pc] : 0;
+      const sp = f.sp;
+      t.step(f, op, this.state.refund);
+      if (sp < minStack[op]) return t.fault(Halt.StackUnderflow);
+      if (sp > maxStack[op]) return t.fault(Halt.StackOverflow);
+      const g = f.gas - gas[op];
+      if (g < 0) return t.fault(Halt.OutOfGas);
+      f.gas = g;
+      f.pc = pc + 1;
+      const s = fns[op](this, f);
+      t.after(f);
+      if (s !== Halt.Continue) return s === Halt.Call ? s : t.fault(s);
+    }
+  }
+
+  // ---- calls -----------------------------------------------------------------------------------
+
+  private immediate(halt: Halt, gasLeft: number, output: Uint8Array): null {
+    const r = this.result;
+    r.halt = halt;
+    r.gasLeft = gasLeft;
+    r.output = output;
+    r.address = 0n;
+    return null;
+  }
+
+  /**
+   * Starts a message call at `depth`. Returns the frame to run, or null when the call finished at
+   * once (depth/balance failure, precompile, no code, EIP-161 no-op); the outcome is then in
+   * `this.result`. Gas is already taken from the caller.
+   */
+  beginCall(
+    kind: FrameKind,
+    depth: number,
+    caller: bigint,
+    address: bigint,
+    codeAddress: bigint,
+    value: bigint,
+    input: Uint8Array,
+    gas: number,
+    isStatic: boolean,
+  ): Frame | null {
+    const st = this.state;
+    if (depth > MAX_DEPTH) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+    const transfers = kind === FrameKind.Call || kind === FrameKind.CallCode;
+    let from: Account | null = null;
+    if (transfers && value !== 0n) {
+      from = st.account(caller);
+      if (from.balance < value) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+    }
+    const cp = st.checkpoint();
+    const target = st.account(address);
+    const pre = this.isPrecompile(codeAddress);
+    if (kind === FrameKind.Call) {
+      if (!target.exists) {
+        if (!pre && this.schedule.eip158 && value === 0n) {
+          st.commit(cp);
+          return this.immediate(Halt.Stop, gas, EMPTY);
+        }
+        st.markExists(target);
+      }
+      from ??= st.account(caller);
+      st.subBalance(from, value);
+      st.addBalance(target, value);
+    } else if (kind === FrameKind.StaticCall) {
+      // geth touches the target of a STATICCALL (an AddBalance of zero), which EIP-161 observes.
+      st.touch(target);
+    }
+    if (pre) {
+      const fn = this.precompiles.get(Number(codeAddress));
+      if (fn !== undefined) {
+        const r = fn(input, gas, this.rules);
+        if (r.status === PrecompileStatus.Ok) {
+          st.commit(cp);
+          return this.immediate(Halt.Return, gas - r.gasUsed, r.output);
+        }
+        st.revert(cp);
+        return this.immediate(
+          r.status === PrecompileStatus.OutOfGas ? Halt.OutOfGas : Halt.PrecompileFailure,
+          0,
+          EMPTY,
+        );
+      }
+    }
+    const codeAccount = codeAddress === address ? target : st.account(codeAddress);
+    const code = this.executedCode(codeAccount);
+    if (code.length === 0) {
+      st.commit(cp);
+      return this.immediate(Halt.Stop, gas, EMPTY);
+    }
+    return this.initFrame(depth, kind, code, gas, target, caller, value, input, isStatic, cp);
+  }
+
+  /** Starts a contract creation at `depth` (salt null: CREATE, else CREATE2). As beginCall. */
+  beginCreate(
+    depth: number,
+    caller: bigint,
+    value: bigint,
+    initcode: Uint8Array,
+    gas: number,
+    salt: bigint | null,
+  ): Frame | null {
+    const st = this.state;
+    if (depth > MAX_DEPTH) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+    const from = st.account(caller);
+    if (from.balance < value) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+    const nonce = from.nonce;
+    if (nonce >= MAX_NONCE) return this.immediate(Halt.NonceOverflow, gas, EMPTY);
+    st.setNonce(from, nonce + 1n);
+    const address =
+      salt === null ? createAddress(from.addressBytes, nonce) : create2Address(from.addressBytes, salt, initcode);
+    if (this.schedule.berlin) st.warmAddress(address);
+    const target = st.account(address);
+    if (target.nonce !== 0n || this.state.code(target).length !== 0 || st.hasStorage(target)) {
+      return this.immediate(Halt.CreateCollision, 0, EMPTY);
+    }
+    const cp = st.checkpoint();
+    st.createContract(target);
+    if (this.schedule.eip158) st.setNonce(target, 1n);
+    st.subBalance(from, value);
+    st.addBalance(target, value);
+    const f = this.initFrame(depth, FrameKind.Create, initcode, gas, target, caller, value, EMPTY, false, cp);
+    if (initcode.length === 0) {
+      this.endFrame(f, Halt.Stop);
+      return null;
+    }
+    return f;
+  }
+
+  private initFrame(
+    depth: number,
+    kind: FrameKind,
+    code: Uint8Array,
+    gas: number,
+    account: Account,
+    caller: bigint,
+    value: bigint,
+    input: Uint8Array,
+    isStatic: boolean,
+    checkpoint: number,
+  ): Frame {
+    const f = this.frameAt(depth);
+    f.reset();
+    f.kind = kind;
+    f.code = code;
+    f.jumpdests = this.jumpdests(code);
+    f.gas = gas;
+    f.address = account.address;
+    f.account = account;
+    f.caller = caller;
+    f.value = value;
+    f.input = input;
+    f.isStatic = isStatic;
+    f.depth = depth;
+    f.checkpoint = checkpoint;
+    return f;
+  }
+
+  /** Settles a finished frame: code deposit for creates, commit or revert, the result. */
+  private endFrame(f: Frame, halt: Halt): void {
+    const st = this.state;
+    const sc = this.schedule;
+    let h = halt;
+    let output = h === Halt.Return || h === Halt.Revert ? f.output : EMPTY;
+    if (f.kind === FrameKind.Create && (h === Halt.Stop || h === Halt.Return)) {
+      const code = output;
+      if (code.length > sc.maxCodeSize) h = Halt.CodeTooLarge;
+      else if (sc.rejectEf && code.length > 0 && code[0] === 0xef) h = Halt.InvalidCodePrefix;
+      else {
+        const cost = code.length * 200;
+        if (f.gas >= cost) {
+          f.gas -= cost;
+          st.setCode(f.account as Account, code);
+        } else if (sc.codeDepositFails) {
+          h = Halt.OutOfGas;
+        }
+      }
+      output = EMPTY;
+    }
+    const r = this.result;
+    if (h === Halt.Stop || h === Halt.Return) {
+      st.commit(f.checkpoint);
+      r.gasLeft = f.gas;
+    } else {
+      st.revert(f.checkpoint);
+      r.gasLeft = h === Halt.Revert ? f.gas : 0;
+      if (h !== Halt.Revert) output = EMPTY;
+    }
+    r.halt = h;
+    r.output = output;
+    r.address = f.kind === FrameKind.Create ? f.address : 0n;
+  }
+
+  /** Hands the result of a finished child to its parent frame and lets the parent continue. */
+  resume(parent: Frame, kind: FrameKind): void {
+    const r = this.result;
+    const ok = r.halt === Halt.Stop || r.halt === Halt.Return;
+    parent.gas += r.gasLeft;
+    if (kind === FrameKind.Create) {
+      parent.stack[parent.sp++] = ok ? r.address : 0n;
+      parent.returnData = r.halt === Halt.Revert ? r.output : EMPTY;
+      return;
+    }
+    parent.stack[parent.sp++] = ok ? 1n : 0n;
+    const out = r.output;
+    parent.returnData = out;
+    if (ok || r.halt === Halt.Revert) {
+      const n = out.length < parent.retSize ? out.length : parent.retSize;
+      if (n > 0) parent.mem.set(n === out.length ? out : out.subarray(0, n), parent.retOffset);
+    }
+  }
+}
+
+/** CREATE address: keccak256(rlp([sender, nonce]))[12:]. */
+export function createAddress(sender: Uint8Array, nonce: bigint): bigint {
+  const h = keccak256(encodeRlp([sender, uintToRlpBytes(nonce)]));
+  return readAddress(h, 12);
+}
+
+/** CREATE2 address: keccak256(0xff ‖ sender ‖ salt ‖ keccak256(initcode))[12:]. */
+export function create2Address(sender: Uint8Array, salt: bigint, initcode: Uint8Array): bigint {
+  const buf = new Uint8Array(85);
+  buf[0] = 0xff;
+  buf.set(sender, 1);
+  let s = salt;
+  for (let i = 52; i >= 21; i--) {
+    buf[i] = Number(s & 0xffn);
+    s >>= 8n;
+  }
+  buf.set(keccak256(initcode), 53);
+  return readAddress(keccak256(buf), 12);
+}

@@ -1,0 +1,73 @@
+/**
+ * StateReader over the flat tables of a KvStore (storage/tables.ts): hashedAccounts rows are
+ * account RLP, hashedStorage rows minimal big-endian words, code rows raw bytes. Every call is one
+ * synchronous point read; caching is the WorldState's job (it keeps what a block touched).
+ */
+import { KECCAK256_EMPTY } from "../crypto/keccak.js";
+import { equalBytes } from "../primitives/bytes.js";
+import { bytesToBigint } from "../primitives/u256.js";
+import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
+import type { KvReader } from "../storage/kv.js";
+import { StateError } from "./errors.js";
+import type { AccountRecord, StateReader } from "./stateReader.js";
+
+const EMPTY_CODE = new Uint8Array(0);
+
+export function decodeAccountRecord(row: Uint8Array): AccountRecord {
+  const fields = expectList(decodeRlp(row), "account");
+  if (fields.length !== 4) throw new StateError("BAD_ACCOUNT", `account row has ${fields.length} fields, expected 4`);
+  const storageRoot = expectBytes(fields[2], "account.storageRoot");
+  const codeHash = expectBytes(fields[3], "account.codeHash");
+  if (storageRoot.length !== 32 || codeHash.length !== 32) {
+    throw new StateError("BAD_ACCOUNT", "account hashes are not 32 bytes");
+  }
+  return {
+    nonce: bytesToBigint(expectBytes(fields[0], "account.nonce")),
+    balance: bytesToBigint(expectBytes(fields[1], "account.balance")),
+    storageRoot,
+    codeHash,
+  };
+}
+
+export class KvStateReader implements StateReader {
+  constructor(private readonly kv: KvReader) {}
+
+  account(hashedAddress: Uint8Array): AccountRecord | null {
+    const row = this.kv.get("hashedAccounts", hashedAddress);
+    return row === undefined ? null : decodeAccountRecord(row);
+  }
+
+  storage(hashedAddress: Uint8Array, hashedSlot: Uint8Array): bigint {
+    const key = new Uint8Array(64);
+    key.set(hashedAddress, 0);
+    key.set(hashedSlot, 32);
+    const row = this.kv.get("hashedStorage", key);
+    return row === undefined ? 0n : bytesToBigint(row);
+  }
+
+  code(codeHash: Uint8Array): Uint8Array {
+    if (equalBytes(codeHash, KECCAK256_EMPTY)) return EMPTY_CODE;
+    return this.kv.get("code", codeHash) ?? EMPTY_CODE;
+  }
+
+  hasStorage(hashedAddress: Uint8Array): boolean {
+    const c = this.kv.cursor("hashedStorage", { gte: hashedAddress, lt: prefixEnd(hashedAddress) });
+    try {
+      return c.seek(hashedAddress);
+    } finally {
+      c.close();
+    }
+  }
+}
+
+/** The smallest key greater than every key starting with `prefix` (a 32-byte hash; never all 0xff in practice). */
+export function prefixEnd(prefix: Uint8Array): Uint8Array {
+  const out = prefix.slice();
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i] !== 0xff) {
+      out[i]++;
+      return out.subarray(0, i + 1);
+    }
+  }
+  return new Uint8Array(prefix.length + 1).fill(0xff);
+}

@@ -1,0 +1,523 @@
+/**
+ * Journaled world state for block execution: the EVM's one view of accounts, storage, code,
+ * EIP-2929 access sets, EIP-1153 transient storage, logs and the refund counter.
+ *
+ * - Reads go to the StateReader once per account / slot per block; the Account objects then serve
+ *   as the cache for the rest of the block (and later blocks, until `clearCache`).
+ * - Every change pushes a journal entry; `checkpoint()` / `revert(id)` / `commit(id)` nest like
+ *   call frames. Logs and the refund counter are restored from the checkpoint itself.
+ * - `finalizeTx(eip158)` applies the end-of-tx rules (self-destructs, EIP-161 deletion of touched
+ *   empty accounts) and forgets the per-tx sets; `commitBlock()` turns the block's changes into
+ *   flat-table writes plus the StateChangeset the trie needs for the new root.
+ *
+ * Addresses are 160-bit bigints (the EVM stack form; a Map keyed by bigint measured 43 ns a lookup
+ * here against 190 ns for a hex-string key), slots 256-bit bigints. Nothing here throws inside
+ * execution; the only errors are a malformed stored row (StateError) and checkpoint misuse.
+ */
+import { KECCAK256_EMPTY, keccak256 } from "../crypto/keccak.js";
+import { equalBytes } from "../primitives/bytes.js";
+import { bigintToBytes, bigintToBytes32 } from "../primitives/u256.js";
+import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
+import type { KvReader } from "../storage/kv.js";
+import { WriteBatch } from "../storage/kv.js";
+import { EMPTY_TRIE_ROOT } from "../trie/node.js";
+import type { StateChangeset, StorageChange } from "../trie/stateRoot.js";
+import { Account, EMPTY_CODE } from "./account.js";
+import { StateError } from "./errors.js";
+import { prefixEnd } from "./kvStateReader.js";
+import type { StateReader } from "./stateReader.js";
+
+enum J {
+  Balance,
+  Nonce,
+  Code,
+  Storage,
+  Exists,
+  Reset,
+  Destruct,
+  Touch,
+  WarmAddress,
+  WarmSlot,
+  Transient,
+}
+
+interface Entry {
+  k: J;
+  a: Account | null;
+  /** slot (Storage, WarmSlot, Transient) or address (WarmAddress, Transient) */
+  s: bigint;
+  /** previous bigint value (Balance, Nonce, Storage, Transient) */
+  v: bigint;
+  /** previous object value (Code: code; Reset: snapshot) */
+  o: unknown;
+}
+
+interface ResetSnapshot {
+  nonce: bigint;
+  codeHash: Uint8Array;
+  code: Uint8Array | null;
+  storage: Map<bigint, bigint>;
+  wiped: boolean;
+  exists: boolean;
+  createdInTx: boolean;
+  txOriginal: Map<bigint, bigint> | null;
+}
+
+/** The precompile whose touch survives a revert (geth journal.go, mainnet block 2675119). */
+const RIPEMD = 3n;
+
+export function addressToBigint(a: Uint8Array): bigint {
+  let v = 0n;
+  for (let i = 0; i < a.length; i++) v = (v << 8n) | BigInt(a[i]);
+  return v;
+}
+
+export function bigintToAddress(v: bigint): Uint8Array {
+  const out = new Uint8Array(20);
+  for (let i = 19; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+export interface BlockCommit {
+  /** Flat-state writes: account rows (old storage roots; the trie patches them), storage rows, code. */
+  readonly batch: WriteBatch;
+  /** The keys the trie must re-hash. */
+  readonly changeset: StateChangeset;
+}
+
+export class WorldState {
+  private readonly accounts = new Map<bigint, Account>();
+  private journal: Entry[] = [];
+  private cpJournal: number[] = [];
+  private cpLogs: number[] = [];
+  private cpRefund: number[] = [];
+  /** Accounts changed or touched in the running tx. */
+  private txAccounts: Account[] = [];
+  private warmAddresses = new Set<bigint>();
+  private warmSlots = new Map<bigint, Set<bigint>>();
+  private transient = new Map<bigint, Map<bigint, bigint>>();
+  /** Logs of the running tx (address, topics, data), trimmed on revert. */
+  logs: { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[] = [];
+  /** Gas refund counter of the running tx (may go negative inside a tx under EIP-2200 accounting). */
+  refund = 0;
+
+  constructor(
+    private readonly reader: StateReader,
+    /** Flat tables the reader reads, needed to delete the storage rows of a wiped account at commit. */
+    private readonly kv: KvReader | null = null,
+  ) {}
+
+  // ---- accounts -------------------------------------------------------------------------------
+
+  /** The account object of `address` (loaded once, cached); exists=false when absent. */
+  account(address: bigint): Account {
+    let a = this.accounts.get(address);
+    if (a === undefined) {
+      const bytes = bigintToAddress(address);
+      a = new Account(address, bytes, keccak256(bytes));
+      const rec = this.reader.account(a.hashedAddress);
+      if (rec !== null) {
+        a.exists = true;
+        a.stored = true;
+        a.nonce = rec.nonce;
+        a.balance = rec.balance;
+        a.storageRoot = rec.storageRoot;
+        if (equalBytes(rec.codeHash, KECCAK256_EMPTY)) {
+          a.codeHash = KECCAK256_EMPTY;
+        } else {
+          a.codeHash = rec.codeHash;
+          a.code = null;
+        }
+      }
+      this.accounts.set(address, a);
+    }
+    return a;
+  }
+
+  code(a: Account): Uint8Array {
+    let c = a.code;
+    if (c === null) {
+      c = this.reader.code(a.codeHash);
+      a.code = c;
+    }
+    return c;
+  }
+
+  private track(a: Account): void {
+    if (!a.inTx) {
+      a.inTx = true;
+      this.txAccounts.push(a);
+    }
+  }
+
+  private push(k: J, a: Account | null, s: bigint, v: bigint, o: unknown): void {
+    this.journal.push({ k, a, s, v, o });
+  }
+
+  touch(a: Account): void {
+    this.track(a);
+    if (!a.touched) {
+      a.touched = true;
+      this.push(J.Touch, a, 0n, 0n, null);
+    }
+  }
+
+  setBalance(a: Account, v: bigint): void {
+    this.touch(a);
+    this.push(J.Balance, a, 0n, a.balance, null);
+    a.balance = v;
+    a.dirty = true;
+    if (!a.exists) this.markExists(a);
+  }
+
+  addBalance(a: Account, v: bigint): void {
+    this.setBalance(a, a.balance + v);
+  }
+
+  subBalance(a: Account, v: bigint): void {
+    this.setBalance(a, a.balance - v);
+  }
+
+  setNonce(a: Account, v: bigint): void {
+    this.touch(a);
+    this.push(J.Nonce, a, 0n, a.nonce, null);
+    a.nonce = v;
+    a.dirty = true;
+    if (!a.exists) this.markExists(a);
+  }
+
+  setCode(a: Account, code: Uint8Array): void {
+    this.touch(a);
+    this.push(J.Code, a, 0n, 0n, [a.code, a.codeHash, a.codeDirty]);
+    a.code = code;
+    a.codeHash = code.length === 0 ? KECCAK256_EMPTY : keccak256(code);
+    a.codeDirty = code.length !== 0;
+    a.dirty = true;
+    if (!a.exists) this.markExists(a);
+  }
+
+  /** Makes an absent account present (empty); pre-EIP-161 calls and transfers create accounts. */
+  markExists(a: Account): void {
+    this.track(a);
+    this.push(J.Exists, a, 0n, 0n, a.exists);
+    a.exists = true;
+    a.dirty = true;
+  }
+
+  /**
+   * CREATE/CREATE2 target: a fresh account at the address, keeping only its balance (geth
+   * CreateAccount + CreateContract). Storage of any earlier incarnation is void from here on.
+   */
+  createContract(a: Account): void {
+    this.touch(a);
+    const snap: ResetSnapshot = {
+      nonce: a.nonce,
+      codeHash: a.codeHash,
+      code: a.code,
+      storage: a.storage,
+      wiped: a.wiped,
+      exists: a.exists,
+      createdInTx: a.createdInTx,
+      txOriginal: a.txOriginal,
+    };
+    this.push(J.Reset, a, 0n, 0n, snap);
+    a.nonce = 0n;
+    a.codeHash = KECCAK256_EMPTY;
+    a.code = EMPTY_CODE;
+    a.storage = new Map();
+    a.txOriginal = null;
+    a.wiped = true;
+    a.exists = true;
+    a.createdInTx = true;
+    a.dirty = true;
+  }
+
+  /** Marks `a` destroyed at the end of the tx (its balance is moved by the caller). */
+  selfDestruct(a: Account): void {
+    this.track(a);
+    this.push(J.Destruct, a, 0n, 0n, a.destructed);
+    a.destructed = true;
+  }
+
+  // ---- storage --------------------------------------------------------------------------------
+
+  sload(a: Account, slot: bigint): bigint {
+    const v = a.storage.get(slot);
+    if (v !== undefined) return v;
+    let w = 0n;
+    if (a.stored && !a.wiped) w = this.reader.storage(a.hashedAddress, keccak256(bigintToBytes32(slot)));
+    a.storage.set(slot, w);
+    return w;
+  }
+
+  /** The slot's value when the running tx started (EIP-2200 "original value"). */
+  originalStorage(a: Account, slot: bigint): bigint {
+    const o = a.txOriginal?.get(slot);
+    return o !== undefined ? o : this.sload(a, slot);
+  }
+
+  sstore(a: Account, slot: bigint, value: bigint): void {
+    const cur = this.sload(a, slot);
+    this.track(a);
+    let orig = a.txOriginal;
+    if (orig === null) {
+      orig = new Map();
+      a.txOriginal = orig;
+    }
+    if (!orig.has(slot)) orig.set(slot, cur);
+    this.push(J.Storage, a, slot, cur, null);
+    a.storage.set(slot, value);
+    (a.dirtySlots ??= new Set()).add(slot);
+  }
+
+  /** EIP-7610: the account has stored storage (a CREATE to it collides). */
+  hasStorage(a: Account): boolean {
+    for (const v of a.storage.values()) if (v !== 0n) return true;
+    if (!a.stored || a.wiped) return false;
+    return this.reader.hasStorage(a.hashedAddress);
+  }
+
+  // ---- EIP-1153 transient storage -------------------------------------------------------------
+
+  tload(address: bigint, slot: bigint): bigint {
+    return this.transient.get(address)?.get(slot) ?? 0n;
+  }
+
+  tstore(address: bigint, slot: bigint, value: bigint): void {
+    let m = this.transient.get(address);
+    if (m === undefined) {
+      m = new Map();
+      this.transient.set(address, m);
+    }
+    this.push(J.Transient, null, slot, m.get(slot) ?? 0n, address);
+    m.set(slot, value);
+  }
+
+  // ---- EIP-2929 access sets -------------------------------------------------------------------
+
+  isWarmAddress(address: bigint): boolean {
+    return this.warmAddresses.has(address);
+  }
+
+  /** Adds `address` to the access set; returns true when it was already warm. */
+  warmAddress(address: bigint): boolean {
+    if (this.warmAddresses.has(address)) return true;
+    this.warmAddresses.add(address);
+    this.push(J.WarmAddress, null, address, 0n, null);
+    return false;
+  }
+
+  /** Adds (address, slot) to the access set; returns true when it was already warm. */
+  warmSlot(address: bigint, slot: bigint): boolean {
+    let s = this.warmSlots.get(address);
+    if (s === undefined) {
+      s = new Set();
+      this.warmSlots.set(address, s);
+    } else if (s.has(slot)) {
+      return true;
+    }
+    s.add(slot);
+    this.push(J.WarmSlot, null, slot, 0n, address);
+    return false;
+  }
+
+  // ---- checkpoints ----------------------------------------------------------------------------
+
+  checkpoint(): number {
+    this.cpJournal.push(this.journal.length);
+    this.cpLogs.push(this.logs.length);
+    this.cpRefund.push(this.refund);
+    return this.cpJournal.length - 1;
+  }
+
+  commit(id: number): void {
+    if (id !== this.cpJournal.length - 1) throw new StateError("BAD_CHECKPOINT", `commit ${id} is not the innermost`);
+    this.cpJournal.pop();
+    this.cpLogs.pop();
+    this.cpRefund.pop();
+  }
+
+  revert(id: number): void {
+    if (id !== this.cpJournal.length - 1) throw new StateError("BAD_CHECKPOINT", `revert ${id} is not the innermost`);
+    const to = this.cpJournal.pop() as number;
+    this.logs.length = this.cpLogs.pop() as number;
+    this.refund = this.cpRefund.pop() as number;
+    const j = this.journal;
+    for (let i = j.length - 1; i >= to; i--) this.undo(j[i]);
+    j.length = to;
+  }
+
+  private undo(e: Entry): void {
+    const a = e.a as Account;
+    switch (e.k) {
+      case J.Balance:
+        a.balance = e.v;
+        break;
+      case J.Nonce:
+        a.nonce = e.v;
+        break;
+      case J.Code: {
+        const [code, hash, dirty] = e.o as [Uint8Array | null, Uint8Array, boolean];
+        a.code = code;
+        a.codeHash = hash;
+        a.codeDirty = dirty;
+        break;
+      }
+      case J.Storage:
+        a.storage.set(e.s, e.v);
+        break;
+      case J.Exists:
+        a.exists = e.o as boolean;
+        break;
+      case J.Reset: {
+        const s = e.o as ResetSnapshot;
+        a.nonce = s.nonce;
+        a.codeHash = s.codeHash;
+        a.code = s.code;
+        a.storage = s.storage;
+        a.wiped = s.wiped;
+        a.exists = s.exists;
+        a.createdInTx = s.createdInTx;
+        a.txOriginal = s.txOriginal;
+        break;
+      }
+      case J.Destruct:
+        a.destructed = e.o as boolean;
+        break;
+      case J.Touch:
+        if (a.address !== RIPEMD) a.touched = false;
+        break;
+      case J.WarmAddress:
+        this.warmAddresses.delete(e.s);
+        break;
+      case J.WarmSlot:
+        this.warmSlots.get(e.o as bigint)?.delete(e.s);
+        break;
+      case J.Transient:
+        this.transient.get(e.o as bigint)?.set(e.s, e.v);
+        break;
+    }
+  }
+
+  // ---- tx and block boundaries ----------------------------------------------------------------
+
+  /**
+   * End-of-tx rules: destroyed accounts are deleted, and from EIP-161 (`eip158`) so is every
+   * touched account left empty. Clears the journal, access sets, transient storage and logs.
+   */
+  finalizeTx(eip158: boolean): void {
+    const list = this.txAccounts;
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i];
+      if (a.destructed || (eip158 && a.touched && a.exists && a.isEmpty())) this.deleteAccount(a);
+      a.txOriginal = null;
+      a.createdInTx = false;
+      a.destructed = false;
+      a.touched = false;
+      a.inTx = false;
+    }
+    this.txAccounts = [];
+    this.journal = [];
+    this.cpJournal.length = 0;
+    this.cpLogs.length = 0;
+    this.cpRefund.length = 0;
+    this.warmAddresses.clear();
+    this.warmSlots.clear();
+    this.transient.clear();
+    this.logs = [];
+    this.refund = 0;
+  }
+
+  private deleteAccount(a: Account): void {
+    a.exists = false;
+    a.nonce = 0n;
+    a.balance = 0n;
+    a.codeHash = KECCAK256_EMPTY;
+    a.code = EMPTY_CODE;
+    a.codeDirty = false;
+    a.storage = new Map();
+    a.storageRoot = EMPTY_TRIE_ROOT;
+    a.wiped = true;
+    a.dirty = true;
+  }
+
+  /**
+   * The block's changes as flat-table writes and the trie changeset. Afterwards the cached accounts
+   * describe the committed state (dirty flags cleared); call `setStorageRoots` with the roots the
+   * trie computed so later commits write the right account rows.
+   */
+  commitBlock(): BlockCommit {
+    const batch = new WriteBatch();
+    const accounts: Uint8Array[] = [];
+    const storage: StorageChange[] = [];
+    for (const a of this.accounts.values()) {
+      const slotsDirty = a.dirtySlots !== null && a.dirtySlots.size > 0;
+      if (!a.dirty && !slotsDirty && !a.wiped) continue;
+      const h = a.hashedAddress;
+      if (a.dirty || a.wiped) accounts.push(h);
+      if (!a.exists) {
+        batch.del("hashedAccounts", h);
+        if (a.stored) this.deleteStorageRows(batch, h);
+        a.stored = false;
+      } else {
+        const slots: Uint8Array[] = [];
+        if (a.wiped && a.stored) this.deleteStorageRows(batch, h);
+        if (a.dirtySlots !== null) {
+          for (const slot of a.dirtySlots) {
+            const hs = keccak256(bigintToBytes32(slot));
+            const key = new Uint8Array(64);
+            key.set(h, 0);
+            key.set(hs, 32);
+            const v = a.storage.get(slot) ?? 0n;
+            if (v === 0n) batch.del("hashedStorage", key);
+            else batch.put("hashedStorage", key, bigintToBytes(v));
+            slots.push(hs);
+          }
+        }
+        if (slots.length > 0 || a.wiped) storage.push({ hashedAddress: h, slots, wiped: a.wiped && a.stored });
+        if (a.codeDirty && a.code !== null) batch.put("code", a.codeHash, a.code);
+        batch.put(
+          "hashedAccounts",
+          h,
+          encodeRlp([uintToRlpBytes(a.nonce), uintToRlpBytes(a.balance), a.storageRoot, a.codeHash]),
+        );
+        a.stored = true;
+      }
+      a.dirty = false;
+      a.codeDirty = false;
+      a.wiped = false;
+      a.dirtySlots = null;
+    }
+    return { batch, changeset: { accounts, storage } };
+  }
+
+  /** Records the storage roots the trie computed for the last commit. */
+  setStorageRoots(roots: readonly { hashedAddress: Uint8Array; root: Uint8Array }[]): void {
+    if (roots.length === 0) return;
+    const byHash = new Map<string, Uint8Array>();
+    for (const r of roots) byHash.set(hashKey(r.hashedAddress), r.root);
+    for (const a of this.accounts.values()) {
+      const r = byHash.get(hashKey(a.hashedAddress));
+      if (r !== undefined) a.storageRoot = r;
+    }
+  }
+
+  private deleteStorageRows(batch: WriteBatch, h: Uint8Array): void {
+    if (this.kv === null) return;
+    for (const [k] of this.kv.iterate("hashedStorage", { gte: h, lt: prefixEnd(h) })) batch.del("hashedStorage", k);
+  }
+
+  /** Drops every cached account (after a reorg, or to bound memory between blocks). */
+  clearCache(): void {
+    this.accounts.clear();
+  }
+}
+
+function hashKey(h: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < h.length; i++) s += String.fromCharCode(h[i]);
+  return s;
+}

@@ -26,6 +26,7 @@ import {
   OP_EMPTY_REQUESTS_HASH,
   validateHeader,
 } from "../../src/chain/validateHeader.js";
+import { fixtureNetworkConfig as configForNetwork } from "../../src/cli/evmTool/networks.js";
 import { sha256Pure } from "../../src/crypto/sha256.js";
 import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
 import { decodeHeader as decodeRlpHeader } from "../../src/rlp/decode.js";
@@ -45,60 +46,6 @@ interface JsonTest {
   genesisBlockHeader: Record<string, string>;
   blocks: JsonBlock[];
   config?: { blobSchedule?: Record<string, Record<string, string>> };
-}
-
-/** The geth genesis config keys that switch each fork on (forks before it are switched on too). */
-const FORK_KEYS: [Fork, string[]][] = [
-  [Fork.Homestead, ["homesteadBlock"]],
-  [Fork.TangerineWhistle, ["eip150Block"]],
-  [Fork.SpuriousDragon, ["eip155Block", "eip158Block"]],
-  [Fork.Byzantium, ["byzantiumBlock"]],
-  [Fork.Constantinople, ["constantinopleBlock"]],
-  [Fork.Petersburg, ["petersburgBlock"]],
-  [Fork.Istanbul, ["istanbulBlock"]],
-  [Fork.MuirGlacier, ["muirGlacierBlock"]],
-  [Fork.Berlin, ["berlinBlock"]],
-  [Fork.London, ["londonBlock"]],
-  [Fork.ArrowGlacier, ["arrowGlacierBlock"]],
-  [Fork.GrayGlacier, ["grayGlacierBlock"]],
-  [Fork.Paris, ["terminalTotalDifficulty"]],
-  [Fork.Shanghai, ["shanghaiTime"]],
-  [Fork.Cancun, ["cancunTime"]],
-  [Fork.Prague, ["pragueTime"]],
-  [Fork.Osaka, ["osakaTime"]],
-];
-
-/**
- * A geth genesis config for a fixture network: `Fork` → every fork up to it at genesis;
- * `XToYAtTime15k` → X at genesis and Y (only Y) at timestamp 15000; `XToYAt5` → Y at block 5.
- */
-function configForNetwork(
-  network: string,
-  blobSchedule: Record<string, Record<string, string>> | undefined,
-): Record<string, unknown> {
-  let from = forkFromFixtureName(network);
-  let to: Fork | undefined;
-  let at = 0;
-  if (from === undefined) {
-    const m = /^([A-Za-z]+)To([A-Za-z]+)At(Time)?(\d+)(k?)$/.exec(network);
-    assert.ok(m, `unknown fixture network ${network}`);
-    from = forkFromFixtureName(m[1]!);
-    to = forkFromFixtureName(m[2]!);
-    at = Number(m[4]) * (m[5] === "k" ? 1000 : 1);
-    assert.ok(from !== undefined && to !== undefined, `unknown fixture network ${network}`);
-  }
-  const cfg: Record<string, unknown> = { chainId: 1 };
-  for (const [fork, keys] of FORK_KEYS) {
-    const value = fork <= from ? 0 : to !== undefined && fork <= to ? at : undefined;
-    if (value === undefined) continue;
-    for (const k of keys) cfg[k] = value;
-  }
-  if (blobSchedule !== undefined) {
-    const s: Record<string, unknown> = {};
-    for (const [name, v] of Object.entries(blobSchedule)) s[name.toLowerCase()] = v;
-    cfg.blobSchedule = s;
-  }
-  return cfg;
 }
 
 /** Exceptions that name a rule of the header against its parent; each must be rejected. */

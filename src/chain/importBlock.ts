@@ -1,0 +1,168 @@
+/**
+ * Block import, in one place: decode → header rules against the parent → body commitments (tx,
+ * ommers and withdrawals roots, Osaka's size cap) → stateless tx validity and senders → execution →
+ * receipts root, bloom, gas, blob gas, requests hash → flat state and trie written with their
+ * inverse batches → state root check (rewound on mismatch). Failures are returned with a reason;
+ * nothing here throws for bad input.
+ */
+
+import { blobBaseFee, GAS_PER_BLOB } from "../block/blobGas.js";
+import { decodeBlock } from "../block/block.js";
+import { encodeHeader, type Header, headerHash } from "../block/header.js";
+import { encodeReceiptsForRoot } from "../block/receipt.js";
+import { encodeWithdrawal } from "../block/withdrawal.js";
+import { keccak256 } from "../crypto/keccak.js";
+import type { Tracer } from "../evm/tracer.js";
+import { executeBlock } from "../executor/executeBlock.js";
+import { equalBytes } from "../primitives/bytes.js";
+import { bytesToHex } from "../primitives/hex.js";
+import { encodeRlpListOfEncoded } from "../rlp/encode.js";
+import { blobParamsAt, type ChainConfig, rulesAt } from "../spec/chainConfig.js";
+import { Fork } from "../spec/forks.js";
+import { KvStateReader } from "../state/kvStateReader.js";
+import { WorldState } from "../state/worldState.js";
+import type { KvStore, WriteBatch } from "../storage/kv.js";
+import { inverseBatch } from "../storage/undo.js";
+import { orderedTrieRoot } from "../trie/orderedRoot.js";
+import { updateStateRoot } from "../trie/stateRoot.js";
+import { decodeTx } from "../tx/envelope.js";
+import { recoverSender } from "../tx/signer.js";
+import type { Tx } from "../tx/tx.js";
+import { validateTx } from "../tx/validateTx.js";
+import { validateHeader } from "./validateHeader.js";
+
+/** EIP-7934 (Osaka): MAX_BLOCK_SIZE 10 MiB minus a 2 MiB safety margin. */
+export const MAX_RLP_BLOCK_SIZE = 8_388_608;
+
+export interface ImportContext {
+  readonly kv: KvStore;
+  readonly cfg: ChainConfig;
+  /** Canonical ancestor hash by number (BLOCKHASH). */
+  readonly blockHash: (n: bigint) => bigint;
+  readonly tracer?: Tracer | null;
+}
+
+export interface ImportedBlock {
+  readonly hash: Uint8Array;
+  readonly header: Header;
+  /** Writes applied, in order, and their inverses (apply in reverse order to rewind). */
+  readonly forward: WriteBatch[];
+  readonly undo: WriteBatch[];
+}
+
+export interface ImportFailure {
+  readonly error: string;
+}
+
+export function isImportFailure(r: ImportedBlock | ImportFailure): r is ImportFailure {
+  return (r as ImportFailure).error !== undefined;
+}
+
+/** Applies `batches` (inverses) in reverse order. */
+export function rewind(kv: KvStore, undo: readonly WriteBatch[]): void {
+  for (let i = undo.length - 1; i >= 0; i--) kv.write(undo[i]);
+}
+
+export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8Array): ImportedBlock | ImportFailure {
+  const { kv, cfg } = ctx;
+  let block: ReturnType<typeof decodeBlock>;
+  try {
+    block = decodeBlock(blockRlp);
+  } catch (e) {
+    return { error: `BLOCK_DECODE: ${(e as Error).message}` };
+  }
+  const { header, body } = block;
+  const rules = rulesAt(cfg, header.number, header.timestamp);
+  const fork = rules.fork;
+  if (fork >= Fork.Osaka && blockRlp.length > MAX_RLP_BLOCK_SIZE) return { error: "RLP_BLOCK_LIMIT_EXCEEDED" };
+  const hv = validateHeader(header, parent, cfg);
+  if (hv !== null) return { error: `HEADER_${hv}` };
+
+  if (!equalBytes(orderedTrieRoot(body.transactions), header.transactionsRoot)) return { error: "TRANSACTIONS_ROOT" };
+  const ommersHash = keccak256(encodeRlpListOfEncoded(body.ommers.map(encodeHeader)));
+  if (!equalBytes(ommersHash, header.ommersHash)) return { error: "OMMERS_HASH" };
+  if (fork >= Fork.Paris && body.ommers.length > 0) return { error: "OMMERS_AFTER_MERGE" };
+  if (body.ommers.length > 2) return { error: "TOO_MANY_OMMERS" };
+  for (const o of body.ommers) {
+    if (o.number >= header.number || o.number + 7 < header.number) return { error: "OMMER_NUMBER" };
+    if (equalBytes(headerHash(o), header.parentHash)) return { error: "OMMER_IS_PARENT" };
+  }
+  if (fork >= Fork.Shanghai) {
+    if (body.withdrawals === null || header.withdrawalsRoot === null) return { error: "WITHDRAWALS_MISSING" };
+    if (!equalBytes(orderedTrieRoot(body.withdrawals.map(encodeWithdrawal)), header.withdrawalsRoot)) {
+      return { error: "WITHDRAWALS_ROOT" };
+    }
+  } else if (body.withdrawals !== null) {
+    return { error: "WITHDRAWALS_BEFORE_SHANGHAI" };
+  }
+
+  const txs: Tx[] = [];
+  const senders: Uint8Array[] = [];
+  for (let i = 0; i < body.transactions.length; i++) {
+    let tx: Tx;
+    try {
+      tx = decodeTx(body.transactions[i]);
+    } catch (e) {
+      return { error: `TX_DECODE[${i}]: ${(e as Error).message}` };
+    }
+    const code = validateTx(tx, { rules, chainId: cfg.chainId, allowDeposit: rules.op !== null });
+    if (code !== null) return { error: `TX_INVALID[${i}]: ${code}` };
+    const sender = recoverSender(tx);
+    if (sender === null) return { error: `TX_SENDER[${i}]` };
+    txs.push(tx);
+    senders.push(sender);
+  }
+
+  const blobParams = blobParamsAt(cfg, header.timestamp);
+  const state = new WorldState(new KvStateReader(kv), kv);
+  const forward: WriteBatch[] = [];
+  const undo: WriteBatch[] = [];
+  const commit = (): Uint8Array => {
+    const c = state.commitBlock();
+    const u1 = inverseBatch(kv, c.batch);
+    kv.write(c.batch);
+    forward.push(c.batch);
+    undo.push(u1);
+    const r = updateStateRoot(kv, c.changeset);
+    const u2 = inverseBatch(kv, r.batch);
+    kv.write(r.batch);
+    forward.push(r.batch);
+    undo.push(u2);
+    state.setStorageRoots(r.storageRoots);
+    return r.root;
+  };
+  const fail = (error: string): ImportFailure => {
+    rewind(kv, undo);
+    return { error };
+  };
+
+  const res = executeBlock(
+    state,
+    { header, txs, senders, ommers: body.ommers, withdrawals: body.withdrawals },
+    {
+      rules,
+      chainId: cfg.chainId,
+      blobBaseFee:
+        header.excessBlobGas !== null && blobParams !== null
+          ? blobBaseFee(header.excessBlobGas, blobParams.baseFeeUpdateFraction)
+          : 0n,
+      maxBlobGas: blobParams === null ? 0 : blobParams.max * GAS_PER_BLOB,
+      depositContract: cfg.depositContractAddress,
+      blockHash: ctx.blockHash,
+      intermediateRoot: fork < Fork.Byzantium ? commit : null,
+      tracer: ctx.tracer ?? null,
+    },
+  );
+  if ("error" in res) return fail(`TX_EXECUTION[${res.txIndex}]: ${res.error}`);
+  if (res.gasUsed !== header.gasUsed) return fail(`GAS_USED: got ${res.gasUsed}, header ${header.gasUsed}`);
+  if (header.blobGasUsed !== null && res.blobGasUsed !== header.blobGasUsed) return fail("BLOB_GAS_USED");
+  const receiptsRoot = orderedTrieRoot(encodeReceiptsForRoot(res.receipts, rules));
+  if (!equalBytes(receiptsRoot, header.receiptsRoot)) return fail(`RECEIPTS_ROOT: got ${bytesToHex(receiptsRoot)}`);
+  if (!equalBytes(res.logsBloom, header.logsBloom)) return fail("LOGS_BLOOM");
+  if (header.requestsHash !== null && rules.op === null) {
+    if (res.requestsHash === null || !equalBytes(res.requestsHash, header.requestsHash)) return fail("REQUESTS_HASH");
+  }
+  const root = commit();
+  if (!equalBytes(root, header.stateRoot)) return fail(`STATE_ROOT: got ${bytesToHex(root)}`);
+  return { hash: keccak256(encodeHeader(header)), header, forward, undo };
+}

@@ -1,0 +1,191 @@
+/**
+ * A block's state transition on a WorldState: pre-block system calls (EIP-4788, EIP-2935), every tx
+ * in order, EIP-7685 requests (EIP-6110 deposits, EIP-7002, EIP-7251), withdrawals (EIP-4895) and
+ * the pre-merge block and ommer rewards. Returns the receipts and the values the header commits to;
+ * the caller (chain/importBlock.ts) compares them and computes the state root. A block that cannot
+ * be executed (an invalid tx, a failed request system call) is a returned failure, not a throw.
+ * Sources: execution-specs `fork.py` apply_body / process_system_transaction per fork.
+ */
+import { GAS_PER_BLOB } from "../block/blobGas.js";
+import type { Header } from "../block/header.js";
+import type { Log } from "../block/log.js";
+import { blockLogsBloom, logsBloom } from "../block/logsBloom.js";
+import type { Receipt } from "../block/receipt.js";
+import type { Withdrawal } from "../block/withdrawal.js";
+import type { BlockContext } from "../evm/context.js";
+import { Evm } from "../evm/evm.js";
+import type { Tracer } from "../evm/tracer.js";
+import { readWord } from "../evm/word.js";
+import { Fork, type ForkRules } from "../spec/forks.js";
+import { addressToBigint, type WorldState } from "../state/worldState.js";
+import type { Tx } from "../tx/tx.js";
+import { executeTx, type TxOutcome } from "./executeTx.js";
+import {
+  CONSOLIDATION_REQUEST_TYPE,
+  DEPOSIT_REQUEST_TYPE,
+  depositRequests,
+  requestsHash,
+  WITHDRAWAL_REQUEST_TYPE,
+} from "./requests.js";
+import {
+  BEACON_ROOTS_ADDRESS,
+  CONSOLIDATION_REQUEST_ADDRESS,
+  HISTORY_STORAGE_ADDRESS,
+  hasCode,
+  systemCall,
+  WITHDRAWAL_REQUEST_ADDRESS,
+} from "./systemCalls.js";
+
+const GWEI = 1_000_000_000n;
+const ETHER = 10n ** 18n;
+
+export interface BlockExecEnv {
+  readonly rules: ForkRules;
+  readonly chainId: bigint;
+  /** Blob base fee of this block (from its excessBlobGas and the fork's update fraction). */
+  readonly blobBaseFee: bigint;
+  /** Blob gas a block may use (the schedule's max × GAS_PER_BLOB). */
+  readonly maxBlobGas: number;
+  /** EIP-6110 deposit contract (Prague on L1). */
+  readonly depositContract: Uint8Array | null;
+  /** Canonical hash of an ancestor by number (BLOCKHASH), 0n when unknown. */
+  readonly blockHash: (n: bigint) => bigint;
+  /** Pre-Byzantium receipts carry the state root after each tx: the caller computes it. */
+  readonly intermediateRoot: (() => Uint8Array) | null;
+  readonly tracer?: Tracer | null;
+}
+
+export interface BlockBodyInput {
+  readonly header: Header;
+  readonly txs: readonly Tx[];
+  /** Recovered senders, index-aligned with `txs`. */
+  readonly senders: readonly Uint8Array[];
+  readonly ommers: readonly Header[];
+  readonly withdrawals: readonly Withdrawal[] | null;
+}
+
+export interface BlockExecResult {
+  readonly receipts: Receipt[];
+  readonly outcomes: TxOutcome[];
+  readonly gasUsed: number;
+  readonly blobGasUsed: number;
+  readonly logsBloom: Uint8Array;
+  /** EIP-7685 requestsHash (Prague on L1), else null. */
+  readonly requestsHash: Uint8Array | null;
+}
+
+export interface BlockExecFailure {
+  readonly error: string;
+  /** Index of the offending tx, -1 for block-level failures. */
+  readonly txIndex: number;
+}
+
+export function blockContext(header: Header, env: BlockExecEnv): BlockContext {
+  return {
+    coinbase: addressToBigint(header.coinbase),
+    number: BigInt(header.number),
+    timestamp: BigInt(header.timestamp),
+    gasLimit: header.gasLimit,
+    difficulty: header.difficulty,
+    prevRandao: readWord(header.mixHash, 0, 32),
+    baseFee: header.baseFeePerGas ?? 0n,
+    blobBaseFee: env.blobBaseFee,
+    chainId: env.chainId,
+    blockHash: env.blockHash,
+  };
+}
+
+/** Block reward before the merge (Frontier 5 ETH, Byzantium 3, Constantinople 2). */
+function blockReward(fork: Fork): bigint {
+  if (fork >= Fork.Constantinople) return 2n * ETHER;
+  if (fork >= Fork.Byzantium) return 3n * ETHER;
+  return 5n * ETHER;
+}
+
+export function executeBlock(
+  state: WorldState,
+  body: BlockBodyInput,
+  env: BlockExecEnv,
+): BlockExecResult | BlockExecFailure {
+  const { header } = body;
+  const rules = env.rules;
+  const fork = rules.fork;
+  const evm = new Evm(rules, blockContext(header, env), state);
+  evm.tracer = env.tracer ?? null;
+  const eip158 = evm.schedule.eip158;
+
+  if (fork >= Fork.Cancun && header.parentBeaconBlockRoot !== null) {
+    systemCall(evm, BEACON_ROOTS_ADDRESS, header.parentBeaconBlockRoot);
+  }
+  if (fork >= Fork.Prague && rules.op === null) systemCall(evm, HISTORY_STORAGE_ADDRESS, header.parentHash);
+
+  const receipts: Receipt[] = [];
+  const outcomes: TxOutcome[] = [];
+  const allLogs: Log[] = [];
+  let gasUsed = 0;
+  let blobGasUsed = 0;
+  for (let i = 0; i < body.txs.length; i++) {
+    const tx = body.txs[i];
+    const r = executeTx(evm, tx, {
+      sender: body.senders[i],
+      blockGasLeft: header.gasLimit - BigInt(gasUsed),
+      blobGasLeft: env.maxBlobGas - blobGasUsed,
+    });
+    if (typeof r === "string") return { error: r, txIndex: i };
+    gasUsed += r.gasUsed;
+    blobGasUsed += r.blobGasUsed;
+    outcomes.push(r);
+    for (let j = 0; j < r.logs.length; j++) allLogs.push(r.logs[j]);
+    receipts.push({
+      type: tx.type,
+      status: r.status,
+      postState: fork < Fork.Byzantium && env.intermediateRoot !== null ? env.intermediateRoot() : null,
+      cumulativeGasUsed: gasUsed,
+      logsBloom: logsBloom(r.logs),
+      logs: r.logs,
+      depositNonce: null,
+      depositReceiptVersion: null,
+    });
+  }
+
+  let reqHash: Uint8Array | null = null;
+  if (fork >= Fork.Prague && rules.op === null) {
+    const deposits = env.depositContract === null ? new Uint8Array(0) : depositRequests(allLogs, env.depositContract);
+    if (deposits === null) return { error: "INVALID_DEPOSIT_EVENT_LAYOUT", txIndex: -1 };
+    const requests: [number, Uint8Array][] = [[DEPOSIT_REQUEST_TYPE, deposits]];
+    for (const [type, address] of [
+      [WITHDRAWAL_REQUEST_TYPE, WITHDRAWAL_REQUEST_ADDRESS],
+      [CONSOLIDATION_REQUEST_TYPE, CONSOLIDATION_REQUEST_ADDRESS],
+    ] as const) {
+      if (!hasCode(evm, address)) return { error: "SYSTEM_CONTRACT_EMPTY", txIndex: -1 };
+      const out = systemCall(evm, address, new Uint8Array(0));
+      if (out === null) return { error: "SYSTEM_CONTRACT_CALL_FAILED", txIndex: -1 };
+      requests.push([type, out]);
+    }
+    reqHash = requestsHash(requests);
+  }
+
+  if (body.withdrawals !== null) {
+    for (const w of body.withdrawals) state.addBalance(state.account(addressToBigint(w.address)), w.amount * GWEI);
+    state.finalizeTx(eip158);
+  }
+  if (fork < Fork.Paris) {
+    const reward = blockReward(fork);
+    const miner = state.account(addressToBigint(header.coinbase));
+    for (const o of body.ommers) {
+      const share = (reward * BigInt(8 + o.number - header.number)) / 8n;
+      state.addBalance(state.account(addressToBigint(o.coinbase)), share);
+    }
+    state.addBalance(miner, reward + (reward / 32n) * BigInt(body.ommers.length));
+    state.finalizeTx(eip158);
+  }
+
+  return {
+    receipts,
+    outcomes,
+    gasUsed,
+    blobGasUsed,
+    logsBloom: blockLogsBloom(receipts.map((r) => r.logsBloom)),
+    requestsHash: reqHash,
+  };
+}

@@ -1,12 +1,3 @@
-/**
- * A block's state transition on a WorldState: pre-block system calls (EIP-4788, EIP-2935), every tx
- * in order, EIP-7685 requests (EIP-6110 deposits, EIP-7002, EIP-7251), withdrawals (EIP-4895) and
- * the pre-merge block and ommer rewards. Returns the receipts and the values the header commits to;
- * the caller (chain/importBlock.ts) compares them and computes the state root. A block that cannot
- * be executed (an invalid tx, a failed request system call) is a returned failure, not a throw.
- * Sources: execution-specs `fork.py` apply_body / process_system_transaction per fork.
- */
-import { GAS_PER_BLOB } from "../block/blobGas.js";
 import type { Header } from "../block/header.js";
 import type { Log } from "../block/log.js";
 import { blockLogsBloom, logsBloom } from "../block/logsBloom.js";

@@ -32,7 +32,7 @@ import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
 import { decodeHeader as decodeRlpHeader } from "../../src/rlp/decode.js";
 import { RlpError } from "../../src/rlp/errors.js";
 import { blobParamsAt, type ChainConfig, isLondon, parseChainConfig, rulesAt } from "../../src/spec/chainConfig.js";
-import { Fork, forkFromFixtureName } from "../../src/spec/forks.js";
+import { Fork } from "../../src/spec/forks.js";
 import { fixturePath, listFiles, readJson } from "../utils/fixtures.js";
 
 interface JsonBlock {

@@ -17,6 +17,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   storage: async () => (await import("./storage.bench.js")).run,
   recover: async () => (await import("./tx/recover.bench.js")).run,
   trie: async () => (await import("./trie/root.bench.js")).run,
+  evm: async () => (await import("./evm.bench.js")).run,
 };
 
 function fmt(n: number): string {

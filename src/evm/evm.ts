@@ -38,6 +38,7 @@ export class Evm {
   readonly table: JumpTable;
   private readonly frames: Frame[] = [];
   private readonly jumpdestCache = new WeakMap<Uint8Array, Uint8Array>();
+  private readonly viewCache = new WeakMap<Uint8Array, DataView>();
   /** Child frame prepared by a CALL/CREATE opcode that returned Halt.Call. */
   child: Frame | null = null;
   /** Result of the last message that ended (see MessageResult). */
@@ -297,6 +298,12 @@ export class Evm {
     f.kind = kind;
     f.code = code;
     f.jumpdests = this.jumpdests(code);
+    let view = this.viewCache.get(code);
+    if (view === undefined) {
+      view = new DataView(code.buffer, code.byteOffset, code.byteLength);
+      this.viewCache.set(code, view);
+    }
+    f.codeView = view;
     f.gas = gas;
     f.address = account.address;
     f.account = account;

@@ -25,6 +25,10 @@ export class Frame {
   readonly stack: bigint[] = new Array<bigint>(STACK_LIMIT).fill(0n);
   sp = 0;
   mem: Uint8Array = new Uint8Array(1024);
+  /** A view of `mem` (replaced with it when memory grows). */
+  memView: DataView = new DataView(this.mem.buffer);
+  /** A view of `code` for PUSH immediates. */
+  codeView: DataView = new DataView(new ArrayBuffer(0));
   /** Active memory size in bytes (a multiple of 32). */
   memSize = 0;
   /** Output of the last child call (RETURNDATASIZE/RETURNDATACOPY). */

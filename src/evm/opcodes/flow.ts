@@ -2,7 +2,7 @@
 import type { Evm } from "../evm.js";
 import type { Frame } from "../frame.js";
 import { Halt } from "../status.js";
-import { readWord } from "../word.js";
+import { loadBytes, readWord } from "../word.js";
 
 export function opPop(_e: Evm, f: Frame): Halt {
   f.sp--;
@@ -57,7 +57,7 @@ export function opPush1(_e: Evm, f: Frame): Halt {
 export function makePush(n: number): (e: Evm, f: Frame) => Halt {
   return (_e: Evm, f: Frame): Halt => {
     const pc = f.pc;
-    f.stack[f.sp++] = readWord(f.code, pc, n);
+    f.stack[f.sp++] = pc + n <= f.code.length ? loadBytes(f.codeView, pc, n) : readWord(f.code, pc, n);
     f.pc = pc + n;
     return Halt.Continue;
   };

@@ -2,15 +2,18 @@
  * Memory expansion (charged here, Yellow Paper Cmem) and the opcodes that read or write memory:
  * MLOAD, MSTORE, MSTORE8, MSIZE, MCOPY, KECCAK256 and the copy helper the *COPY opcodes share.
  */
-import { keccak256 } from "../../crypto/keccak.js";
+import { keccak256Into } from "../../crypto/keccak.js";
 import type { Evm } from "../evm.js";
 import type { Frame } from "../frame.js";
 import { Halt } from "../status.js";
-import { readWord, writeWord } from "../word.js";
+import { loadWord, storeWord } from "../word.js";
 
 /** Memory offsets at or past this many bytes cost more gas than any block holds. */
 export const MEMORY_LIMIT = 0x1_0000_0000;
 const LIMIT = BigInt(MEMORY_LIMIT);
+/** KECCAK256 output scratch: written and read back within one opcode, which never yields. */
+const HASH = new Uint8Array(32);
+const HASH_VIEW = new DataView(HASH.buffer);
 
 /** Gas of `words` 32-byte words of memory: 3w + w²/512 (exact for w ≤ 2^27). */
 export function memoryCost(words: number): number {
@@ -30,6 +33,7 @@ export function growMemory(f: Frame, end: number): boolean {
     const next = new Uint8Array(Math.max(size, f.mem.length * 2));
     next.set(f.mem.subarray(0, f.memSize));
     f.mem = next;
+    f.memView = new DataView(next.buffer);
   } else {
     f.mem.fill(0, f.memSize, size);
   }
@@ -70,7 +74,7 @@ export function opMload(_e: Evm, f: Frame): Halt {
   const i = f.sp - 1;
   const off = s[i];
   if (off >= LIMIT || !growMemory(f, Number(off) + 32)) return Halt.OutOfGas;
-  s[i] = readWord(f.mem, Number(off), 32);
+  s[i] = loadWord(f.memView, Number(off));
   return Halt.Continue;
 }
 
@@ -79,7 +83,7 @@ export function opMstore(_e: Evm, f: Frame): Halt {
   const sp = f.sp;
   const off = s[sp - 1];
   if (off >= LIMIT || !growMemory(f, Number(off) + 32)) return Halt.OutOfGas;
-  writeWord(s[sp - 2], f.mem, Number(off));
+  storeWord(f.memView, Number(off), s[sp - 2]);
   f.sp = sp - 2;
   return Halt.Continue;
 }
@@ -126,7 +130,8 @@ export function opKeccak256(_e: Evm, f: Frame): Halt {
   const n = Number(size);
   if (!useWordGas(f, n, 6)) return Halt.OutOfGas;
   const o = n === 0 ? 0 : Number(off);
-  s[sp - 2] = readWord(keccak256(f.mem.subarray(o, o + n)), 0, 32);
+  keccak256Into(f.mem.subarray(o, o + n), HASH, 0);
+  s[sp - 2] = loadWord(HASH_VIEW, 0);
   f.sp = sp - 1;
   return Halt.Continue;
 }

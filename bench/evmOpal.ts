@@ -1,0 +1,93 @@
+/**
+ * Opal's runner for the `evm` bench: executes a workload's blocks on its genesis and returns the
+ * summed gasUsed, the post-state root and the wall time of the block executions only (not genesis
+ * setup), the same contract as `runEthereumjs` in evmEthereumjs.ts.
+ *
+ * Inside the timer, as for ethereumjs: sender recovery (batched through the sigRecover worker pool,
+ * as the node does; OPAL_BENCH_EVM_POOL=0 recovers on the main thread),
+ * execution of every tx (executor/executeBlock.ts, the node's path), the state commit and the
+ * incremental state root. Outside: tx decoding and the genesis state (MemoryKv, so the figure is
+ * the EVM's, not the disk's).
+ */
+
+import { availableParallelism } from "node:os";
+import { blobBaseFee, GAS_PER_BLOB } from "../src/block/blobGas.js";
+import type { Header } from "../src/block/header.js";
+import { writeAlloc } from "../src/chain/genesisState.js";
+import { executeBlock } from "../src/executor/executeBlock.js";
+import { createPools, defaultThreads, type Pools } from "../src/node/pools.js";
+import { blobParamsAt, parseChainConfig, rulesAt } from "../src/spec/chainConfig.js";
+import { KvStateReader } from "../src/state/kvStateReader.js";
+import { WorldState } from "../src/state/worldState.js";
+import { MemoryKv } from "../src/storage/memory.js";
+import { updateStateRoot } from "../src/trie/stateRoot.js";
+import { decodeTx } from "../src/tx/envelope.js";
+import { recoverSendersParallel } from "../src/tx/recoverSendersParallel.js";
+import type { Workload } from "./workload.js";
+
+const ZERO32 = new Uint8Array(32);
+
+let pools: Pools | null = null;
+
+function recoveryPool(): Pools["sigRecover"] | null {
+  if (process.env.OPAL_BENCH_EVM_POOL === "0") return null;
+  pools ??= createPools({ sigRecoverThreads: defaultThreads(availableParallelism()) + 1, trieHashThreads: 1 });
+  return pools.sigRecover;
+}
+
+/** Stops the worker pool (the section calls this once at its end). */
+export async function closeOpal(): Promise<void> {
+  await pools?.destroy();
+  pools = null;
+}
+
+export async function runOpal(w: Workload): Promise<{ gasUsed: number; stateRoot: Uint8Array; ms: number }> {
+  const cfg = parseChainConfig(w.genesis.config);
+  const kv = new MemoryKv();
+  let root = writeAlloc(
+    kv,
+    [...w.genesis.alloc.values()].map((a) => ({ ...a, nonce: BigInt(a.nonce), storage: a.storage.entries() })),
+  );
+  const blocks = w.blocks.map((b) => ({ header: b.header, txs: b.transactions.map((t) => decodeTx(t)) }));
+  let gasUsed = 0;
+  const t0 = performance.now();
+  for (const b of blocks) {
+    const h = b.header;
+    const rules = rulesAt(cfg, h.number, h.timestamp);
+    const blob = blobParamsAt(cfg, h.timestamp);
+    const senders = await recoverSendersParallel(b.txs, recoveryPool());
+    const header = {
+      parentHash: ZERO32,
+      coinbase: h.coinbase,
+      number: h.number,
+      timestamp: h.timestamp,
+      gasLimit: h.gasLimit,
+      difficulty: 0n,
+      mixHash: h.prevRandao,
+      baseFeePerGas: h.baseFeePerGas ?? null,
+      parentBeaconBlockRoot: h.parentBeaconBlockRoot ?? null,
+    } as unknown as Header;
+    const state = new WorldState(new KvStateReader(kv), kv);
+    const res = executeBlock(
+      state,
+      { header, txs: b.txs, senders: senders as Uint8Array[], ommers: [], withdrawals: [] },
+      {
+        rules,
+        chainId: cfg.chainId,
+        blobBaseFee: blob === null ? 0n : blobBaseFee(Number(h.excessBlobGas ?? 0n), blob.baseFeeUpdateFraction),
+        maxBlobGas: blob === null ? 0 : blob.max * GAS_PER_BLOB,
+        depositContract: cfg.depositContractAddress,
+        blockHash: () => 0n,
+        intermediateRoot: null,
+      },
+    );
+    if ("error" in res) throw new Error(`block ${h.number}: tx ${res.txIndex}: ${res.error}`);
+    gasUsed += res.gasUsed;
+    const c = state.commitBlock();
+    kv.write(c.batch);
+    const r = updateStateRoot(kv, c.changeset);
+    kv.write(r.batch);
+    root = r.root;
+  }
+  return { gasUsed, stateRoot: root, ms: performance.now() - t0 };
+}

@@ -14,20 +14,23 @@ import { encodeWithdrawal } from "../block/withdrawal.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { Tracer } from "../evm/tracer.js";
 import { executeBlock } from "../executor/executeBlock.js";
+import { jovianBlobGasUsed } from "../executor/op/daFootprint.js";
+import { type L1BlockInfo, parseL1BlockInfo } from "../executor/op/l1BlockInfo.js";
 import { equalBytes } from "../primitives/bytes.js";
-import { bytesToHex } from "../primitives/hex.js";
+import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { encodeRlpListOfEncoded } from "../rlp/encode.js";
 import { blobParamsAt, type ChainConfig, rulesAt } from "../spec/chainConfig.js";
-import { Fork } from "../spec/forks.js";
+import { Fork, OpFork } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
 import type { KvStore, WriteBatch } from "../storage/kv.js";
 import { inverseBatch } from "../storage/undo.js";
+import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
 import { updateStateRoot } from "../trie/stateRoot.js";
 import { decodeTx } from "../tx/envelope.js";
 import { recoverSender } from "../tx/signer.js";
-import type { Tx } from "../tx/tx.js";
+import { type Tx, TxType } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
 import { validateHeader } from "./validateHeader.js";
 
@@ -56,6 +59,14 @@ export interface ImportFailure {
 
 export function isImportFailure(r: ImportedBlock | ImportFailure): r is ImportFailure {
   return (r as ImportFailure).error !== undefined;
+}
+
+/** OP predeploy whose storage root Isthmus headers carry as withdrawalsRoot. */
+const L2_TO_L1_MESSAGE_PASSER = hexToBytes("0x4200000000000000000000000000000000000016");
+
+function l1InfoOf(txs: readonly Tx[]): L1BlockInfo | null {
+  const first = txs[0];
+  return first !== undefined && first.type === TxType.Deposit ? parseL1BlockInfo(first.data) : null;
 }
 
 /** Applies `batches` (inverses) in reverse order. */
@@ -87,9 +98,13 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     if (o.number >= header.number || o.number + 7 < header.number) return { error: "OMMER_NUMBER" };
     if (equalBytes(headerHash(o), header.parentHash)) return { error: "OMMER_IS_PARENT" };
   }
+  const op = rules.op;
+  // OP Isthmus: withdrawalsRoot commits to the L2ToL1MessagePasser storage instead (checked after execution).
+  const isthmus = op !== null && op >= OpFork.Isthmus;
   if (fork >= Fork.Shanghai) {
     if (body.withdrawals === null || header.withdrawalsRoot === null) return { error: "WITHDRAWALS_MISSING" };
-    if (!equalBytes(orderedTrieRoot(body.withdrawals.map(encodeWithdrawal)), header.withdrawalsRoot)) {
+    if (op !== null && body.withdrawals.length > 0) return { error: "WITHDRAWALS_ON_L2" };
+    if (!isthmus && !equalBytes(orderedTrieRoot(body.withdrawals.map(encodeWithdrawal)), header.withdrawalsRoot)) {
       return { error: "WITHDRAWALS_ROOT" };
     }
   } else if (body.withdrawals !== null) {
@@ -151,11 +166,17 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
       blockHash: ctx.blockHash,
       intermediateRoot: fork < Fork.Byzantium ? commit : null,
       tracer: ctx.tracer ?? null,
+      canyonActivation: cfg.optimism !== null && cfg.canyonTime === header.timestamp,
     },
   );
   if ("error" in res) return fail(`TX_EXECUTION[${res.txIndex}]: ${res.error}`);
   if (res.gasUsed !== header.gasUsed) return fail(`GAS_USED: got ${res.gasUsed}, header ${header.gasUsed}`);
-  if (header.blobGasUsed !== null && res.blobGasUsed !== header.blobGasUsed) return fail("BLOB_GAS_USED");
+  if (header.blobGasUsed !== null) {
+    // OP Jovian: blobGasUsed carries the block's DA footprint (op-stack.md §3.4).
+    const want =
+      op !== null && op >= OpFork.Jovian ? jovianBlobGasUsed(l1InfoOf(txs), body.transactions) : res.blobGasUsed;
+    if (want === null || want !== header.blobGasUsed) return fail("BLOB_GAS_USED");
+  }
   const receiptsRoot = orderedTrieRoot(encodeReceiptsForRoot(res.receipts, rules));
   if (!equalBytes(receiptsRoot, header.receiptsRoot)) return fail(`RECEIPTS_ROOT: got ${bytesToHex(receiptsRoot)}`);
   if (!equalBytes(res.logsBloom, header.logsBloom)) return fail("LOGS_BLOOM");
@@ -164,5 +185,10 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   }
   const root = commit();
   if (!equalBytes(root, header.stateRoot)) return fail(`STATE_ROOT: got ${bytesToHex(root)}`);
+  if (isthmus) {
+    const passer = new KvStateReader(kv).account(keccak256(L2_TO_L1_MESSAGE_PASSER));
+    const want = passer === null ? EMPTY_TRIE_ROOT : passer.storageRoot;
+    if (header.withdrawalsRoot === null || !equalBytes(want, header.withdrawalsRoot)) return fail("WITHDRAWALS_ROOT");
+  }
   return { hash: keccak256(encodeHeader(header)), header, forward, undo };
 }

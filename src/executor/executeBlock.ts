@@ -1,16 +1,19 @@
 import type { Header } from "../block/header.js";
 import type { Log } from "../block/log.js";
 import { blockLogsBloom, logsBloom } from "../block/logsBloom.js";
-import type { Receipt } from "../block/receipt.js";
+import { CANYON_DEPOSIT_RECEIPT_VERSION, type Receipt } from "../block/receipt.js";
 import type { Withdrawal } from "../block/withdrawal.js";
 import type { BlockContext } from "../evm/context.js";
 import { Evm } from "../evm/evm.js";
 import type { Tracer } from "../evm/tracer.js";
 import { readWord } from "../evm/word.js";
-import { Fork, type ForkRules } from "../spec/forks.js";
+import { Fork, type ForkRules, OpFork } from "../spec/forks.js";
 import { addressToBigint, type WorldState } from "../state/worldState.js";
-import type { Tx } from "../tx/tx.js";
-import { executeTx, type TxOutcome } from "./executeTx.js";
+import { type Tx, TxType } from "../tx/tx.js";
+import { executeTx, type TxOutcome, type TxRejectCode } from "./executeTx.js";
+import { CREATE2_DEPLOYER_ADDRESS, CREATE2_DEPLOYER_CODE } from "./op/create2Deployer.js";
+import { type DepositOutcome, executeDeposit } from "./op/executeDeposit.js";
+import { parseL1BlockInfo } from "./op/l1BlockInfo.js";
 import {
   CONSOLIDATION_REQUEST_TYPE,
   DEPOSIT_REQUEST_TYPE,
@@ -44,6 +47,8 @@ export interface BlockExecEnv {
   /** Pre-Byzantium receipts carry the state root after each tx: the caller computes it. */
   readonly intermediateRoot: (() => Uint8Array) | null;
   readonly tracer?: Tracer | null;
+  /** OP chains: this block is the Canyon activation block (its timestamp equals canyonTime). */
+  readonly canyonActivation?: boolean;
 }
 
 export interface BlockBodyInput {
@@ -108,7 +113,16 @@ export function executeBlock(
   if (fork >= Fork.Cancun && header.parentBeaconBlockRoot !== null) {
     systemCall(evm, BEACON_ROOTS_ADDRESS, header.parentBeaconBlockRoot);
   }
-  if (fork >= Fork.Prague && rules.op === null) systemCall(evm, HISTORY_STORAGE_ADDRESS, header.parentHash);
+  // EIP-2935 from Prague on L1 and from Isthmus (which executes under Prague) on OP chains.
+  if (fork >= Fork.Prague) systemCall(evm, HISTORY_STORAGE_ADDRESS, header.parentHash);
+  if (env.canyonActivation === true) {
+    state.setCode(state.account(CREATE2_DEPLOYER_ADDRESS), CREATE2_DEPLOYER_CODE);
+    state.finalizeTx(eip158);
+  }
+  // OP: the L1 attributes the fees of this block use come from its first tx (the L1-info deposit).
+  const first = body.txs[0];
+  const l1Info =
+    rules.op !== null && first !== undefined && first.type === TxType.Deposit ? parseL1BlockInfo(first.data) : null;
 
   const receipts: Receipt[] = [];
   const outcomes: TxOutcome[] = [];
@@ -117,11 +131,22 @@ export function executeBlock(
   let blobGasUsed = 0;
   for (let i = 0; i < body.txs.length; i++) {
     const tx = body.txs[i];
-    const r = executeTx(evm, tx, {
-      sender: body.senders[i],
-      blockGasLeft: header.gasLimit - BigInt(gasUsed),
-      blobGasLeft: env.maxBlobGas - blobGasUsed,
-    });
+    const blockGasLeft = header.gasLimit - BigInt(gasUsed);
+    let depositNonce: number | null = null;
+    let r: TxOutcome | DepositOutcome | TxRejectCode;
+    if (tx.type === TxType.Deposit) {
+      if (rules.op === null) return { error: "DEPOSIT_ON_L1", txIndex: i };
+      const d = executeDeposit(evm, tx, blockGasLeft);
+      if (typeof d !== "string" && rules.op >= OpFork.Regolith) depositNonce = Number(d.depositNonce);
+      r = d;
+    } else {
+      r = executeTx(evm, tx, {
+        sender: body.senders[i],
+        blockGasLeft,
+        blobGasLeft: env.maxBlobGas - blobGasUsed,
+        l1Info,
+      });
+    }
     if (typeof r === "string") return { error: r, txIndex: i };
     gasUsed += r.gasUsed;
     blobGasUsed += r.blobGasUsed;
@@ -134,8 +159,11 @@ export function executeBlock(
       cumulativeGasUsed: gasUsed,
       logsBloom: logsBloom(r.logs),
       logs: r.logs,
-      depositNonce: null,
-      depositReceiptVersion: null,
+      depositNonce,
+      depositReceiptVersion:
+        tx.type === TxType.Deposit && rules.op !== null && rules.op >= OpFork.Canyon
+          ? CANYON_DEPOSIT_RECEIPT_VERSION
+          : null,
     });
   }
 

@@ -12,11 +12,15 @@ import { KECCAK256_EMPTY } from "../crypto/keccak.js";
 import { delegationCode, delegationTarget } from "../evm/delegation.js";
 import type { Evm } from "../evm/evm.js";
 import { HALT_NAMES, type Halt, isSuccess } from "../evm/status.js";
-import { Fork } from "../spec/forks.js";
+import { Fork, OpFork } from "../spec/forks.js";
 import { addressToBigint, bigintToAddress } from "../state/worldState.js";
 import { recoverAuthority } from "../tx/authorization.js";
+import { encodeTx } from "../tx/envelope.js";
 import { floorDataGas, intrinsicGas } from "../tx/intrinsicGas.js";
 import { type Authorization, type Tx, TxType, txAccessList, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../tx/tx.js";
+import type { L1BlockInfo } from "./op/l1BlockInfo.js";
+import { l1Cost } from "./op/l1Cost.js";
+import { operatorFee, operatorFeeRefund } from "./op/operatorFee.js";
 
 const MAX_NONCE = (1n << 64n) - 1n;
 const MAX_EXEC_GAS = Number.MAX_SAFE_INTEGER;
@@ -58,7 +62,14 @@ export interface TxEnv {
   readonly blockGasLeft: bigint;
   /** Blob gas still available in the block. */
   readonly blobGasLeft: number;
+  /** OP chains: the L1 attributes of the block (from its first tx), for the L1 and operator fees. */
+  readonly l1Info?: L1BlockInfo | null;
 }
+
+/** OP fee vaults (specs/protocol/predeploys.md). */
+export const BASE_FEE_VAULT = 0x4200000000000000000000000000000000000019n;
+export const L1_FEE_VAULT = 0x420000000000000000000000000000000000001an;
+export const OPERATOR_FEE_VAULT = 0x420000000000000000000000000000000000001bn;
 
 /** Applies `tx` (stateless validity already checked) or returns why it cannot be included. */
 export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCode {
@@ -67,6 +78,8 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
   const fork = evm.rules.fork;
   const block = evm.block;
   if (tx.type === TxType.Deposit) throw new Error("deposits are executed by executeDeposit");
+  const op = evm.rules.op !== null;
+  const l1Info = op ? (env.l1Info ?? null) : null;
   if (tx.gasLimit > env.blockGasLeft) return "GAS_ALLOWANCE_EXCEEDED";
   const gasLimit = Number(tx.gasLimit); // inexact above 2^53; fee arithmetic below uses tx.gasLimit
   const senderAddr = addressToBigint(env.sender);
@@ -99,13 +112,20 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
     blobFee = BigInt(blobGas) * block.blobBaseFee;
     maxBlobFee = BigInt(blobGas) * tx.maxFeePerBlobGas;
   }
-  if (sender.balance < tx.gasLimit * maxFee + tx.value + maxBlobFee) return "INSUFFICIENT_FUNDS";
+  // OP: the L1 data fee and the worst-case operator fee are bought with the gas (op-geth buyGas).
+  let l1Fee = 0n;
+  let opFeeMax = 0n;
+  if (l1Info !== null) {
+    l1Fee = l1Cost(tx.memo?.encoded ?? encodeTx(tx), l1Info, evm.rules);
+    opFeeMax = operatorFee(gasLimit, l1Info, evm.rules);
+  }
+  if (sender.balance < tx.gasLimit * maxFee + tx.value + maxBlobFee + l1Fee + opFeeMax) return "INSUFFICIENT_FUNDS";
   const intrinsic = intrinsicGas(tx, fork);
   const floor = fork >= Fork.Prague ? floorDataGas(tx) : 0;
   if (intrinsic > gasLimit || floor > gasLimit) return "INTRINSIC_GAS_TOO_LOW";
 
   // Buy gas, bump the nonce (creations bump it in beginCreate, as geth does).
-  st.subBalance(sender, tx.gasLimit * gasPrice + blobFee);
+  st.subBalance(sender, tx.gasLimit * gasPrice + blobFee + l1Fee + opFeeMax);
   const to = tx.to === null ? -1n : addressToBigint(tx.to);
   if (to >= 0n) st.setNonce(sender, tx.nonce + 1n);
   evm.tx = {
@@ -150,6 +170,15 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
   st.addBalance(sender, (tx.gasLimit - BigInt(used)) * gasPrice);
   const tipPerGas = fork >= Fork.London ? gasPrice - block.baseFee : gasPrice;
   st.addBalance(st.account(block.coinbase), BigInt(used) * tipPerGas);
+  if (op) {
+    // OP: the base fee is not burnt but paid to its vault, as are the L1 and operator fees.
+    st.addBalance(st.account(BASE_FEE_VAULT), BigInt(used) * block.baseFee);
+    st.addBalance(st.account(L1_FEE_VAULT), l1Fee);
+    if (l1Info !== null && evm.rules.op !== null && evm.rules.op >= OpFork.Isthmus) {
+      st.addBalance(sender, operatorFeeRefund(gasLimit, used, l1Info, evm.rules));
+      st.addBalance(st.account(OPERATOR_FEE_VAULT), operatorFee(used, l1Info, evm.rules));
+    }
+  }
   const logs = st.logs as Log[];
   st.finalizeTx(sc.eip158);
   return {

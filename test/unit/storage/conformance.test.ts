@@ -4,6 +4,7 @@
  */
 import { strict as assert } from "node:assert";
 import { compareBytes } from "../../../src/primitives/bytes.js";
+import { CachedKv } from "../../../src/storage/cachedKv.js";
 import { type KvCursorOptions, type KvRange, type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
@@ -20,6 +21,14 @@ const BACKENDS: Backend[] = [
     name: "MemoryKv",
     async open() {
       const kv = new MemoryKv();
+      return { kv, dispose: () => kv.close() };
+    },
+  },
+  {
+    // Tiny limits so eviction runs during the cases; cached reads must agree with the model too.
+    name: "CachedKv(MemoryKv)",
+    async open() {
+      const kv = new CachedKv(new MemoryKv(), { tables: { hashedAccounts: 8, hashedStorage: 8, code: 8 } });
       return { kv, dispose: () => kv.close() };
     },
   },

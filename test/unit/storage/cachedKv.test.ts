@@ -1,0 +1,53 @@
+import { strict as assert } from "node:assert";
+import { CachedKv } from "../../../src/storage/cachedKv.js";
+import { WriteBatch } from "../../../src/storage/kv.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
+import { inverseBatch } from "../../../src/storage/undo.js";
+
+const k = (n: number): Uint8Array => Uint8Array.of(n);
+
+describe("storage/cachedKv", () => {
+  it("serves repeated reads from the cache and counts hits and misses", () => {
+    const inner = new MemoryKv();
+    inner.write(new WriteBatch().put("code", k(1), k(9)));
+    const kv = new CachedKv(inner);
+    assert.deepEqual(kv.get("code", k(1)), k(9));
+    assert.deepEqual(kv.get("code", k(1)), k(9));
+    assert.equal(kv.get("code", k(2)), undefined);
+    assert.equal(kv.get("code", k(2)), undefined);
+    assert.equal(kv.misses, 2);
+    assert.equal(kv.hits, 2);
+  });
+
+  it("never serves a stale row after a write or an undo batch through it", () => {
+    const kv = new CachedKv(new MemoryKv());
+    assert.equal(kv.get("hashedAccounts", k(1)), undefined); // cached miss
+    const b = new WriteBatch().put("hashedAccounts", k(1), k(5));
+    const undo = inverseBatch(kv, b);
+    kv.write(b);
+    assert.deepEqual(kv.get("hashedAccounts", k(1)), k(5));
+    kv.write(undo);
+    assert.equal(kv.get("hashedAccounts", k(1)), undefined);
+    kv.write(new WriteBatch().put("hashedAccounts", k(1), k(6)).del("hashedAccounts", k(1)));
+    assert.equal(kv.get("hashedAccounts", k(1)), undefined);
+  });
+
+  it("returns copies, so a caller mutating a value cannot corrupt the cache", () => {
+    const kv = new CachedKv(new MemoryKv());
+    kv.write(new WriteBatch().put("code", k(1), k(7)));
+    const v = kv.get("code", k(1)) as Uint8Array;
+    v[0] = 0;
+    assert.deepEqual(kv.get("code", k(1)), k(7));
+  });
+
+  it("stays bounded and correct past its entry limit", () => {
+    const inner = new MemoryKv();
+    const b = new WriteBatch();
+    for (let i = 0; i < 100; i++) b.put("hashedStorage", k(i), k(i + 1));
+    inner.write(b);
+    const kv = new CachedKv(inner, { tables: { hashedStorage: 16 } });
+    for (let r = 0; r < 3; r++) for (let i = 0; i < 100; i++) assert.deepEqual(kv.get("hashedStorage", k(i)), k(i + 1));
+    const many = kv.getMany("hashedStorage", [k(3), k(200), k(99)]);
+    assert.deepEqual(many, [k(4), undefined, k(100)]);
+  });
+});

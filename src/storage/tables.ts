@@ -21,6 +21,23 @@ export const TABLES = {
   storageTrie: "key: keccak256(address) ++ nibble path, one nibble per byte; value: as accountTrie",
   /** Contract code by hash. key: keccak(code) → code. */
   code: "key: keccak256(code); value: code bytes",
+  /** Block headers of every stored block (canonical or not). key: block hash → header RLP. */
+  headers: "key: block hash; value: header RLP",
+  /** Block bodies. key: block hash → rlp([txs (EIP-2718 items), ommers, withdrawals?]). */
+  bodies: "key: block hash; value: body RLP",
+  /** Consensus receipts of executed blocks. key: block hash → rlp list of EIP-2718 receipt encodings. */
+  receipts: "key: block hash; value: rlp([receipt…])",
+  /** Total difficulty. key: block hash → minimal big-endian (empty for 0). */
+  difficulty: "key: block hash; value: minimal big-endian total difficulty",
+  /** The canonical chain. key: block number (8 bytes BE) → block hash. */
+  canonical: "key: u64 BE block number; value: block hash",
+  /** Canonical tx positions. key: tx hash → block hash (32) ‖ index (u32 BE). */
+  txLookup: "key: tx hash; value: block hash ++ u32 BE index",
+  /**
+   * Undo records: the inverse of every state write a block made (flat state and trie nodes), so the
+   * state can be rewound past it (reorgs, crash recovery). key: block hash → encoded WriteBatch.
+   */
+  history: "key: block hash; value: encoded inverse WriteBatch",
 } as const;
 
 export type TableName = keyof typeof TABLES;

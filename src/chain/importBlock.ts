@@ -7,9 +7,9 @@
  */
 
 import { blobBaseFee, GAS_PER_BLOB } from "../block/blobGas.js";
-import { decodeBlock } from "../block/block.js";
+import { type BlockBody, decodeBlock } from "../block/block.js";
 import { encodeHeader, type Header, headerHash } from "../block/header.js";
-import { encodeReceiptsForRoot } from "../block/receipt.js";
+import { encodeReceiptsForRoot, type Receipt } from "../block/receipt.js";
 import { encodeWithdrawal } from "../block/withdrawal.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { Tracer } from "../evm/tracer.js";
@@ -43,11 +43,19 @@ export interface ImportContext {
   /** Canonical ancestor hash by number (BLOCKHASH). */
   readonly blockHash: (n: bigint) => bigint;
   readonly tracer?: Tracer | null;
+  /**
+   * Writes one state batch; `undo` is its inverse. Defaults to `kv.write(forward)`. The node's
+   * Blockchain uses it to keep a crash-recovery record in the same atomic write.
+   */
+  readonly persist?: (forward: WriteBatch, undo: WriteBatch) => void;
 }
 
 export interface ImportedBlock {
   readonly hash: Uint8Array;
   readonly header: Header;
+  readonly body: BlockBody;
+  readonly receipts: Receipt[];
+  readonly txs: Tx[];
   /** Writes applied, in order, and their inverses (apply in reverse order to rewind). */
   readonly forward: WriteBatch[];
   readonly undo: WriteBatch[];
@@ -132,15 +140,16 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   const state = new WorldState(new KvStateReader(kv), kv);
   const forward: WriteBatch[] = [];
   const undo: WriteBatch[] = [];
+  const persist = ctx.persist ?? ((b: WriteBatch) => kv.write(b));
   const commit = (): Uint8Array => {
     const c = state.commitBlock();
     const u1 = inverseBatch(kv, c.batch);
-    kv.write(c.batch);
+    persist(c.batch, u1);
     forward.push(c.batch);
     undo.push(u1);
     const r = updateStateRoot(kv, c.changeset);
     const u2 = inverseBatch(kv, r.batch);
-    kv.write(r.batch);
+    persist(r.batch, u2);
     forward.push(r.batch);
     undo.push(u2);
     state.setStorageRoots(r.storageRoots);
@@ -190,5 +199,5 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     const want = passer === null ? EMPTY_TRIE_ROOT : passer.storageRoot;
     if (header.withdrawalsRoot === null || !equalBytes(want, header.withdrawalsRoot)) return fail("WITHDRAWALS_ROOT");
   }
-  return { hash: keccak256(encodeHeader(header)), header, forward, undo };
+  return { hash: keccak256(encodeHeader(header)), header, body, receipts: res.receipts, txs, forward, undo };
 }

@@ -19,7 +19,9 @@ export type StorageErrorCode =
   /** A read returned neither a value nor "not found" (aborted or timed out inside the engine). */
   | "READ_FAILED"
   /** The engine rejected a write batch; nothing of it was applied. */
-  | "WRITE_FAILED";
+  | "WRITE_FAILED"
+  /** A stored record (undo batch, chain data) does not decode. */
+  | "CORRUPT";
 
 export class StorageError extends Error {
   override readonly name = "StorageError";

@@ -1,0 +1,334 @@
+/**
+ * The node's chain: genesis initialisation, block insertion through chain/importBlock.ts, the
+ * canonical head (forkchoice, reorgs) and crash recovery, over one KvStore.
+ *
+ * - The flat state (and trie) always holds the post-state of one block, `stateBlock`. Inserting a
+ *   block first moves the state to its parent: back along stored undo records (`history`), then
+ *   forward by re-executing stored bodies. So newPayload on a side branch and forkchoice to another
+ *   branch both work, at the cost of replaying the blocks in between.
+ * - Crash safety: every state write of an import carries, in the same atomic batch, the undo of all
+ *   writes made so far for that block (`meta.pendingUndo`); the final batch stores the block, its
+ *   receipts, its undo record and the new `stateBlock`, and drops the marker. `open()` finds a
+ *   marker only after a crash mid-import and applies it, so the state is again `stateBlock`'s.
+ *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
+ */
+import { type BlockBody, blockHeaderRlp, encodeBlock } from "../block/block.js";
+import { decodeHeader, type Header, headerHash } from "../block/header.js";
+import type { Receipt } from "../block/receipt.js";
+import type { Tracer } from "../evm/tracer.js";
+import { bytesKey, equalBytes } from "../primitives/bytes.js";
+import { bytesToHex } from "../primitives/hex.js";
+import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
+import { decodeBatch, encodeBatch, joinBatches } from "../storage/batchCodec.js";
+import { type KvStore, WriteBatch } from "../storage/kv.js";
+import { decodeTx, txHash } from "../tx/envelope.js";
+import {
+  ChainStore,
+  META_CONFIG,
+  META_FINALIZED,
+  META_HEAD,
+  META_PENDING,
+  META_SAFE,
+  META_STATE,
+} from "./chainStore.js";
+import { type Genesis, genesisHeader, passerRoot } from "./genesis.js";
+import { writeAlloc } from "./genesisState.js";
+import { importBlock, isImportFailure } from "./importBlock.js";
+
+export class ChainError extends Error {
+  override readonly name = "ChainError";
+}
+
+export type InsertStatus = "VALID" | "INVALID" | "KNOWN" | "UNKNOWN_PARENT";
+
+export interface InsertResult {
+  readonly status: InsertStatus;
+  readonly hash: Uint8Array;
+  readonly header: Header | null;
+  readonly receipts: readonly Receipt[] | null;
+  /** Why the block is invalid. */
+  readonly error: string | null;
+}
+
+export interface HeadChange {
+  readonly oldHead: Header;
+  readonly newHead: Header;
+  /** Blocks that left the canonical chain, newest first. */
+  readonly removed: Header[];
+  /** Blocks that joined it, oldest first. */
+  readonly added: Header[];
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export class Blockchain {
+  readonly store: ChainStore;
+  private headHeader: Header;
+  private headHash: Uint8Array;
+  private stateHash: Uint8Array;
+  private readonly invalid = new Set<string>();
+  tracer: Tracer | null = null;
+
+  private constructor(
+    readonly kv: KvStore,
+    readonly config: ChainConfig,
+  ) {
+    this.store = new ChainStore(kv);
+    const head = this.store.meta(META_HEAD);
+    const state = this.store.meta(META_STATE);
+    if (head === null || state === null)
+      throw new ChainError("database has no chain: run `opal-exec init <genesis.json>` first");
+    const h = this.store.header(head);
+    if (h === null) throw new ChainError(`database is missing its head block ${bytesToHex(head)}`);
+    this.headHash = head;
+    this.headHeader = h;
+    this.stateHash = state;
+  }
+
+  /** Writes the genesis (alloc, block 0, heads) into an empty store; on a store with a chain, checks it is the same genesis. */
+  static init(kv: KvStore, genesis: Genesis, configJson: unknown): Blockchain {
+    const store = new ChainStore(kv);
+    const stateRoot = writeAlloc(kv, genesis.alloc);
+    const header = genesisHeader(genesis, stateRoot, passerRoot(kv));
+    const hash = headerHash(header);
+    const existing = store.canonicalHash(genesis.number);
+    if (store.meta(META_HEAD) !== null) {
+      if (existing === null || !equalBytes(existing, hash)) {
+        throw new ChainError(
+          `database already holds a chain with another genesis (${existing === null ? "none" : bytesToHex(existing)})`,
+        );
+      }
+      return Blockchain.open(kv);
+    }
+    const b = new WriteBatch();
+    const body: BlockBody = { transactions: [], ommers: [], withdrawals: header.withdrawalsRoot === null ? null : [] };
+    store.putBlock(b, hash, header, body, header.difficulty);
+    store.putReceipts(b, hash, []);
+    store.setCanonical(b, header.number, hash, []);
+    for (const k of [META_HEAD, META_SAFE, META_FINALIZED, META_STATE]) store.putMeta(b, k, hash);
+    store.putMeta(b, META_CONFIG, enc.encode(JSON.stringify(configJson)));
+    kv.write(b, { sync: true });
+    return new Blockchain(kv, genesis.config);
+  }
+
+  /** Opens a store written by `init`, finishing or undoing a state write a crash interrupted. */
+  static open(kv: KvStore): Blockchain {
+    const store = new ChainStore(kv);
+    const cfgBytes = store.meta(META_CONFIG);
+    if (cfgBytes === null) throw new ChainError("database has no chain: run `opal-exec init <genesis.json>` first");
+    const pending = store.meta(META_PENDING);
+    if (pending !== null) {
+      const undo = decodeBatch(pending);
+      undo.del("meta", META_PENDING);
+      kv.write(undo, { sync: true });
+    }
+    return new Blockchain(kv, parseChainConfig(JSON.parse(dec.decode(cfgBytes))));
+  }
+
+  get head(): Header {
+    return this.headHeader;
+  }
+
+  get headBlockHash(): Uint8Array {
+    return this.headHash;
+  }
+
+  /** The block whose post-state the flat tables hold. */
+  get stateBlockHash(): Uint8Array {
+    return this.stateHash;
+  }
+
+  isInvalid(hash: Uint8Array): boolean {
+    return this.invalid.has(bytesKey(hash));
+  }
+
+  /** Validates and executes `blockRlp` on its parent's state and stores it (not made canonical). */
+  insertBlock(blockRlp: Uint8Array): InsertResult {
+    let header: Header;
+    try {
+      header = decodeHeader(blockHeaderRlp(blockRlp));
+    } catch (e) {
+      return {
+        status: "INVALID",
+        hash: new Uint8Array(32),
+        header: null,
+        receipts: null,
+        error: `BLOCK_DECODE: ${(e as Error).message}`,
+      };
+    }
+    const hash = headerHash(header);
+    if (this.store.receiptsRlp(hash) !== undefined) {
+      return { status: "KNOWN", hash, header, receipts: null, error: null };
+    }
+    if (this.invalid.has(bytesKey(hash)) || this.invalid.has(bytesKey(header.parentHash))) {
+      this.invalid.add(bytesKey(hash));
+      return { status: "INVALID", hash, header, receipts: null, error: "descends from an invalid block" };
+    }
+    const parent = this.store.header(header.parentHash);
+    if (parent === null || this.store.receiptsRlp(header.parentHash) === undefined) {
+      return { status: "UNKNOWN_PARENT", hash, header, receipts: null, error: "unknown parent" };
+    }
+    this.moveStateTo(header.parentHash);
+    const res = this.execute(parent, header.parentHash, blockRlp);
+    if (isImportFailure(res)) {
+      this.invalid.add(bytesKey(hash));
+      return { status: "INVALID", hash, header, receipts: null, error: res.error };
+    }
+    return { status: "VALID", hash, header, receipts: res.receipts, error: null };
+  }
+
+  /** Executes on the current state (the parent's) and stores the block; returns the import result. */
+  private execute(parent: Header, parentHash: Uint8Array, blockRlp: Uint8Array) {
+    const undos: WriteBatch[] = [];
+    const kv = this.kv;
+    const persist = (forward: WriteBatch, undo: WriteBatch): void => {
+      undos.push(undo);
+      forward.put("meta", META_PENDING, encodeBatch(joinBatches([...undos].reverse())));
+      kv.write(forward);
+    };
+    const res = importBlock(
+      { kv, cfg: this.config, blockHash: this.ancestorHashes(parentHash), persist, tracer: this.tracer },
+      parent,
+      blockRlp,
+    );
+    if (isImportFailure(res)) {
+      // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
+      kv.write(new WriteBatch().del("meta", META_PENDING));
+      return res;
+    }
+    const b = new WriteBatch();
+    const td = (this.store.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
+    this.store.putBlock(b, res.hash, res.header, res.body, td);
+    this.store.putReceipts(b, res.hash, res.receipts);
+    b.put("history", res.hash, encodeBatch(joinBatches([...undos].reverse())));
+    b.put("meta", META_STATE, res.hash);
+    b.del("meta", META_PENDING);
+    kv.write(b);
+    this.stateHash = res.hash;
+    return res;
+  }
+
+  /** BLOCKHASH over the ancestry of `tip` (inclusive), resolved lazily and memoised per block. */
+  private ancestorHashes(tip: Uint8Array): (n: bigint) => bigint {
+    const byNumber = new Map<number, bigint>();
+    let cursor: Uint8Array | null = tip;
+    let cursorHeader = this.store.header(tip);
+    return (n: bigint): bigint => {
+      const want = Number(n);
+      const hit = byNumber.get(want);
+      if (hit !== undefined) return hit;
+      while (cursor !== null && cursorHeader !== null && cursorHeader.number >= want) {
+        byNumber.set(cursorHeader.number, BigInt(bytesToHex(cursor)));
+        if (cursorHeader.number === want || cursorHeader.number === 0) break;
+        cursor = cursorHeader.parentHash;
+        cursorHeader = this.store.header(cursor);
+      }
+      return byNumber.get(want) ?? 0n;
+    };
+  }
+
+  /** Moves the flat state to the post-state of `target` (an executed block). */
+  private moveStateTo(target: Uint8Array): void {
+    if (equalBytes(this.stateHash, target)) return;
+    const { back, forward } = this.path(this.stateHash, target);
+    for (const h of back) {
+      const rec = this.kv.get("history", h);
+      const header = this.store.header(h);
+      if (rec === undefined || header === null) throw new ChainError(`no undo record for block ${bytesToHex(h)}`);
+      const undo = decodeBatch(rec);
+      undo.put("meta", META_STATE, header.parentHash);
+      this.kv.write(undo);
+      this.stateHash = header.parentHash;
+    }
+    for (const h of forward) {
+      const header = this.store.header(h);
+      const body = this.store.body(h);
+      const parent = header === null ? null : this.store.header(header.parentHash);
+      if (header === null || body === null || parent === null)
+        throw new ChainError(`block ${bytesToHex(h)} is not stored`);
+      const res = this.execute(parent, header.parentHash, encodeBlock({ header, body }));
+      if (isImportFailure(res)) throw new ChainError(`stored block ${bytesToHex(h)} no longer executes: ${res.error}`);
+    }
+  }
+
+  /** Blocks to undo from `from` (newest first) and to re-apply up to `to` (oldest first). */
+  private path(from: Uint8Array, to: Uint8Array): { back: Uint8Array[]; forward: Uint8Array[]; common: Uint8Array } {
+    let a = from;
+    let b = to;
+    let ha = this.mustHeader(a);
+    let hb = this.mustHeader(b);
+    const back: Uint8Array[] = [];
+    const forward: Uint8Array[] = [];
+    while (ha.number > hb.number) {
+      back.push(a);
+      a = ha.parentHash;
+      ha = this.mustHeader(a);
+    }
+    while (hb.number > ha.number) {
+      forward.push(b);
+      b = hb.parentHash;
+      hb = this.mustHeader(b);
+    }
+    while (!equalBytes(a, b)) {
+      back.push(a);
+      forward.push(b);
+      a = ha.parentHash;
+      b = hb.parentHash;
+      ha = this.mustHeader(a);
+      hb = this.mustHeader(b);
+    }
+    return { back, forward: forward.reverse(), common: a };
+  }
+
+  private mustHeader(hash: Uint8Array): Header {
+    const h = this.store.header(hash);
+    if (h === null) throw new ChainError(`block ${bytesToHex(hash)} is not stored`);
+    return h;
+  }
+
+  /**
+   * Makes `hash` (an executed block) the canonical head: the state moves to it, the canonical index
+   * and tx lookups are rewritten from the common ancestor, and `meta.head` is updated, in one batch.
+   */
+  setHead(hash: Uint8Array): HeadChange {
+    const newHead = this.mustHeader(hash);
+    if (this.store.receiptsRlp(hash) === undefined)
+      throw new ChainError(`block ${bytesToHex(hash)} has not been executed`);
+    const oldHead = this.headHeader;
+    this.moveStateTo(hash);
+    const { back, forward } = this.path(this.headHash, hash);
+    const b = new WriteBatch();
+    const removed: Header[] = [];
+    const added: Header[] = [];
+    for (const h of back) {
+      const header = this.mustHeader(h);
+      removed.push(header);
+      this.store.unsetCanonical(b, header.number, this.txHashesOf(h));
+    }
+    for (const h of forward) {
+      const header = this.mustHeader(h);
+      added.push(header);
+      this.store.setCanonical(b, header.number, h, this.txHashesOf(h));
+    }
+    b.put("meta", META_HEAD, hash);
+    this.kv.write(b);
+    this.headHash = hash;
+    this.headHeader = newHead;
+    return { oldHead, newHead, removed, added };
+  }
+
+  /** Records the safe and finalized blocks (Engine API forkchoice). */
+  setSafeAndFinalized(safe: Uint8Array | null, finalized: Uint8Array | null): void {
+    const b = new WriteBatch();
+    if (safe !== null) b.put("meta", META_SAFE, safe);
+    if (finalized !== null) b.put("meta", META_FINALIZED, finalized);
+    if (b.size > 0) this.kv.write(b);
+  }
+
+  private txHashesOf(blockHash: Uint8Array): Uint8Array[] {
+    const body = this.store.body(blockHash);
+    if (body === null) return [];
+    return body.transactions.map((t) => txHash(decodeTx(t)));
+  }
+}

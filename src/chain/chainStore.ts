@@ -1,0 +1,122 @@
+/**
+ * The chain's stored data over a KvStore: headers, bodies and receipts by block hash, total
+ * difficulty, the canonical number → hash index, canonical tx positions, and the named heads in
+ * `meta`. Reads decode on demand; writes go into a caller's WriteBatch so a block's data, its state
+ * and the head pointer land in one atomic write (storage/tables.ts documents every layout).
+ */
+import { type BlockBody, decodeBody, encodeBody } from "../block/block.js";
+import { decodeHeader, encodeHeader, type Header } from "../block/header.js";
+import { decodeReceipt, encodeReceipt, type Receipt } from "../block/receipt.js";
+import { bigintToBytes } from "../primitives/u256.js";
+import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
+import { encodeRlp } from "../rlp/encode.js";
+import type { KvStore, WriteBatch } from "../storage/kv.js";
+
+const enc = new TextEncoder();
+export const META_HEAD = enc.encode("head");
+export const META_SAFE = enc.encode("safe");
+export const META_FINALIZED = enc.encode("finalized");
+/** The block whose post-state the flat tables hold (can differ from head between newPayload and forkchoice). */
+export const META_STATE = enc.encode("stateBlock");
+/** Undo record of a state write in flight (crash recovery). */
+export const META_PENDING = enc.encode("pendingUndo");
+/** The chain config JSON given at init. */
+export const META_CONFIG = enc.encode("chainConfig");
+
+export function numberKey(n: number): Uint8Array {
+  const k = new Uint8Array(8);
+  new DataView(k.buffer).setBigUint64(0, BigInt(n));
+  return k;
+}
+
+export interface TxLocation {
+  readonly blockHash: Uint8Array;
+  readonly index: number;
+}
+
+export class ChainStore {
+  constructor(readonly kv: KvStore) {}
+
+  headerRlp(hash: Uint8Array): Uint8Array | undefined {
+    return this.kv.get("headers", hash);
+  }
+
+  header(hash: Uint8Array): Header | null {
+    const rlp = this.headerRlp(hash);
+    return rlp === undefined ? null : decodeHeader(rlp);
+  }
+
+  bodyRlp(hash: Uint8Array): Uint8Array | undefined {
+    return this.kv.get("bodies", hash);
+  }
+
+  body(hash: Uint8Array): BlockBody | null {
+    const rlp = this.bodyRlp(hash);
+    return rlp === undefined ? null : decodeBody(rlp);
+  }
+
+  receiptsRlp(hash: Uint8Array): Uint8Array | undefined {
+    return this.kv.get("receipts", hash);
+  }
+
+  receipts(hash: Uint8Array): Receipt[] | null {
+    const rlp = this.receiptsRlp(hash);
+    if (rlp === undefined) return null;
+    return expectList(decodeRlp(rlp), "receipts").map((r) => decodeReceipt(expectBytes(r, "receipt")));
+  }
+
+  totalDifficulty(hash: Uint8Array): bigint | null {
+    const v = this.kv.get("difficulty", hash);
+    if (v === undefined) return null;
+    let n = 0n;
+    for (const b of v) n = (n << 8n) | BigInt(b);
+    return n;
+  }
+
+  canonicalHash(n: number): Uint8Array | null {
+    return this.kv.get("canonical", numberKey(n)) ?? null;
+  }
+
+  txLocation(txHash: Uint8Array): TxLocation | null {
+    const v = this.kv.get("txLookup", txHash);
+    if (v === undefined || v.length !== 36) return null;
+    return { blockHash: v.subarray(0, 32), index: new DataView(v.buffer, v.byteOffset + 32, 4).getUint32(0) };
+  }
+
+  meta(key: Uint8Array): Uint8Array | null {
+    return this.kv.get("meta", key) ?? null;
+  }
+
+  // ---- writes into a batch -------------------------------------------------------------------
+
+  putBlock(b: WriteBatch, hash: Uint8Array, header: Header, body: BlockBody, td: bigint): void {
+    b.put("headers", hash, encodeHeader(header));
+    b.put("bodies", hash, encodeBody(body));
+    b.put("difficulty", hash, bigintToBytes(td));
+  }
+
+  putReceipts(b: WriteBatch, hash: Uint8Array, receipts: readonly Receipt[]): void {
+    b.put("receipts", hash, encodeRlp(receipts.map(encodeReceipt)));
+  }
+
+  /** Makes `hash` canonical at `number` and indexes its txs. */
+  setCanonical(b: WriteBatch, number: number, hash: Uint8Array, txHashes: readonly Uint8Array[]): void {
+    b.put("canonical", numberKey(number), hash);
+    for (let i = 0; i < txHashes.length; i++) {
+      const v = new Uint8Array(36);
+      v.set(hash, 0);
+      new DataView(v.buffer).setUint32(32, i);
+      b.put("txLookup", txHashes[i], v);
+    }
+  }
+
+  /** Removes the canonical entry at `number` and its tx index (a reorg unwinding it). */
+  unsetCanonical(b: WriteBatch, number: number, txHashes: readonly Uint8Array[]): void {
+    b.del("canonical", numberKey(number));
+    for (const h of txHashes) b.del("txLookup", h);
+  }
+
+  putMeta(b: WriteBatch, key: Uint8Array, value: Uint8Array): void {
+    b.put("meta", key, value);
+  }
+}

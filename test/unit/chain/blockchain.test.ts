@@ -1,0 +1,140 @@
+/**
+ * Blockchain over a real chain: the execution-apis rpc-compat chain (genesis.json + chain.rlp,
+ * Homestead → Osaka/BPO2 with every kind of tx) is initialised, imported block by block and made
+ * canonical with the head the suite's headfcu.json names; then a restart, a crash in the middle of
+ * an import, and a reorg onto a side branch built from the same blocks.
+ */
+import { strict as assert } from "node:assert";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { decodeBlock, encodeBlock } from "../../../src/block/block.js";
+import { headerHash } from "../../../src/block/header.js";
+import { Blockchain } from "../../../src/chain/blockchain.js";
+import { parseGenesis } from "../../../src/chain/genesis.js";
+import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { decodeHeader } from "../../../src/rlp/decode.js";
+import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
+import { computeStateRoot } from "../../../src/trie/stateRoot.js";
+import { fixturePath } from "../../utils/fixtures.js";
+
+const DIR = fixturePath("execution-apis-rpc", "tests");
+
+function blocksOf(file: string): Uint8Array[] {
+  const all = new Uint8Array(readFileSync(file));
+  const out: Uint8Array[] = [];
+  for (let pos = 0; pos < all.length; ) {
+    const h = decodeHeader(all, pos);
+    const end = h.start + h.length;
+    out.push(all.subarray(pos, end));
+    pos = end;
+  }
+  return out;
+}
+
+function genesisJson(): unknown {
+  return JSON.parse(readFileSync(join(DIR, "genesis.json"), "utf8"));
+}
+
+function initChain(kv: KvStore): Blockchain {
+  const json = genesisJson() as { config: unknown };
+  return Blockchain.init(kv, parseGenesis(json), json.config);
+}
+
+/** A store whose Nth write throws, as a crash would cut the process. */
+class CrashingKv extends MemoryKv {
+  writesLeft = Number.POSITIVE_INFINITY;
+  override write(batch: WriteBatch): void {
+    if (this.writesLeft-- <= 0) throw new Error("simulated crash");
+    super.write(batch);
+  }
+}
+
+describe("chain/blockchain", function () {
+  this.timeout(120_000);
+  const blocks = blocksOf(join(DIR, "chain.rlp"));
+  const fcu = JSON.parse(readFileSync(join(DIR, "headfcu.json"), "utf8")) as {
+    params: [{ headBlockHash: string }];
+  };
+
+  it("imports the whole rpc-compat chain and takes the forkchoice head", () => {
+    const chain = initChain(new MemoryKv());
+    for (const rlp of blocks) {
+      const r = chain.insertBlock(rlp);
+      assert.equal(r.status, "VALID", `block ${r.header?.number}: ${r.error}`);
+    }
+    const head = hexToBytes(fcu.params[0].headBlockHash);
+    chain.setHead(head);
+    assert.equal(bytesToHex(chain.headBlockHash), fcu.params[0].headBlockHash);
+    assert.equal(chain.head.number, blocks.length);
+    for (let n = 0; n <= chain.head.number; n++) assert.ok(chain.store.canonicalHash(n), `canonical ${n}`);
+    // Known blocks are recognised, not re-executed.
+    assert.equal(chain.insertBlock(blocks[3]).status, "KNOWN");
+  });
+
+  it("a restart finds the same head, and the state root is the head's", () => {
+    const kv = new MemoryKv();
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 20)) chain.insertBlock(rlp);
+    const want = headerHash(decodeBlock(blocks[19]).header);
+    chain.setHead(want);
+    const again = Blockchain.open(kv);
+    assert.equal(bytesToHex(again.headBlockHash), bytesToHex(want));
+    assert.deepEqual(computeStateRoot(kv).root, again.head.stateRoot);
+  });
+
+  it("a crash in the middle of an import leaves a store that reopens at the last stored block", () => {
+    for (const cut of [0, 1, 2]) {
+      const kv = new CrashingKv();
+      const chain = initChain(kv);
+      for (const rlp of blocks.slice(0, 10)) chain.insertBlock(rlp);
+      chain.setHead(headerHash(decodeBlock(blocks[9]).header));
+      kv.writesLeft = cut;
+      assert.throws(() => chain.insertBlock(blocks[10]), /simulated crash/);
+      kv.writesLeft = Number.POSITIVE_INFINITY;
+      const reopened = Blockchain.open(kv);
+      assert.equal(reopened.head.number, 10, `cut ${cut}`);
+      assert.deepEqual(computeStateRoot(kv).root, reopened.head.stateRoot, `cut ${cut}`);
+      // The interrupted block imports normally afterwards.
+      assert.equal(reopened.insertBlock(blocks[10]).status, "VALID");
+    }
+  });
+
+  it("reorgs: a side branch inserted later becomes canonical, and back", () => {
+    const kv = new MemoryKv();
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 12)) chain.insertBlock(rlp);
+    const a = headerHash(decodeBlock(blocks[11]).header);
+    const b = headerHash(decodeBlock(blocks[7]).header);
+    chain.setHead(a);
+    // Moving the head back to block 8 unwinds 9..12 from the canonical chain and the state.
+    const change = chain.setHead(b);
+    assert.deepEqual(
+      change.removed.map((h) => h.number),
+      [12, 11, 10, 9],
+    );
+    assert.equal(chain.store.canonicalHash(12), null);
+    assert.deepEqual(computeStateRoot(kv).root, chain.head.stateRoot);
+    // And forward again: the stored blocks are re-executed onto the state.
+    const back = chain.setHead(a);
+    assert.deepEqual(
+      back.added.map((h) => h.number),
+      [9, 10, 11, 12],
+    );
+    assert.deepEqual(computeStateRoot(kv).root, chain.head.stateRoot);
+  });
+
+  it("rejects an invalid block without touching the state", () => {
+    const kv = new MemoryKv();
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 5)) chain.insertBlock(rlp);
+    chain.setHead(headerHash(decodeBlock(blocks[4]).header));
+    const bad = decodeBlock(blocks[5]);
+    bad.header.stateRoot = new Uint8Array(32).fill(7);
+    const r = chain.insertBlock(encodeBlock(bad));
+    assert.equal(r.status, "INVALID");
+    assert.match(r.error ?? "", /STATE_ROOT/);
+    assert.deepEqual(computeStateRoot(kv).root, chain.head.stateRoot);
+    assert.equal(chain.insertBlock(blocks[5]).status, "VALID");
+  });
+});

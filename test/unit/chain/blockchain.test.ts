@@ -11,6 +11,7 @@ import { decodeBlock, encodeBlock } from "../../../src/block/block.js";
 import { headerHash } from "../../../src/block/header.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
+import { stateViewAt } from "../../../src/chain/stateAt.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { decodeHeader } from "../../../src/rlp/decode.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
@@ -122,6 +123,21 @@ describe("chain/blockchain", function () {
       [9, 10, 11, 12],
     );
     assert.deepEqual(computeStateRoot(kv).root, chain.head.stateRoot);
+  });
+
+  it("stateViewAt: the state of every ancestor reads back with that block's state root", () => {
+    const kv = new MemoryKv();
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 16)) chain.insertBlock(rlp);
+    chain.setHead(headerHash(decodeBlock(blocks[15]).header));
+    for (const n of [0, 1, 7, 15, 16]) {
+      const hash = chain.store.canonicalHash(n) as Uint8Array;
+      const view = stateViewAt(chain.store, chain.stateBlockHash, hash);
+      assert.ok(view, `view at ${n}`);
+      assert.deepEqual(computeStateRoot(view).root, chain.store.header(hash)?.stateRoot, `root at ${n}`);
+    }
+    const bogus = new Uint8Array(32).fill(1);
+    assert.equal(stateViewAt(chain.store, chain.stateBlockHash, bogus), null);
   });
 
   it("rejects an invalid block without touching the state", () => {

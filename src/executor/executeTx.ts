@@ -64,6 +64,12 @@ export interface TxEnv {
   readonly blobGasLeft: number;
   /** OP chains: the L1 attributes of the block (from its first tx), for the L1 and operator fees. */
   readonly l1Info?: L1BlockInfo | null;
+  /**
+   * eth_call / eth_estimateGas semantics (geth's SkipNonceChecks + SkipTransactionChecks, and
+   * NoBaseFee when every gas price field is zero): no nonce or EOA check, no L1/operator fee, and
+   * with zero prices no base-fee check and no fee payment.
+   */
+  readonly simulate?: boolean;
 }
 
 /** OP fee vaults (specs/protocol/predeploys.md). */
@@ -79,24 +85,27 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
   const block = evm.block;
   if (tx.type === TxType.Deposit) throw new Error("deposits are executed by executeDeposit");
   const op = evm.rules.op !== null;
-  const l1Info = op ? (env.l1Info ?? null) : null;
+  const simulate = env.simulate === true;
+  const l1Info = op && !simulate ? (env.l1Info ?? null) : null;
   if (tx.gasLimit > env.blockGasLeft) return "GAS_ALLOWANCE_EXCEEDED";
   const gasLimit = Number(tx.gasLimit); // inexact above 2^53; fee arithmetic below uses tx.gasLimit
   const senderAddr = addressToBigint(env.sender);
   const sender = st.account(senderAddr);
-  if (sender.nonce !== tx.nonce) {
+  if (!simulate && sender.nonce !== tx.nonce) {
     if (sender.nonce >= MAX_NONCE) return "NONCE_MAX";
     return tx.nonce < sender.nonce ? "NONCE_TOO_LOW" : "NONCE_TOO_HIGH";
   }
-  if (sender.nonce >= MAX_NONCE) return "NONCE_MAX";
+  if (!simulate && sender.nonce >= MAX_NONCE) return "NONCE_MAX";
   // EIP-3607: a sender with code is not an EOA (EIP-7702 delegations excepted).
-  if (sender.codeHash !== KECCAK256_EMPTY) {
+  if (!simulate && sender.codeHash !== KECCAK256_EMPTY) {
     const code = st.code(sender);
     if (code.length > 0 && !(sc.eip7702 && delegationTarget(code) >= 0n)) return "SENDER_NOT_EOA";
   }
   const maxFee = txMaxFeePerGas(tx);
   let gasPrice = maxFee;
-  if (fork >= Fork.London) {
+  // geth NoBaseFee: a simulated call with all price fields zero skips the base fee and pays nothing.
+  const free = simulate && maxFee === 0n && txMaxPriorityFeePerGas(tx) === 0n;
+  if (fork >= Fork.London && !free) {
     if (maxFee < block.baseFee) return "FEE_CAP_BELOW_BASE_FEE";
     const tip = txMaxPriorityFeePerGas(tx);
     gasPrice =
@@ -127,7 +136,7 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
   // Buy gas, bump the nonce (creations bump it in beginCreate, as geth does).
   st.subBalance(sender, tx.gasLimit * gasPrice + blobFee + l1Fee + opFeeMax);
   const to = tx.to === null ? -1n : addressToBigint(tx.to);
-  if (to >= 0n) st.setNonce(sender, tx.nonce + 1n);
+  if (to >= 0n) st.setNonce(sender, sender.nonce + 1n);
   evm.tx = {
     origin: senderAddr,
     gasPrice,
@@ -169,8 +178,8 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
 
   st.addBalance(sender, (tx.gasLimit - BigInt(used)) * gasPrice);
   const tipPerGas = fork >= Fork.London ? gasPrice - block.baseFee : gasPrice;
-  st.addBalance(st.account(block.coinbase), BigInt(used) * tipPerGas);
-  if (op) {
+  if (!free) st.addBalance(st.account(block.coinbase), BigInt(used) * tipPerGas);
+  if (op && !free) {
     // OP: the base fee is not burnt but paid to its vault, as are the L1 and operator fees.
     st.addBalance(st.account(BASE_FEE_VAULT), BigInt(used) * block.baseFee);
     st.addBalance(st.account(L1_FEE_VAULT), l1Fee);

@@ -1,0 +1,275 @@
+/**
+ * Read side of the eth namespace over the chain store: blocks, transactions, receipts and logs as
+ * geth's JSON (rpc/format.ts), block selectors (tags, numbers, EIP-1898 hashes) resolved against
+ * the canonical chain. Decoded blocks (txs with recovered senders, receipts) are kept in a small
+ * LRU, since wallets ask for the same recent blocks over and over.
+ */
+import { blobBaseFee } from "../../block/blobGas.js";
+import type { BlockBody } from "../../block/block.js";
+import { type Header, headerHash as headerHashOf } from "../../block/header.js";
+import type { Receipt } from "../../block/receipt.js";
+import type { Blockchain } from "../../chain/blockchain.js";
+import { META_FINALIZED, META_SAFE } from "../../chain/chainStore.js";
+import { type L1BlockInfo, parseL1BlockInfo } from "../../executor/op/l1BlockInfo.js";
+import { l1ReceiptFields } from "../../executor/op/l1Cost.js";
+import { bytesKey, equalBytes } from "../../primitives/bytes.js";
+import { bytesToHex } from "../../primitives/hex.js";
+import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
+import { decodeTx, txHash } from "../../tx/envelope.js";
+import { recoverSenders } from "../../tx/recoverPacked.js";
+import { type Tx, TxType } from "../../tx/tx.js";
+import { blockJson, type Json, logJson, receiptJson, txJson } from "../format.js";
+
+/** A resolved block selector: a canonical tag/number or an explicit hash. */
+export type BlockSelector =
+  | { readonly kind: "tag"; readonly tag: "latest" | "earliest" | "pending" | "safe" | "finalized" }
+  | { readonly kind: "number"; readonly number: number }
+  | { readonly kind: "hash"; readonly hash: Uint8Array; readonly requireCanonical: boolean };
+
+export interface DecodedBlock {
+  readonly hash: Uint8Array;
+  readonly header: Header;
+  readonly body: BlockBody;
+  readonly txs: Tx[];
+  readonly txHashes: Uint8Array[];
+  readonly senders: Uint8Array[];
+  readonly receipts: Receipt[] | null;
+  readonly size: number;
+}
+
+const CACHE_BLOCKS = 256;
+
+export class ChainReader {
+  private readonly cache = new Map<string, DecodedBlock>();
+
+  constructor(readonly chain: Blockchain) {}
+
+  /** The hash a selector names, or null (unknown block, or a non-canonical hash when canonical is required). */
+  resolve(sel: BlockSelector): Uint8Array | null {
+    const store = this.chain.store;
+    switch (sel.kind) {
+      case "hash": {
+        const h = store.header(sel.hash);
+        if (h === null) return null;
+        if (sel.requireCanonical) {
+          const c = store.canonicalHash(h.number);
+          if (c === null || !equalBytes(c, sel.hash)) return null;
+        }
+        return sel.hash;
+      }
+      case "number":
+        return sel.number > this.chain.head.number ? null : store.canonicalHash(sel.number);
+      case "tag":
+        switch (sel.tag) {
+          case "latest":
+          case "pending":
+            return this.chain.headBlockHash;
+          case "earliest":
+            return store.canonicalHash(0);
+          case "safe":
+            return store.meta(META_SAFE);
+          case "finalized":
+            return store.meta(META_FINALIZED);
+        }
+    }
+  }
+
+  block(hash: Uint8Array): DecodedBlock | null {
+    const key = bytesKey(hash);
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const store = this.chain.store;
+    const headerRlp = store.headerRlp(hash);
+    const bodyRlp = store.bodyRlp(hash);
+    const header = store.header(hash);
+    const body = store.body(hash);
+    if (header === null || body === null || headerRlp === undefined || bodyRlp === undefined) return null;
+    const txs = body.transactions.map((t) => decodeTx(t));
+    const senders = recoverSenders(txs).map((s) => s ?? new Uint8Array(20));
+    const b: DecodedBlock = {
+      hash,
+      header,
+      body,
+      txs,
+      txHashes: txs.map((t) => txHash(t)),
+      senders,
+      receipts: store.receipts(hash),
+      size: blockSize(headerRlp.length, bodyRlp),
+    };
+    this.cache.set(key, b);
+    if (this.cache.size > CACHE_BLOCKS) this.cache.delete(this.cache.keys().next().value as string);
+    return b;
+  }
+
+  blockJson(hash: Uint8Array, fullTxs: boolean): Record<string, Json> | null {
+    const b = this.block(hash);
+    if (b === null) return null;
+    const transactions: Json[] = fullTxs
+      ? b.txs.map((_, i) => this.txJsonAt(b, i))
+      : b.txHashes.map((h) => bytesToHex(h));
+    return blockJson({
+      header: b.header,
+      hash: b.hash,
+      size: b.size,
+      transactions,
+      uncleHashes: b.body.ommers.map((o) => headerHashOf(o)),
+      withdrawals: b.body.withdrawals,
+    });
+  }
+
+  txJsonAt(b: DecodedBlock, i: number): Record<string, Json> {
+    const r = b.receipts?.[i] ?? null;
+    return txJson(
+      b.txs[i],
+      {
+        hash: b.txHashes[i],
+        from: b.senders[i],
+        depositNonce: r?.depositNonce ?? null,
+        depositReceiptVersion: r?.depositReceiptVersion ?? null,
+      },
+      {
+        blockHash: b.hash,
+        blockNumber: b.header.number,
+        blockTimestamp: b.header.timestamp,
+        index: i,
+        baseFee: b.header.baseFeePerGas,
+      },
+    );
+  }
+
+  /** Canonical position of a tx, or null. */
+  locate(hash: Uint8Array): { block: DecodedBlock; index: number } | null {
+    const loc = this.chain.store.txLocation(hash);
+    if (loc === null) return null;
+    const h = this.chain.store.header(loc.blockHash);
+    if (h === null) return null;
+    const canon = this.chain.store.canonicalHash(h.number);
+    if (canon === null || !equalBytes(canon, loc.blockHash)) return null;
+    const block = this.block(loc.blockHash);
+    if (block === null || block.txs.length <= loc.index) return null;
+    return { block, index: loc.index };
+  }
+
+  txByHash(hash: Uint8Array): Record<string, Json> | null {
+    const at = this.locate(hash);
+    return at === null ? null : this.txJsonAt(at.block, at.index);
+  }
+
+  receiptsJson(b: DecodedBlock): Record<string, Json>[] | null {
+    if (b.receipts === null) return null;
+    const cfg = this.chain.config;
+    const rules = rulesAt(cfg, b.header.number, b.header.timestamp);
+    const blob = blobParamsAt(cfg, b.header.timestamp);
+    const blobFee =
+      b.header.excessBlobGas !== null && blob !== null
+        ? blobBaseFee(b.header.excessBlobGas, blob.baseFeeUpdateFraction)
+        : null;
+    let l1Info: L1BlockInfo | null = null;
+    if (rules.op !== null && b.txs.length > 0 && b.txs[0].type === TxType.Deposit)
+      l1Info = parseL1BlockInfo(b.txs[0].data);
+    const out: Record<string, Json>[] = [];
+    let logIndex = 0;
+    let prevGas = 0;
+    for (let i = 0; i < b.receipts.length; i++) {
+      const r = b.receipts[i];
+      const tx = b.txs[i];
+      const l1 =
+        l1Info !== null && tx.type !== TxType.Deposit ? l1ReceiptFields(b.body.transactions[i], l1Info, rules) : null;
+      out.push(
+        receiptJson(
+          r,
+          tx,
+          { hash: b.txHashes[i], from: b.senders[i] },
+          {
+            blockHash: b.hash,
+            blockNumber: b.header.number,
+            blockTimestamp: b.header.timestamp,
+            index: i,
+            firstLogIndex: logIndex,
+            previousCumulativeGas: prevGas,
+            baseFee: b.header.baseFeePerGas,
+            blobBaseFee: blobFee,
+            l1,
+          },
+        ),
+      );
+      logIndex += r.logs.length;
+      prevGas = r.cumulativeGasUsed;
+    }
+    return out;
+  }
+
+  receiptByTxHash(hash: Uint8Array): Record<string, Json> | null {
+    const at = this.locate(hash);
+    if (at === null) return null;
+    return this.receiptsJson(at.block)?.[at.index] ?? null;
+  }
+
+  /** Logs of a block matching address/topic filters (geth filter semantics: null topic = wildcard). */
+  blockLogs(
+    b: DecodedBlock,
+    addresses: readonly Uint8Array[] | null,
+    topics: readonly (readonly Uint8Array[] | null)[],
+    removed = false,
+  ): Record<string, Json>[] {
+    const out: Record<string, Json>[] = [];
+    if (b.receipts === null) return out;
+    let logIndex = 0;
+    for (let i = 0; i < b.receipts.length; i++) {
+      for (const l of b.receipts[i].logs) {
+        if (matches(l.address, l.topics, addresses, topics)) {
+          out.push(
+            logJson(l, {
+              blockHash: b.hash,
+              blockNumber: b.header.number,
+              blockTimestamp: b.header.timestamp,
+              txHash: b.txHashes[i],
+              txIndex: i,
+              logIndex,
+              removed,
+            }),
+          );
+        }
+        logIndex++;
+      }
+    }
+    return out;
+  }
+}
+
+export function matches(
+  address: Uint8Array,
+  logTopics: readonly Uint8Array[],
+  addresses: readonly Uint8Array[] | null,
+  topics: readonly (readonly Uint8Array[] | null)[],
+): boolean {
+  if (addresses !== null && addresses.length > 0 && !addresses.some((a) => equalBytes(a, address))) return false;
+  if (topics.length > logTopics.length) return false;
+  for (let i = 0; i < topics.length; i++) {
+    const want = topics[i];
+    if (want === null || want.length === 0) continue;
+    if (!want.some((t) => equalBytes(t, logTopics[i]))) return false;
+  }
+  return true;
+}
+
+/** RLP size of a block from its header and body encodings (the block list wraps both payloads). */
+function blockSize(headerLen: number, bodyRlp: Uint8Array): number {
+  // body = list(txs, ommers, withdrawals?) — the block list holds the header followed by the body's items.
+  const bodyHeaderLen = bodyRlp[0] < 0xf8 ? 1 : 1 + (bodyRlp[0] - 0xf7);
+  const payload = headerLen + bodyRlp.length - bodyHeaderLen;
+  return payload + (payload < 56 ? 1 : 1 + byteLength(payload));
+}
+
+function byteLength(n: number): number {
+  let l = 0;
+  while (n > 0) {
+    l++;
+    n = Math.floor(n / 256);
+  }
+  return l;
+}

@@ -13,7 +13,7 @@ import { type Tx, TxType } from "../tx/tx.js";
 import { executeTx, type TxOutcome, type TxRejectCode } from "./executeTx.js";
 import { CREATE2_DEPLOYER_ADDRESS, CREATE2_DEPLOYER_CODE } from "./op/create2Deployer.js";
 import { type DepositOutcome, executeDeposit } from "./op/executeDeposit.js";
-import { parseL1BlockInfo } from "./op/l1BlockInfo.js";
+import { type L1BlockInfo, parseL1BlockInfo } from "./op/l1BlockInfo.js";
 import {
   CONSOLIDATION_REQUEST_TYPE,
   DEPOSIT_REQUEST_TYPE,
@@ -98,65 +98,76 @@ function blockReward(fork: Fork): bigint {
   return 5n * ETHER;
 }
 
-export function executeBlock(
-  state: WorldState,
-  body: BlockBodyInput,
-  env: BlockExecEnv,
-): BlockExecResult | BlockExecFailure {
-  const { header } = body;
-  const rules = env.rules;
-  const fork = rules.fork;
-  const evm = new Evm(rules, blockContext(header, env), state);
-  evm.tracer = env.tracer ?? null;
-  const eip158 = evm.schedule.eip158;
+/**
+ * A block's transition in three steps, so import and block building share every rule: `begin`
+ * (system calls, Canyon's code change), `applyTx` per tx (a rejected tx leaves the state untouched,
+ * so a builder can skip it), `finish` (requests, withdrawals, rewards, bloom).
+ */
+export class BlockExecutor {
+  readonly evm: Evm;
+  readonly receipts: Receipt[] = [];
+  readonly outcomes: TxOutcome[] = [];
+  private readonly allLogs: Log[] = [];
+  gasUsed = 0;
+  blobGasUsed = 0;
+  private l1Info: L1BlockInfo | null = null;
 
-  if (fork >= Fork.Cancun && header.parentBeaconBlockRoot !== null) {
-    systemCall(evm, BEACON_ROOTS_ADDRESS, header.parentBeaconBlockRoot);
+  constructor(
+    readonly state: WorldState,
+    readonly header: Header,
+    readonly env: BlockExecEnv,
+  ) {
+    this.evm = new Evm(env.rules, blockContext(header, env), state);
+    this.evm.tracer = env.tracer ?? null;
   }
-  // EIP-2935 from Prague on L1 and from Isthmus (which executes under Prague) on OP chains.
-  if (fork >= Fork.Prague) systemCall(evm, HISTORY_STORAGE_ADDRESS, header.parentHash);
-  if (env.canyonActivation === true) {
-    state.setCode(state.account(CREATE2_DEPLOYER_ADDRESS), CREATE2_DEPLOYER_CODE);
-    state.finalizeTx(eip158);
-  }
-  // OP: the L1 attributes the fees of this block use come from its first tx (the L1-info deposit).
-  const first = body.txs[0];
-  const l1Info =
-    rules.op !== null && first !== undefined && first.type === TxType.Deposit ? parseL1BlockInfo(first.data) : null;
 
-  const receipts: Receipt[] = [];
-  const outcomes: TxOutcome[] = [];
-  const allLogs: Log[] = [];
-  let gasUsed = 0;
-  let blobGasUsed = 0;
-  for (let i = 0; i < body.txs.length; i++) {
-    const tx = body.txs[i];
-    const blockGasLeft = header.gasLimit - BigInt(gasUsed);
+  begin(): void {
+    const { header, env, evm, state } = this;
+    const fork = env.rules.fork;
+    if (fork >= Fork.Cancun && header.parentBeaconBlockRoot !== null) {
+      systemCall(evm, BEACON_ROOTS_ADDRESS, header.parentBeaconBlockRoot);
+    }
+    // EIP-2935 from Prague on L1 and from Isthmus (which executes under Prague) on OP chains.
+    if (fork >= Fork.Prague) systemCall(evm, HISTORY_STORAGE_ADDRESS, header.parentHash);
+    if (env.canyonActivation === true) {
+      state.setCode(state.account(CREATE2_DEPLOYER_ADDRESS), CREATE2_DEPLOYER_CODE);
+      state.finalizeTx(evm.schedule.eip158);
+    }
+  }
+
+  /** Applies one tx; on rejection nothing changed and the code says why. */
+  applyTx(tx: Tx, sender: Uint8Array): TxOutcome | TxRejectCode | "DEPOSIT_ON_L1" {
+    const rules = this.env.rules;
+    const fork = rules.fork;
+    // OP: the L1 attributes the fees of this block use come from its first tx (the L1-info deposit).
+    if (this.receipts.length === 0 && rules.op !== null && tx.type === TxType.Deposit)
+      this.l1Info = parseL1BlockInfo(tx.data);
+    const blockGasLeft = this.header.gasLimit - BigInt(this.gasUsed);
     let depositNonce: number | null = null;
     let r: TxOutcome | DepositOutcome | TxRejectCode;
     if (tx.type === TxType.Deposit) {
-      if (rules.op === null) return { error: "DEPOSIT_ON_L1", txIndex: i };
-      const d = executeDeposit(evm, tx, blockGasLeft);
+      if (rules.op === null) return "DEPOSIT_ON_L1";
+      const d = executeDeposit(this.evm, tx, blockGasLeft);
       if (typeof d !== "string" && rules.op >= OpFork.Regolith) depositNonce = Number(d.depositNonce);
       r = d;
     } else {
-      r = executeTx(evm, tx, {
-        sender: body.senders[i],
+      r = executeTx(this.evm, tx, {
+        sender,
         blockGasLeft,
-        blobGasLeft: env.maxBlobGas - blobGasUsed,
-        l1Info,
+        blobGasLeft: this.env.maxBlobGas - this.blobGasUsed,
+        l1Info: this.l1Info,
       });
     }
-    if (typeof r === "string") return { error: r, txIndex: i };
-    gasUsed += r.gasUsed;
-    blobGasUsed += r.blobGasUsed;
-    outcomes.push(r);
-    for (let j = 0; j < r.logs.length; j++) allLogs.push(r.logs[j]);
-    receipts.push({
+    if (typeof r === "string") return r;
+    this.gasUsed += r.gasUsed;
+    this.blobGasUsed += r.blobGasUsed;
+    this.outcomes.push(r);
+    for (let j = 0; j < r.logs.length; j++) this.allLogs.push(r.logs[j]);
+    this.receipts.push({
       type: tx.type,
       status: r.status,
-      postState: fork < Fork.Byzantium && env.intermediateRoot !== null ? env.intermediateRoot() : null,
-      cumulativeGasUsed: gasUsed,
+      postState: fork < Fork.Byzantium && this.env.intermediateRoot !== null ? this.env.intermediateRoot() : null,
+      cumulativeGasUsed: this.gasUsed,
       logsBloom: logsBloom(r.logs),
       logs: r.logs,
       depositNonce,
@@ -165,46 +176,65 @@ export function executeBlock(
           ? CANYON_DEPOSIT_RECEIPT_VERSION
           : null,
     });
+    return r;
   }
 
-  let reqHash: Uint8Array | null = null;
-  if (fork >= Fork.Prague && rules.op === null) {
-    const deposits = env.depositContract === null ? new Uint8Array(0) : depositRequests(allLogs, env.depositContract);
-    if (deposits === null) return { error: "INVALID_DEPOSIT_EVENT_LAYOUT", txIndex: -1 };
-    const requests: [number, Uint8Array][] = [[DEPOSIT_REQUEST_TYPE, deposits]];
-    for (const [type, address] of [
-      [WITHDRAWAL_REQUEST_TYPE, WITHDRAWAL_REQUEST_ADDRESS],
-      [CONSOLIDATION_REQUEST_TYPE, CONSOLIDATION_REQUEST_ADDRESS],
-    ] as const) {
-      if (!hasCode(evm, address)) return { error: "SYSTEM_CONTRACT_EMPTY", txIndex: -1 };
-      const out = systemCall(evm, address, new Uint8Array(0));
-      if (out === null) return { error: "SYSTEM_CONTRACT_CALL_FAILED", txIndex: -1 };
-      requests.push([type, out]);
+  finish(ommers: readonly Header[], withdrawals: readonly Withdrawal[] | null): BlockExecResult | BlockExecFailure {
+    const { header, env, evm, state } = this;
+    const fork = env.rules.fork;
+    const eip158 = evm.schedule.eip158;
+    let reqHash: Uint8Array | null = null;
+    if (fork >= Fork.Prague && env.rules.op === null) {
+      const deposits =
+        env.depositContract === null ? new Uint8Array(0) : depositRequests(this.allLogs, env.depositContract);
+      if (deposits === null) return { error: "INVALID_DEPOSIT_EVENT_LAYOUT", txIndex: -1 };
+      const requests: [number, Uint8Array][] = [[DEPOSIT_REQUEST_TYPE, deposits]];
+      for (const [type, address] of [
+        [WITHDRAWAL_REQUEST_TYPE, WITHDRAWAL_REQUEST_ADDRESS],
+        [CONSOLIDATION_REQUEST_TYPE, CONSOLIDATION_REQUEST_ADDRESS],
+      ] as const) {
+        if (!hasCode(evm, address)) return { error: "SYSTEM_CONTRACT_EMPTY", txIndex: -1 };
+        const out = systemCall(evm, address, new Uint8Array(0));
+        if (out === null) return { error: "SYSTEM_CONTRACT_CALL_FAILED", txIndex: -1 };
+        requests.push([type, out]);
+      }
+      reqHash = requestsHash(requests);
     }
-    reqHash = requestsHash(requests);
-  }
-
-  if (body.withdrawals !== null) {
-    for (const w of body.withdrawals) state.addBalance(state.account(addressToBigint(w.address)), w.amount * GWEI);
-    state.finalizeTx(eip158);
-  }
-  if (fork < Fork.Paris) {
-    const reward = blockReward(fork);
-    const miner = state.account(addressToBigint(header.coinbase));
-    for (const o of body.ommers) {
-      const share = (reward * BigInt(8 + o.number - header.number)) / 8n;
-      state.addBalance(state.account(addressToBigint(o.coinbase)), share);
+    if (withdrawals !== null) {
+      for (const w of withdrawals) state.addBalance(state.account(addressToBigint(w.address)), w.amount * GWEI);
+      state.finalizeTx(eip158);
     }
-    state.addBalance(miner, reward + (reward / 32n) * BigInt(body.ommers.length));
-    state.finalizeTx(eip158);
+    if (fork < Fork.Paris) {
+      const reward = blockReward(fork);
+      const miner = state.account(addressToBigint(header.coinbase));
+      for (const o of ommers) {
+        const share = (reward * BigInt(8 + o.number - header.number)) / 8n;
+        state.addBalance(state.account(addressToBigint(o.coinbase)), share);
+      }
+      state.addBalance(miner, reward + (reward / 32n) * BigInt(ommers.length));
+      state.finalizeTx(eip158);
+    }
+    return {
+      receipts: this.receipts,
+      outcomes: this.outcomes,
+      gasUsed: this.gasUsed,
+      blobGasUsed: this.blobGasUsed,
+      logsBloom: blockLogsBloom(this.receipts.map((r) => r.logsBloom)),
+      requestsHash: reqHash,
+    };
   }
+}
 
-  return {
-    receipts,
-    outcomes,
-    gasUsed,
-    blobGasUsed,
-    logsBloom: blockLogsBloom(receipts.map((r) => r.logsBloom)),
-    requestsHash: reqHash,
-  };
+export function executeBlock(
+  state: WorldState,
+  body: BlockBodyInput,
+  env: BlockExecEnv,
+): BlockExecResult | BlockExecFailure {
+  const x = new BlockExecutor(state, body.header, env);
+  x.begin();
+  for (let i = 0; i < body.txs.length; i++) {
+    const r = x.applyTx(body.txs[i], body.senders[i]);
+    if (typeof r === "string") return { error: r, txIndex: i };
+  }
+  return x.finish(body.ommers, body.withdrawals);
 }

@@ -12,16 +12,32 @@
  *   marker only after a crash mid-import and applies it, so the state is again `stateBlock`'s.
  *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
  */
+
+import { blobBaseFee, GAS_PER_BLOB } from "../block/blobGas.js";
 import { type BlockBody, blockHeaderRlp, encodeBlock } from "../block/block.js";
-import { decodeHeader, type Header, headerHash } from "../block/header.js";
+import { decodeHeader, EMPTY_OMMERS_HASH, type Header, headerHash } from "../block/header.js";
 import type { Receipt } from "../block/receipt.js";
+import { encodeReceiptsForRoot } from "../block/receipt.js";
+import { encodeWithdrawal, type Withdrawal } from "../block/withdrawal.js";
+import { sha256 } from "../crypto/sha256.js";
 import type { Tracer } from "../evm/tracer.js";
+import { BlockExecutor } from "../executor/executeBlock.js";
+import { jovianBlobGasUsed } from "../executor/op/daFootprint.js";
+import { parseL1BlockInfo } from "../executor/op/l1BlockInfo.js";
 import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
-import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
+import { blobParamsAt, type ChainConfig, parseChainConfig, rulesAt } from "../spec/chainConfig.js";
+import { Fork, OpFork } from "../spec/forks.js";
+import { KvStateReader } from "../state/kvStateReader.js";
+import { WorldState } from "../state/worldState.js";
 import { decodeBatch, encodeBatch, joinBatches } from "../storage/batchCodec.js";
 import { type KvStore, WriteBatch } from "../storage/kv.js";
-import { decodeTx, txHash } from "../tx/envelope.js";
+import { EMPTY_TRIE_ROOT } from "../trie/node.js";
+import { orderedTrieRoot } from "../trie/orderedRoot.js";
+import { decodeTx, encodeTx, txHash } from "../tx/envelope.js";
+import { recoverSender } from "../tx/signer.js";
+import { type Tx, TxType } from "../tx/tx.js";
+import { validateTx } from "../tx/validateTx.js";
 import {
   ChainStore,
   META_CONFIG,
@@ -33,7 +49,8 @@ import {
 } from "./chainStore.js";
 import { type Genesis, genesisHeader, passerRoot } from "./genesis.js";
 import { writeAlloc } from "./genesisState.js";
-import { importBlock, isImportFailure } from "./importBlock.js";
+import { commitState, importBlock, isImportFailure } from "./importBlock.js";
+import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
 
 export class ChainError extends Error {
   override readonly name = "ChainError";
@@ -48,6 +65,38 @@ export interface InsertResult {
   readonly receipts: readonly Receipt[] | null;
   /** Why the block is invalid. */
   readonly error: string | null;
+}
+
+/** Where a block builder takes pool txs from (txpool's price-and-nonce iterator fits). */
+export interface TxSource {
+  /** The next candidate, or null when there is none. */
+  next(): { readonly tx: Tx; readonly sender: Uint8Array } | null;
+  /** The last candidate could not be included: skip the rest of its sender's txs. */
+  reject(): void;
+}
+
+export interface BuildRequest {
+  readonly parentHash: Uint8Array;
+  readonly timestamp: number;
+  readonly feeRecipient: Uint8Array;
+  readonly prevRandao: Uint8Array;
+  readonly gasLimit: bigint;
+  readonly extraData: Uint8Array;
+  readonly withdrawals: readonly Withdrawal[] | null;
+  readonly parentBeaconBlockRoot: Uint8Array | null;
+  /** Txs that must open the block, in order (OP payload attributes `transactions`); any failure fails the build. */
+  readonly forced: readonly Uint8Array[];
+  /** Pool txs to fill the rest of the block; null for `noTxPool`. */
+  readonly pool: TxSource | null;
+}
+
+export interface BuiltBlock {
+  readonly hash: Uint8Array;
+  readonly header: Header;
+  readonly body: BlockBody;
+  readonly receipts: Receipt[];
+  /** Fees paid to the fee recipient (priority fees). */
+  readonly fees: bigint;
 }
 
 export interface HeadChange {
@@ -318,6 +367,145 @@ export class Blockchain {
     return { oldHead, newHead, removed, added };
   }
 
+  /**
+   * Builds, executes and stores a new block on `parentHash` (not made canonical): forced txs first,
+   * then pool txs while gas remains. The result is an executed stored block, so its later
+   * engine_newPayload is KNOWN. Errors (a forced tx that does not apply) are returned, and the
+   * state is left at the parent.
+   */
+  buildBlock(req: BuildRequest): BuiltBlock | { readonly error: string } {
+    const cfg = this.config;
+    const parent = this.store.header(req.parentHash);
+    if (parent === null) return { error: "unknown parent" };
+    this.moveStateTo(req.parentHash);
+    const number = parent.number + 1;
+    const rules = rulesAt(cfg, number, req.timestamp);
+    const fork = rules.fork;
+    const op = cfg.optimism !== null ? rules.op : null;
+    let baseFee: bigint | null = null;
+    if (fork >= Fork.London) {
+      baseFee = expectedBaseFee(parent, cfg, op);
+      if (baseFee === null) return { error: "parent base fee parameters are malformed" };
+    }
+    const blob = blobParamsAt(cfg, req.timestamp);
+    const excess = fork >= Fork.Cancun ? expectedExcessBlobGas(parent, cfg, fork, req.timestamp) : null;
+    const header: Header = {
+      parentHash: req.parentHash,
+      ommersHash: EMPTY_OMMERS_HASH,
+      coinbase: req.feeRecipient,
+      stateRoot: new Uint8Array(32),
+      transactionsRoot: EMPTY_TRIE_ROOT,
+      receiptsRoot: EMPTY_TRIE_ROOT,
+      logsBloom: new Uint8Array(256),
+      difficulty: 0n,
+      number,
+      gasLimit: req.gasLimit,
+      gasUsed: 0,
+      timestamp: req.timestamp,
+      extraData: req.extraData,
+      mixHash: req.prevRandao,
+      nonce: new Uint8Array(8),
+      baseFeePerGas: baseFee,
+      withdrawalsRoot: fork >= Fork.Shanghai ? EMPTY_TRIE_ROOT : null,
+      blobGasUsed: fork >= Fork.Cancun ? 0 : null,
+      excessBlobGas: excess,
+      parentBeaconBlockRoot: fork >= Fork.Cancun ? (req.parentBeaconBlockRoot ?? new Uint8Array(32)) : null,
+      requestsHash: fork >= Fork.Prague ? sha256(new Uint8Array(0)) : null,
+    };
+    const state = new WorldState(new KvStateReader(this.kv), this.kv);
+    const x = new BlockExecutor(state, header, {
+      rules,
+      chainId: cfg.chainId,
+      blobBaseFee: excess !== null && blob !== null ? blobBaseFee(excess, blob.baseFeeUpdateFraction) : 0n,
+      maxBlobGas: blob === null || op !== null ? 0 : blob.max * GAS_PER_BLOB,
+      depositContract: cfg.depositContractAddress,
+      blockHash: this.ancestorHashes(req.parentHash),
+      intermediateRoot: null,
+      tracer: this.tracer,
+      canyonActivation: cfg.optimism !== null && cfg.canyonTime === req.timestamp,
+    });
+    x.begin();
+    const included: Uint8Array[] = [];
+    const txs: Tx[] = [];
+    for (let i = 0; i < req.forced.length; i++) {
+      let tx: Tx;
+      try {
+        tx = decodeTx(req.forced[i]);
+      } catch (e) {
+        return { error: `forced tx ${i}: ${(e as Error).message}` };
+      }
+      const bad = validateTx(tx, { rules, chainId: cfg.chainId, allowDeposit: rules.op !== null });
+      const sender = bad === null ? recoverSender(tx) : null;
+      if (sender === null) return { error: `forced tx ${i}: ${bad ?? "invalid signature"}` };
+      const r = x.applyTx(tx, sender);
+      if (typeof r === "string") return { error: `forced tx ${i}: ${r}` };
+      included.push(req.forced[i]);
+      txs.push(tx);
+    }
+    let fees = 0n;
+    if (req.pool !== null) {
+      for (let c = req.pool.next(); c !== null; c = req.pool.next()) {
+        if (req.gasLimit - BigInt(x.gasUsed) < 21_000n) break;
+        if (c.tx.type === TxType.Deposit || validateTx(c.tx, { rules, chainId: cfg.chainId }) !== null) {
+          req.pool.reject();
+          continue;
+        }
+        const r = x.applyTx(c.tx, c.sender);
+        if (typeof r === "string") {
+          req.pool.reject();
+          continue;
+        }
+        included.push(c.tx.memo?.encoded ?? encodeTx(c.tx));
+        txs.push(c.tx);
+        fees += BigInt(r.gasUsed) * (baseFee === null ? r.gasPrice : r.gasPrice - baseFee);
+      }
+    }
+    const res = x.finish([], req.withdrawals);
+    if ("error" in res) return { error: res.error };
+
+    const undos: WriteBatch[] = [];
+    const forward: WriteBatch[] = [];
+    const kv = this.kv;
+    const persist = (f: WriteBatch, u: WriteBatch): void => {
+      undos.push(u);
+      f.put("meta", META_PENDING, encodeBatch(joinBatches([...undos].reverse())));
+      kv.write(f);
+    };
+    const stateRoot = commitState(kv, state, persist, forward, []);
+    header.stateRoot = stateRoot;
+    header.gasUsed = res.gasUsed;
+    header.logsBloom = res.logsBloom;
+    header.transactionsRoot = orderedTrieRoot(included);
+    header.receiptsRoot = orderedTrieRoot(encodeReceiptsForRoot(res.receipts, rules));
+    if (fork >= Fork.Cancun) {
+      header.blobGasUsed =
+        op === null ? res.blobGasUsed : op >= OpFork.Jovian ? (jovianBlobGasUsed(l1InfoOf(txs), included) ?? 0) : 0;
+    }
+    if (op === null && res.requestsHash !== null) header.requestsHash = res.requestsHash;
+    if (header.withdrawalsRoot !== null) {
+      header.withdrawalsRoot =
+        op !== null && op >= OpFork.Isthmus
+          ? passerRoot(kv)
+          : orderedTrieRoot((req.withdrawals ?? []).map(encodeWithdrawal));
+    }
+    const body: BlockBody = {
+      transactions: included,
+      ommers: [],
+      withdrawals: fork >= Fork.Shanghai ? [...(req.withdrawals ?? [])] : null,
+    };
+    const hash = headerHash(header);
+    const b = new WriteBatch();
+    const td = (this.store.totalDifficulty(req.parentHash) ?? 0n) + header.difficulty;
+    this.store.putBlock(b, hash, header, body, td);
+    this.store.putReceipts(b, hash, res.receipts);
+    b.put("history", hash, encodeBatch(joinBatches([...undos].reverse())));
+    b.put("meta", META_STATE, hash);
+    b.del("meta", META_PENDING);
+    kv.write(b);
+    this.stateHash = hash;
+    return { hash, header, body, receipts: res.receipts, fees };
+  }
+
   /** Records the safe and finalized blocks (Engine API forkchoice). */
   setSafeAndFinalized(safe: Uint8Array | null, finalized: Uint8Array | null): void {
     const b = new WriteBatch();
@@ -331,4 +519,9 @@ export class Blockchain {
     if (body === null) return [];
     return body.transactions.map((t) => txHash(decodeTx(t)));
   }
+}
+
+function l1InfoOf(txs: readonly Tx[]) {
+  const first = txs[0];
+  return first !== undefined && first.type === TxType.Deposit ? parseL1BlockInfo(first.data) : null;
 }

@@ -77,6 +77,31 @@ function l1InfoOf(txs: readonly Tx[]): L1BlockInfo | null {
   return first !== undefined && first.type === TxType.Deposit ? parseL1BlockInfo(first.data) : null;
 }
 
+/**
+ * Writes a WorldState's changes (flat rows, then the trie nodes the new root needs) through
+ * `persist`, recording each batch and its inverse; returns the new state root.
+ */
+export function commitState(
+  kv: KvStore,
+  state: WorldState,
+  persist: (forward: WriteBatch, undo: WriteBatch) => void,
+  forward: WriteBatch[],
+  undo: WriteBatch[],
+): Uint8Array {
+  const c = state.commitBlock();
+  const u1 = inverseBatch(kv, c.batch);
+  persist(c.batch, u1);
+  forward.push(c.batch);
+  undo.push(u1);
+  const r = updateStateRoot(kv, c.changeset);
+  const u2 = inverseBatch(kv, r.batch);
+  persist(r.batch, u2);
+  forward.push(r.batch);
+  undo.push(u2);
+  state.setStorageRoots(r.storageRoots);
+  return r.root;
+}
+
 /** Applies `batches` (inverses) in reverse order. */
 export function rewind(kv: KvStore, undo: readonly WriteBatch[]): void {
   for (let i = undo.length - 1; i >= 0; i--) kv.write(undo[i]);
@@ -141,20 +166,7 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   const forward: WriteBatch[] = [];
   const undo: WriteBatch[] = [];
   const persist = ctx.persist ?? ((b: WriteBatch) => kv.write(b));
-  const commit = (): Uint8Array => {
-    const c = state.commitBlock();
-    const u1 = inverseBatch(kv, c.batch);
-    persist(c.batch, u1);
-    forward.push(c.batch);
-    undo.push(u1);
-    const r = updateStateRoot(kv, c.changeset);
-    const u2 = inverseBatch(kv, r.batch);
-    persist(r.batch, u2);
-    forward.push(r.batch);
-    undo.push(u2);
-    state.setStorageRoots(r.storageRoots);
-    return r.root;
-  };
+  const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo);
   const fail = (error: string): ImportFailure => {
     rewind(kv, undo);
     return { error };

@@ -130,6 +130,29 @@ export function validateHeader(
   return null;
 }
 
+/**
+ * Base fee of the child of `parent` under OP fork `op` (null on L1 chains), or null when the
+ * parent's base fee or extraData parameters are missing or malformed. Block building uses the same.
+ */
+export function expectedBaseFee(parent: Header, cfg: ChainConfig, op: OpFork | null): bigint | null {
+  const parentIsLondon = isLondon(cfg, parent.number);
+  if (op !== null && cfg.optimism !== null) {
+    const parentOp = rulesAt(cfg, parent.number, parent.timestamp).op ?? OpFork.Bedrock;
+    return nextBaseFeeOp(parent, parentIsLondon, parentOp, op, cfg.optimism);
+  }
+  return nextBaseFeeL1(parent, parentIsLondon);
+}
+
+/** excessBlobGas of the child of `parent` at `timestamp` (0 on OP chains). */
+export function expectedExcessBlobGas(parent: Header, cfg: ChainConfig, fork: Fork, timestamp: number): number {
+  if (cfg.optimism !== null) return 0;
+  const params = blobParamsAt(cfg, timestamp);
+  if (params === null) return 0;
+  const parentExcess = parent.excessBlobGas ?? 0;
+  const parentUsed = parent.excessBlobGas !== null ? (parent.blobGasUsed ?? 0) : 0;
+  return calcExcessBlobGas(parentExcess, parentUsed, parent.baseFeePerGas ?? 0n, params, fork >= Fork.Osaka);
+}
+
 /** geth `VerifyEIP1559Header` / ethash pre-London gas limit rule, and the base fee value. */
 function checkGasLimitAndBaseFee(
   header: Header,
@@ -151,13 +174,7 @@ function checkGasLimitAndBaseFee(
   }
   if (!london) return header.baseFeePerGas !== null ? "BASE_FEE_UNEXPECTED" : null;
   if (header.baseFeePerGas === null) return "BASE_FEE_MISSING";
-  let expected: bigint | null;
-  if (op !== null && cfg.optimism !== null) {
-    const parentOp = rulesAt(cfg, parent.number, parent.timestamp).op ?? OpFork.Bedrock;
-    expected = nextBaseFeeOp(parent, parentIsLondon, parentOp, op, cfg.optimism);
-  } else {
-    expected = nextBaseFeeL1(parent, parentIsLondon);
-  }
+  const expected = expectedBaseFee(parent, cfg, op);
   if (expected === null) return "PARENT_BASE_FEE_PARAMS";
   return header.baseFeePerGas === expected ? null : "BASE_FEE_MISMATCH";
 }
@@ -187,8 +204,6 @@ function checkBlobGas(
   if (header.blobGasUsed > maxBlobGasPerBlock(params)) return "BLOB_GAS_USED_ABOVE_MAX";
   if (header.blobGasUsed % GAS_PER_BLOB !== 0) return "BLOB_GAS_USED_NOT_BLOB_MULTIPLE";
   // SPEC: a pre-Cancun parent counts as excess 0, used 0 (EIP-4844 calc_excess_blob_gas).
-  const parentExcess = parent.excessBlobGas ?? 0;
-  const parentUsed = parent.excessBlobGas !== null ? (parent.blobGasUsed ?? 0) : 0;
-  const expected = calcExcessBlobGas(parentExcess, parentUsed, parent.baseFeePerGas ?? 0n, params, fork >= Fork.Osaka);
+  const expected = expectedExcessBlobGas(parent, cfg, fork, header.timestamp);
   return header.excessBlobGas === expected ? null : "EXCESS_BLOB_GAS_MISMATCH";
 }

@@ -1,0 +1,225 @@
+/**
+ * Blockchain.buildBlock checked against the importer: a block built on one chain must import as
+ * VALID into a second chain from the same genesis (same roots, receipts, gas, header fields) — on a
+ * plain L1 Cancun chain (a Prague genesis needs the EIP-7002/7251 contracts) with pool txs, and on an OP Jovian chain with a forced L1-info deposit.
+ */
+import { strict as assert } from "node:assert";
+import { encodeBlock } from "../../../src/block/block.js";
+import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
+import { Blockchain, type TxSource } from "../../../src/chain/blockchain.js";
+import { parseGenesis } from "../../../src/chain/genesis.js";
+import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
+import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/executor/op/l1BlockInfo.js";
+import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
+import { encodeTx } from "../../../src/tx/envelope.js";
+import { signTx } from "../../../src/tx/signer.js";
+import { type FeeMarketTx, type Tx, TxType } from "../../../src/tx/tx.js";
+
+const KEY = hexToBytes(`0x${"42".repeat(32)}`);
+const SENDER = privateKeyToAddress(KEY);
+const TO = hexToBytes("0x00000000000000000000000000000000000000aa");
+
+function l1Genesis(): unknown {
+  return {
+    config: {
+      chainId: 1337,
+      homesteadBlock: 0,
+      eip150Block: 0,
+      eip155Block: 0,
+      eip158Block: 0,
+      byzantiumBlock: 0,
+      constantinopleBlock: 0,
+      petersburgBlock: 0,
+      istanbulBlock: 0,
+      berlinBlock: 0,
+      londonBlock: 0,
+      mergeNetsplitBlock: 0,
+      terminalTotalDifficulty: 0,
+      shanghaiTime: 0,
+      cancunTime: 0,
+    },
+    gasLimit: "0x1c9c380",
+    difficulty: "0x0",
+    timestamp: "0x10",
+    alloc: { [bytesToHex(SENDER)]: { balance: "0x3635c9adc5dea00000" } },
+  };
+}
+
+function opGenesis(): unknown {
+  return {
+    config: {
+      chainId: 901,
+      homesteadBlock: 0,
+      eip150Block: 0,
+      eip155Block: 0,
+      eip158Block: 0,
+      byzantiumBlock: 0,
+      constantinopleBlock: 0,
+      petersburgBlock: 0,
+      istanbulBlock: 0,
+      muirGlacierBlock: 0,
+      berlinBlock: 0,
+      londonBlock: 0,
+      arrowGlacierBlock: 0,
+      grayGlacierBlock: 0,
+      mergeNetsplitBlock: 0,
+      bedrockBlock: 0,
+      terminalTotalDifficulty: 0,
+      terminalTotalDifficultyPassed: true,
+      shanghaiTime: 0,
+      cancunTime: 0,
+      pragueTime: 0,
+      regolithTime: 0,
+      canyonTime: 0,
+      deltaTime: 0,
+      ecotoneTime: 0,
+      fjordTime: 0,
+      graniteTime: 0,
+      holoceneTime: 0,
+      isthmusTime: 0,
+      jovianTime: 0,
+      optimism: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
+    },
+    gasLimit: "0x1c9c380",
+    difficulty: "0x0",
+    timestamp: "0x10",
+    extraData: bytesToHex(encodeJovianExtraData(250, 6, 0n)),
+    baseFeePerGas: "0x3b9aca00",
+    alloc: { [bytesToHex(SENDER)]: { balance: "0x3635c9adc5dea00000" } },
+  };
+}
+
+function chainOf(json: unknown): Blockchain {
+  return Blockchain.init(new MemoryKv(), parseGenesis(json), (json as { config: unknown }).config);
+}
+
+function transfers(n: number, chainId: bigint, maxFee: bigint): Tx[] {
+  const out: Tx[] = [];
+  for (let i = 0; i < n; i++) {
+    const tx: FeeMarketTx = {
+      type: TxType.FeeMarket,
+      chainId,
+      nonce: BigInt(i),
+      maxPriorityFeePerGas: 2n,
+      maxFeePerGas: maxFee,
+      gasLimit: 21_000n,
+      to: TO,
+      value: 1000n + BigInt(i),
+      data: new Uint8Array(0),
+      accessList: [],
+      yParity: 0,
+      r: 0n,
+      s: 0n,
+    };
+    out.push(signTx(tx, KEY));
+  }
+  return out;
+}
+
+function sourceOf(txs: Tx[]): TxSource {
+  let i = 0;
+  return {
+    next: () => (i < txs.length ? { tx: txs[i++], sender: SENDER } : null),
+    reject: () => {
+      i = txs.length;
+    },
+  };
+}
+
+describe("chain/buildBlock", function () {
+  this.timeout(60_000);
+
+  it("L1 Cancun: a built block with pool txs imports VALID elsewhere", () => {
+    const a = chainOf(l1Genesis());
+    const b = chainOf(l1Genesis());
+    const built = a.buildBlock({
+      parentHash: a.headBlockHash,
+      timestamp: 0x20,
+      feeRecipient: TO,
+      prevRandao: new Uint8Array(32).fill(3),
+      gasLimit: a.head.gasLimit,
+      extraData: new Uint8Array(0),
+      withdrawals: [],
+      parentBeaconBlockRoot: new Uint8Array(32).fill(4),
+      forced: [],
+      pool: sourceOf(transfers(5, 1337n, 10n ** 10n)),
+    });
+    assert.ok(!("error" in built), "error" in built ? built.error : "");
+    assert.equal(built.body.transactions.length, 5);
+    assert.equal(built.header.gasUsed, 5 * 21_000);
+    assert.equal(built.fees, 5n * 21_000n * 2n);
+    const r = b.insertBlock(encodeBlock({ header: built.header, body: built.body }));
+    assert.equal(r.status, "VALID", r.error ?? "");
+    assert.equal(bytesToHex(r.hash), bytesToHex(built.hash));
+    // On the building chain the block is already known.
+    assert.equal(a.insertBlock(encodeBlock({ header: built.header, body: built.body })).status, "KNOWN");
+  });
+
+  it("OP Jovian: forced L1-info deposit then pool txs; imports VALID elsewhere", () => {
+    const a = chainOf(opGenesis());
+    const b = chainOf(opGenesis());
+    const info = encodeL1BlockInfo(
+      newL1BlockInfo({
+        format: L1InfoFormat.Jovian,
+        number: 7n,
+        timestamp: 1n,
+        baseFee: 10n ** 9n,
+        blobBaseFee: 1n,
+        baseFeeScalar: 1368,
+        blobBaseFeeScalar: 810949,
+        daFootprintGasScalar: 400,
+      }),
+    );
+    const deposit = encodeTx({
+      type: TxType.Deposit,
+      sourceHash: new Uint8Array(32).fill(9),
+      from: hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001"),
+      to: hexToBytes("0x4200000000000000000000000000000000000015"),
+      mint: 0n,
+      value: 0n,
+      gasLimit: 1_000_000n,
+      isSystemTx: false,
+      data: info,
+    });
+    const built = a.buildBlock({
+      parentHash: a.headBlockHash,
+      timestamp: 0x12,
+      feeRecipient: hexToBytes("0x4200000000000000000000000000000000000011"),
+      prevRandao: new Uint8Array(32).fill(3),
+      gasLimit: 30_000_000n,
+      extraData: encodeJovianExtraData(250, 6, 0n),
+      withdrawals: [],
+      parentBeaconBlockRoot: new Uint8Array(32).fill(4),
+      forced: [deposit],
+      pool: sourceOf(transfers(3, 901n, 10n ** 10n)),
+    });
+    assert.ok(!("error" in built), "error" in built ? built.error : "");
+    assert.equal(built.body.transactions.length, 4);
+    assert.ok((built.header.blobGasUsed ?? 0) > 0, "Jovian DA footprint in blobGasUsed");
+    const r = b.insertBlock(encodeBlock({ header: built.header, body: built.body }));
+    assert.equal(r.status, "VALID", r.error ?? "");
+    assert.equal(r.receipts?.[0].depositNonce, 0);
+  });
+
+  it("a forced tx that cannot apply fails the build and leaves the state at the parent", () => {
+    const a = chainOf(l1Genesis());
+    const [tx] = transfers(1, 1337n, 10n ** 10n);
+    const bad = { ...tx, nonce: 5n } as Tx;
+    const built = a.buildBlock({
+      parentHash: a.headBlockHash,
+      timestamp: 0x20,
+      feeRecipient: TO,
+      prevRandao: new Uint8Array(32),
+      gasLimit: a.head.gasLimit,
+      extraData: new Uint8Array(0),
+      withdrawals: [],
+      parentBeaconBlockRoot: new Uint8Array(32),
+      forced: [encodeTx(signTx(bad as FeeMarketTx, KEY))],
+      pool: null,
+    });
+    assert.ok("error" in built);
+    assert.match(built.error, /NONCE_TOO_HIGH/);
+    assert.equal(bytesToHex(a.stateBlockHash), bytesToHex(a.headBlockHash));
+  });
+});

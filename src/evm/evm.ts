@@ -162,8 +162,13 @@ export class Evm {
       f.gas = g;
       f.pc = pc + 1;
       const s = fns[op](this, f);
-      t.after(f);
-      if (s !== Halt.Continue) return s === Halt.Call ? s : t.fault(s);
+      if (s === Halt.Continue || s === Halt.Call || s === Halt.Stop || s === Halt.Return || s === Halt.Revert) {
+        t.after(f);
+        if (s !== Halt.Continue) return s;
+      } else {
+        // An error inside the opcode belongs on its own step line (EIP-3155 `error`).
+        return t.fault(s, f);
+      }
     }
   }
 

@@ -53,9 +53,15 @@ export class Tracer {
     }
   }
 
-  fault(h: Halt): Halt {
+  fault(h: Halt, f?: Frame): Halt {
     const p = this.pending;
-    if (p !== null) p.error = HALT_NAMES[h];
+    if (p !== null) {
+      p.error = HALT_NAMES[h];
+      if (f !== undefined) {
+        const cost = this.gasBefore - f.gas;
+        p.gasCost = `0x${(cost > 0 ? cost : 0).toString(16)}`;
+      }
+    }
     this.flush();
     return h;
   }

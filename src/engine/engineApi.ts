@@ -1,0 +1,366 @@
+/**
+ * The Engine API's logic, independent of the transport (execution-apis src/engine, Paris through
+ * Prague, with the OP Stack extensions of op-stack.md §3.9): payload validation through
+ * Blockchain.insertBlock, forkchoice through Blockchain.setHead, payload building through
+ * Blockchain.buildBlock. Results are plain JSON values; failures throw EngineError with the spec's
+ * codes.
+ */
+
+import { encodeBlock } from "../block/block.js";
+import { headerHash } from "../block/header.js";
+import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
+import type { Withdrawal } from "../block/withdrawal.js";
+import type { Blockchain, TxSource } from "../chain/blockchain.js";
+import { keccak256 } from "../crypto/keccak.js";
+import { equalBytes } from "../primitives/bytes.js";
+import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { rulesAt } from "../spec/chainConfig.js";
+import { Fork, OpFork } from "../spec/forks.js";
+import { decodeTx } from "../tx/envelope.js";
+import { TxType } from "../tx/tx.js";
+import { blockToPayload, PayloadError, type PayloadJson, payloadToBlock } from "./payload.js";
+
+export const ENGINE_ERRORS = {
+  INVALID_PARAMS: -32602,
+  UNKNOWN_PAYLOAD: -38001,
+  INVALID_FORKCHOICE_STATE: -38002,
+  INVALID_PAYLOAD_ATTRIBUTES: -38003,
+  TOO_LARGE_REQUEST: -38004,
+  UNSUPPORTED_FORK: -38005,
+} as const;
+
+export class EngineError extends Error {
+  override readonly name = "EngineError";
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PayloadStatus {
+  status: "VALID" | "INVALID" | "SYNCING" | "ACCEPTED";
+  latestValidHash: string | null;
+  validationError: string | null;
+}
+
+interface BuiltPayload {
+  readonly hash: Uint8Array;
+  readonly version: number;
+  readonly value: bigint;
+}
+
+/** Pool txs for a payload: the txpool plugs its price-and-nonce iterator in here. */
+export type PoolSource = (baseFee: bigint | null) => TxSource;
+
+const CAPABILITIES = [
+  "engine_exchangeCapabilities",
+  "engine_forkchoiceUpdatedV1",
+  "engine_forkchoiceUpdatedV2",
+  "engine_forkchoiceUpdatedV3",
+  "engine_newPayloadV1",
+  "engine_newPayloadV2",
+  "engine_newPayloadV3",
+  "engine_newPayloadV4",
+  "engine_getPayloadV1",
+  "engine_getPayloadV2",
+  "engine_getPayloadV3",
+  "engine_getPayloadV4",
+  "engine_getPayloadBodiesByHashV1",
+  "engine_getPayloadBodiesByRangeV1",
+];
+
+const ZERO32 = new Uint8Array(32);
+
+export class EngineApi {
+  private readonly payloads = new Map<string, BuiltPayload>();
+  /** Listeners told about head changes (subscriptions, the txpool). */
+  onHead: ((change: ReturnType<Blockchain["setHead"]>) => void) | null = null;
+
+  constructor(
+    readonly chain: Blockchain,
+    private readonly pool: PoolSource | null = null,
+  ) {}
+
+  get isOp(): boolean {
+    return this.chain.config.optimism !== null;
+  }
+
+  exchangeCapabilities(_theirs: readonly string[]): string[] {
+    return CAPABILITIES;
+  }
+
+  private forkAt(timestamp: number, number: number): { fork: Fork; op: OpFork | null } {
+    const r = rulesAt(this.chain.config, number, timestamp);
+    return { fork: r.fork, op: this.isOp ? r.op : null };
+  }
+
+  /** engine_newPayloadV1–V4. */
+  newPayload(
+    version: number,
+    payload: PayloadJson,
+    versionedHashes: readonly string[] | null,
+    beaconRoot: string | null,
+    requests: readonly string[] | null,
+  ): PayloadStatus {
+    let decoded: ReturnType<typeof payloadToBlock>;
+    try {
+      decoded = payloadToBlock(
+        payload,
+        version,
+        beaconRoot === null ? null : hexToBytes(beaconRoot),
+        requests === null ? null : requests.map((r) => hexToBytes(r)),
+        this.isOp,
+      );
+    } catch (e) {
+      if (e instanceof PayloadError)
+        throw new EngineError(ENGINE_ERRORS.INVALID_PARAMS, `invalid params: ${e.message}`);
+      throw e;
+    }
+    const { header, body } = decoded;
+    const { fork } = this.forkAt(header.timestamp, header.number);
+    const want = fork >= Fork.Prague ? 4 : fork >= Fork.Cancun ? 3 : fork >= Fork.Shanghai ? 2 : 1;
+    if ((version >= 3 || want >= 3) && version !== want)
+      throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
+    if (version === 2 && want > 2) throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
+    const hash = headerHash(header);
+    if (!equalBytes(hash, decoded.blockHash)) {
+      return {
+        status: "INVALID",
+        latestValidHash: null,
+        validationError: `blockhash mismatch, want ${bytesToHex(hash)}, got ${bytesToHex(decoded.blockHash)}`,
+      };
+    }
+    if (version >= 3) {
+      // The blob txs' versioned hashes, in order, must equal the given list (OP: none).
+      const got: string[] = [];
+      for (const raw of body.transactions) {
+        try {
+          const tx = decodeTx(raw);
+          if (tx.type === TxType.Blob) for (const h of tx.blobVersionedHashes) got.push(bytesToHex(h));
+        } catch {
+          // an undecodable tx makes the block INVALID below
+        }
+      }
+      const given = (versionedHashes ?? []).map((h) => h.toLowerCase());
+      if (got.length !== given.length || got.some((h, i) => h !== given[i])) {
+        return { status: "INVALID", latestValidHash: null, validationError: "invalid blob versioned hashes" };
+      }
+    }
+    const r = this.chain.insertBlock(encodeBlock({ header, body }));
+    switch (r.status) {
+      case "VALID":
+      case "KNOWN":
+        return { status: "VALID", latestValidHash: bytesToHex(hash), validationError: null };
+      case "UNKNOWN_PARENT":
+        return { status: "SYNCING", latestValidHash: null, validationError: null };
+      case "INVALID": {
+        const parentValid = this.chain.store.receiptsRlp(header.parentHash) !== undefined;
+        return {
+          status: "INVALID",
+          latestValidHash: parentValid ? bytesToHex(header.parentHash) : null,
+          validationError: r.error,
+        };
+      }
+    }
+  }
+
+  /** engine_forkchoiceUpdatedV1–V3 (OP attributes included). */
+  forkchoiceUpdated(
+    version: number,
+    state: { headBlockHash: string; safeBlockHash: string; finalizedBlockHash: string },
+    attrs: PayloadJson | null,
+  ): { payloadStatus: PayloadStatus; payloadId: string | null } {
+    const head = hexToBytes(state.headBlockHash);
+    const chain = this.chain;
+    if (chain.isInvalid(head)) {
+      return {
+        payloadStatus: {
+          status: "INVALID",
+          latestValidHash: null,
+          validationError: "links to a previously rejected block",
+        },
+        payloadId: null,
+      };
+    }
+    const header = chain.store.header(head);
+    if (header === null || chain.store.receiptsRlp(head) === undefined) {
+      return { payloadStatus: { status: "SYNCING", latestValidHash: null, validationError: null }, payloadId: null };
+    }
+    const checkKnown = (h: string): Uint8Array | null => {
+      const b = hexToBytes(h);
+      if (equalBytes(b, ZERO32)) return null;
+      if (chain.store.header(b) === null)
+        throw new EngineError(ENGINE_ERRORS.INVALID_FORKCHOICE_STATE, "Invalid forkchoice state");
+      return b;
+    };
+    const safe = checkKnown(state.safeBlockHash);
+    const finalized = checkKnown(state.finalizedBlockHash);
+    if (!equalBytes(chain.headBlockHash, head)) {
+      const change = chain.setHead(head);
+      this.onHead?.(change);
+    }
+    chain.setSafeAndFinalized(safe, finalized);
+    const status: PayloadStatus = { status: "VALID", latestValidHash: bytesToHex(head), validationError: null };
+    if (attrs === null) return { payloadStatus: status, payloadId: null };
+    const id = this.startPayload(version, head, header.timestamp, attrs);
+    return { payloadStatus: status, payloadId: id };
+  }
+
+  private startPayload(version: number, parent: Uint8Array, parentTime: number, a: PayloadJson): string {
+    const bad = (m: string): never => {
+      throw new EngineError(ENGINE_ERRORS.INVALID_PAYLOAD_ATTRIBUTES, `Invalid payload attributes: ${m}`);
+    };
+    const q = (k: string): bigint => {
+      const v = a[k];
+      if (typeof v !== "string" || !/^0x[0-9a-fA-F]+$/.test(v)) return bad(`${k}`);
+      return BigInt(v);
+    };
+    const d = (k: string, size?: number): Uint8Array => {
+      const v = a[k];
+      if (typeof v !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(v)) return bad(k);
+      const b = hexToBytes(v);
+      if (size !== undefined && b.length !== size) bad(k);
+      return b;
+    };
+    const timestamp = Number(q("timestamp"));
+    if (timestamp <= parentTime) bad("timestamp must be after the parent's");
+    const parentHeader = this.chain.store.header(parent);
+    const number = (parentHeader?.number ?? 0) + 1;
+    const { fork, op } = this.forkAt(timestamp, number);
+    if (version >= 3 && fork < Fork.Cancun) throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
+    let withdrawals: Withdrawal[] | null = null;
+    if (fork >= Fork.Shanghai) {
+      if (!Array.isArray(a.withdrawals)) bad("withdrawals required from Shanghai");
+      withdrawals = (a.withdrawals as PayloadJson[]).map((w) => ({
+        index: BigInt(w.index as string),
+        validatorIndex: BigInt(w.validatorIndex as string),
+        address: hexToBytes(w.address as string),
+        amount: BigInt(w.amount as string),
+      }));
+    }
+    const beaconRoot = fork >= Fork.Cancun ? d("parentBeaconBlockRoot", 32) : null;
+    let gasLimit = parentHeader?.gasLimit ?? 30_000_000n;
+    let extraData: Uint8Array = new Uint8Array(0);
+    let forced: Uint8Array[] = [];
+    let noTxPool = false;
+    if (op !== null) {
+      if (a.gasLimit === undefined || a.gasLimit === null) bad("gasLimit is required on OP chains");
+      gasLimit = q("gasLimit");
+      forced = Array.isArray(a.transactions) ? (a.transactions as string[]).map((t) => hexToBytes(t)) : [];
+      noTxPool = a.noTxPool === true;
+      const cfg = this.chain.config.optimism;
+      if (op >= OpFork.Holocene && cfg !== null) {
+        const p =
+          a.eip1559Params === undefined || a.eip1559Params === null
+            ? bad("eip1559Params required from Holocene")
+            : d("eip1559Params", 8);
+        const dv = new DataView(p.buffer, p.byteOffset, 8);
+        let denominator = dv.getUint32(0);
+        let elasticity = dv.getUint32(4);
+        if (denominator === 0 && elasticity === 0) {
+          denominator = cfg.eip1559DenominatorCanyon ?? cfg.eip1559Denominator;
+          elasticity = cfg.eip1559Elasticity;
+        }
+        if (op >= OpFork.Jovian) {
+          const minBaseFee =
+            a.minBaseFee === undefined || a.minBaseFee === null
+              ? bad("minBaseFee required from Jovian")
+              : q("minBaseFee");
+          extraData = encodeJovianExtraData(denominator, elasticity, minBaseFee);
+        } else {
+          extraData = encodeHoloceneExtraData(denominator, elasticity);
+        }
+      } else if (a.eip1559Params !== undefined && a.eip1559Params !== null) {
+        bad("eip1559Params before Holocene");
+      }
+    }
+    const id = payloadId(parent, a, version);
+    if (this.payloads.has(id)) return id;
+    const pool = noTxPool || this.pool === null ? null : this.pool(null);
+    const built = this.chain.buildBlock({
+      parentHash: parent,
+      timestamp,
+      feeRecipient: d("suggestedFeeRecipient", 20),
+      prevRandao: d("prevRandao", 32),
+      gasLimit,
+      extraData,
+      withdrawals,
+      parentBeaconBlockRoot: beaconRoot,
+      forced,
+      pool,
+    });
+    if ("error" in built) bad(built.error);
+    else this.payloads.set(id, { hash: built.hash, version, value: built.fees });
+    return id;
+  }
+
+  /** engine_getPayloadV1–V4. */
+  getPayload(version: number, id: string): unknown {
+    const p = this.payloads.get(id.toLowerCase());
+    if (p === undefined) throw new EngineError(ENGINE_ERRORS.UNKNOWN_PAYLOAD, "Unknown payload");
+    const header = this.chain.store.header(p.hash);
+    const body = this.chain.store.body(p.hash);
+    if (header === null || body === null) throw new EngineError(ENGINE_ERRORS.UNKNOWN_PAYLOAD, "Unknown payload");
+    const { fork } = this.forkAt(header.timestamp, header.number);
+    const want = fork >= Fork.Prague ? 4 : fork >= Fork.Cancun ? 3 : fork >= Fork.Shanghai ? 2 : 1;
+    if (version >= 3 && version !== want) throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
+    const payloadVersion = Math.min(version, want);
+    const executionPayload = blockToPayload(header, body, p.hash, payloadVersion, this.isOp);
+    if (version === 1) return executionPayload;
+    const out: Record<string, unknown> = { executionPayload, blockValue: `0x${p.value.toString(16)}` };
+    if (version >= 3) {
+      out.blobsBundle = { commitments: [], proofs: [], blobs: [] };
+      out.shouldOverrideBuilder = false;
+      if (this.isOp) out.parentBeaconBlockRoot = bytesToHex(header.parentBeaconBlockRoot ?? ZERO32);
+    }
+    if (version >= 4) out.executionRequests = [];
+    return out;
+  }
+
+  /** engine_getPayloadBodiesByHashV1. */
+  getPayloadBodiesByHash(hashes: readonly string[]): unknown[] {
+    if (hashes.length > 1024) throw new EngineError(ENGINE_ERRORS.TOO_LARGE_REQUEST, "Too large request");
+    return hashes.map((h) => this.bodyJson(hexToBytes(h)));
+  }
+
+  /** engine_getPayloadBodiesByRangeV1. */
+  getPayloadBodiesByRange(start: bigint, count: bigint): unknown[] {
+    if (start < 1n || count < 1n) throw new EngineError(ENGINE_ERRORS.INVALID_PARAMS, "invalid params");
+    if (count > 1024n) throw new EngineError(ENGINE_ERRORS.TOO_LARGE_REQUEST, "Too large request");
+    const out: unknown[] = [];
+    const head = BigInt(this.chain.head.number);
+    for (let n = start; n < start + count && n <= head; n++) {
+      const h = this.chain.store.canonicalHash(Number(n));
+      out.push(h === null ? null : this.bodyJson(h));
+    }
+    return out;
+  }
+
+  private bodyJson(hash: Uint8Array): unknown {
+    const body = this.chain.store.body(hash);
+    if (body === null) return null;
+    return {
+      transactions: body.transactions.map((t) => bytesToHex(t)),
+      withdrawals:
+        body.withdrawals === null
+          ? null
+          : body.withdrawals.map((w) => ({
+              index: `0x${w.index.toString(16)}`,
+              validatorIndex: `0x${w.validatorIndex.toString(16)}`,
+              address: bytesToHex(w.address),
+              amount: `0x${w.amount.toString(16)}`,
+            })),
+    };
+  }
+}
+
+/** An 8-byte payload id: a version byte and 7 bytes of the hash of the build inputs (as geth). */
+export function payloadId(parent: Uint8Array, attrs: PayloadJson, version: number): string {
+  const h = keccak256(new TextEncoder().encode(`${bytesToHex(parent)}|${JSON.stringify(attrs)}`));
+  const id = new Uint8Array(8);
+  id[0] = version;
+  id.set(h.subarray(0, 7), 1);
+  return bytesToHex(id);
+}

@@ -13,7 +13,7 @@
  *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
  */
 
-import { blobBaseFee, GAS_PER_BLOB } from "../block/blobGas.js";
+import { GAS_PER_BLOB } from "../block/blobGas.js";
 import { type BlockBody, blockHeaderRlp, encodeBlock } from "../block/block.js";
 import { decodeHeader, EMPTY_OMMERS_HASH, type Header, headerHash } from "../block/header.js";
 import type { Receipt } from "../block/receipt.js";
@@ -49,7 +49,7 @@ import {
 } from "./chainStore.js";
 import { type Genesis, genesisHeader, passerRoot } from "./genesis.js";
 import { writeAlloc } from "./genesisState.js";
-import { commitState, importBlock, isImportFailure } from "./importBlock.js";
+import { commitState, headerBlobBaseFee, importBlock, isImportFailure } from "./importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
 
 export class ChainError extends Error {
@@ -416,7 +416,7 @@ export class Blockchain {
     const x = new BlockExecutor(state, header, {
       rules,
       chainId: cfg.chainId,
-      blobBaseFee: excess !== null && blob !== null ? blobBaseFee(excess, blob.baseFeeUpdateFraction) : 0n,
+      blobBaseFee: headerBlobBaseFee(cfg, excess, req.timestamp),
       maxBlobGas: blob === null || op !== null ? 0 : blob.max * GAS_PER_BLOB,
       depositContract: cfg.depositContractAddress,
       blockHash: this.ancestorHashes(req.parentHash),

@@ -19,7 +19,7 @@ import { type L1BlockInfo, parseL1BlockInfo } from "../executor/op/l1BlockInfo.j
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { encodeRlpListOfEncoded } from "../rlp/encode.js";
-import { blobParamsAt, type ChainConfig, rulesAt } from "../spec/chainConfig.js";
+import { blobParamsAt, type ChainConfig, DEFAULT_CANCUN_BLOB_PARAMS, rulesAt } from "../spec/chainConfig.js";
 import { Fork, OpFork } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
@@ -102,6 +102,17 @@ export function commitState(
   return r.root;
 }
 
+/**
+ * The blob base fee a block's EVM sees: EIP-4844's fee from its excessBlobGas under the schedule in
+ * force, 0 before Cancun. OP chains have no schedule and excessBlobGas 0, so BLOBBASEFEE is 1
+ * (fake_exponential(1, 0, ·), as op-geth's NewEVMBlockContext computes it).
+ */
+export function headerBlobBaseFee(cfg: ChainConfig, excessBlobGas: number | null, timestamp: number): bigint {
+  if (excessBlobGas === null) return 0n;
+  const params = blobParamsAt(cfg, timestamp);
+  return blobBaseFee(excessBlobGas, (params ?? DEFAULT_CANCUN_BLOB_PARAMS).baseFeeUpdateFraction);
+}
+
 /** Applies `batches` (inverses) in reverse order. */
 export function rewind(kv: KvStore, undo: readonly WriteBatch[]): void {
   for (let i = undo.length - 1; i >= 0; i--) kv.write(undo[i]);
@@ -178,10 +189,7 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     {
       rules,
       chainId: cfg.chainId,
-      blobBaseFee:
-        header.excessBlobGas !== null && blobParams !== null
-          ? blobBaseFee(header.excessBlobGas, blobParams.baseFeeUpdateFraction)
-          : 0n,
+      blobBaseFee: headerBlobBaseFee(cfg, header.excessBlobGas, header.timestamp),
       maxBlobGas: blobParams === null ? 0 : blobParams.max * GAS_PER_BLOB,
       depositContract: cfg.depositContractAddress,
       blockHash: ctx.blockHash,

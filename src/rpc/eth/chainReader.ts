@@ -1,15 +1,9 @@
-/**
- * Read side of the eth namespace over the chain store: blocks, transactions, receipts and logs as
- * geth's JSON (rpc/format.ts), block selectors (tags, numbers, EIP-1898 hashes) resolved against
- * the canonical chain. Decoded blocks (txs with recovered senders, receipts) are kept in a small
- * LRU, since wallets ask for the same recent blocks over and over.
- */
-import { blobBaseFee } from "../../block/blobGas.js";
 import type { BlockBody } from "../../block/block.js";
 import { type Header, headerHash as headerHashOf } from "../../block/header.js";
 import type { Receipt } from "../../block/receipt.js";
 import type { Blockchain } from "../../chain/blockchain.js";
 import { META_FINALIZED, META_SAFE } from "../../chain/chainStore.js";
+import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../../executor/op/l1BlockInfo.js";
 import { l1ReceiptFields } from "../../executor/op/l1Cost.js";
 import { bytesKey, equalBytes } from "../../primitives/bytes.js";
@@ -163,11 +157,9 @@ export class ChainReader {
     if (b.receipts === null) return null;
     const cfg = this.chain.config;
     const rules = rulesAt(cfg, b.header.number, b.header.timestamp);
-    const blob = blobParamsAt(cfg, b.header.timestamp);
+    const _blob = blobParamsAt(cfg, b.header.timestamp);
     const blobFee =
-      b.header.excessBlobGas !== null && blob !== null
-        ? blobBaseFee(b.header.excessBlobGas, blob.baseFeeUpdateFraction)
-        : null;
+      b.header.excessBlobGas === null ? null : headerBlobBaseFee(cfg, b.header.excessBlobGas, b.header.timestamp);
     let l1Info: L1BlockInfo | null = null;
     if (rules.op !== null && b.txs.length > 0 && b.txs[0].type === TxType.Deposit)
       l1Info = parseL1BlockInfo(b.txs[0].data);

@@ -1,0 +1,381 @@
+/**
+ * The opal-exec flag table: op-geth's flag names, defaults and help categories, checked against
+ * op-geth at 7b56c731 (2024-10-23). Env vars are derived: `--http.port` → `$OPAL_EXEC_HTTP_PORT`.
+ * Values: durations in milliseconds, wei/chain ids/u64 gas caps as bigint, counts as number.
+ * Deliberate differences from geth: --datadir defaults to ~/.opal (geth: ~/.ethereum), and
+ * --http.api/--ws.api show the effective default "eth,net,web3" (geth's flag shows "" and
+ * node.DefaultConfig supplies net,web3 plus eth from cmd/geth/config.go).
+ */
+import { availableParallelism } from "node:os";
+import { defaultThreads } from "../node/pools.js";
+import { defineCli, type InferConfig, MS_PER_HOUR, MS_PER_SECOND } from "./flagTable.js";
+import { type Env, type ParseOptions, type ParseResult, parseArgs } from "./parseArgs.js";
+
+/** Equals package.json's version (test/unit/cli/execFlags.test.ts checks). */
+export const OPAL_VERSION = "0.1.0";
+
+/** `--workers.*` default: all cores but one (node/pools.ts). */
+const WORKER_THREADS = defaultThreads(availableParallelism());
+const WORKERS_DEFAULT_TEXT = "CPU cores - 1, at least 1";
+
+// Help categories, as op-geth names them (internal/flags/categories.go).
+const ETH = "ETHEREUM";
+const DEV = "DEVELOPER CHAIN";
+const API = "API AND CONSOLE";
+const TXPOOL = "TRANSACTION POOL (EVM)";
+const PERF = "PERFORMANCE TUNING";
+const GPO = "GAS PRICE ORACLE";
+const ROLLUP = "ROLLUP NODE";
+const LOG = "LOGGING AND DEBUGGING";
+
+export const EXEC_CLI = defineCli({
+  name: "opal-exec",
+  version: OPAL_VERSION,
+  usage: "OP Stack execution client",
+  envPrefix: "OPAL_EXEC",
+  flags: {
+    // op-geth cmd/utils/flags.go DataDirFlag, NetworkIdFlag; eth/ethconfig/config.go (NetworkId 0).
+    datadir: {
+      type: "path",
+      default: "~/.opal",
+      category: ETH,
+      help: "Data directory for the database and keys (geth's default is ~/.ethereum)",
+    },
+    networkid: {
+      type: "uint64",
+      default: 0n,
+      category: ETH,
+      help: "Explicitly set network id (0 = the chain id of the genesis)",
+    },
+
+    // cmd/utils/flags.go DeveloperFlag, DeveloperPeriodFlag, DeveloperGasLimitFlag (Value 11500000).
+    dev: {
+      type: "bool",
+      category: DEV,
+      help: "Ephemeral OP Stack dev chain with a pre-funded developer account, producing its own blocks",
+    },
+    "dev.period": {
+      type: "int",
+      default: 0,
+      min: 0,
+      category: DEV,
+      help: "Block period in seconds to use in developer mode (0 = build a block only when a transaction is pending)",
+    },
+    "dev.gaslimit": { type: "uint64", default: 11_500_000n, category: DEV, help: "Initial block gas limit" },
+
+    // cmd/utils/flags.go HTTP*/WS*/Auth* flags; node/defaults.go (DefaultHTTPHost/Port, DefaultWSPort,
+    // DefaultAuthHost/Port, DefaultAuthVhosts, HTTPVirtualHosts); cmd/geth/config.go adds "eth" to the modules.
+    http: { type: "bool", category: API, help: "Enable the HTTP-RPC server" },
+    "http.addr": { type: "string", default: "localhost", category: API, help: "HTTP-RPC server listening interface" },
+    "http.port": {
+      type: "int",
+      default: 8545,
+      min: 0,
+      max: 65535,
+      category: API,
+      help: "HTTP-RPC server listening port",
+    },
+    "http.api": {
+      type: "list",
+      default: ["eth", "net", "web3"],
+      category: API,
+      help: "API's offered over the HTTP-RPC interface",
+    },
+    "http.corsdomain": {
+      type: "list",
+      default: [],
+      category: API,
+      help: "Comma separated list of domains from which to accept cross origin requests (browser enforced)",
+    },
+    "http.vhosts": {
+      type: "list",
+      default: ["localhost"],
+      category: API,
+      help: "Comma separated list of virtual hostnames from which to accept requests (server enforced). Accepts '*' wildcard.",
+    },
+    ws: { type: "bool", category: API, help: "Enable the WS-RPC server" },
+    "ws.addr": { type: "string", default: "localhost", category: API, help: "WS-RPC server listening interface" },
+    "ws.port": {
+      type: "int",
+      default: 8546,
+      min: 0,
+      max: 65535,
+      category: API,
+      help: "WS-RPC server listening port",
+    },
+    "ws.api": {
+      type: "list",
+      default: ["eth", "net", "web3"],
+      category: API,
+      help: "API's offered over the WS-RPC interface",
+    },
+    "ws.origins": {
+      type: "list",
+      default: [],
+      category: API,
+      help: "Origins from which to accept websockets requests",
+    },
+    "authrpc.addr": {
+      type: "string",
+      default: "localhost",
+      category: API,
+      help: "Listening address for authenticated APIs",
+    },
+    "authrpc.port": {
+      type: "int",
+      default: 8551,
+      min: 0,
+      max: 65535,
+      category: API,
+      help: "Listening port for authenticated APIs",
+    },
+    "authrpc.jwtsecret": {
+      type: "path",
+      category: API,
+      help: "Path to a JWT secret to use for authenticated RPC endpoints",
+    },
+    "authrpc.vhosts": {
+      type: "list",
+      default: ["localhost"],
+      category: API,
+      help: "Comma separated list of virtual hostnames from which to accept requests (server enforced). Accepts '*' wildcard.",
+    },
+    // cmd/utils/flags.go RPCGlobal*; eth/ethconfig/config.go (RPCGasCap 50000000, RPCEVMTimeout 5s,
+    // RPCTxFeeCap 1 ether); node/defaults.go (BatchRequestLimit 1000, BatchResponseMaxSize 25000000).
+    "rpc.gascap": {
+      type: "uint64",
+      default: 50_000_000n,
+      category: API,
+      help: "Sets a cap on gas that can be used in eth_call/estimateGas (0=infinite)",
+    },
+    "rpc.txfeecap": {
+      type: "float",
+      default: 1,
+      min: 0,
+      category: API,
+      help: "Sets a cap on transaction fee (in ether) that can be sent via the RPC APIs (0 = no cap)",
+    },
+    "rpc.evmtimeout": {
+      type: "duration",
+      default: 5 * MS_PER_SECOND,
+      category: API,
+      help: "Sets a timeout used for eth_call (0=infinite)",
+    },
+    "rpc.batch-request-limit": {
+      type: "int",
+      default: 1000,
+      min: 0,
+      category: API,
+      help: "Maximum number of requests in a batch",
+    },
+    "rpc.batch-response-max-size": {
+      type: "int",
+      default: 25_000_000,
+      min: 0,
+      category: API,
+      help: "Maximum number of bytes returned from a batched call",
+    },
+
+    // cmd/utils/flags.go TxPool*; core/txpool/legacypool/legacypool.go DefaultConfig.
+    "txpool.nolocals": {
+      type: "bool",
+      category: TXPOOL,
+      help: "Disables price exemptions for locally submitted transactions",
+    },
+    "txpool.pricelimit": {
+      type: "uint64",
+      default: 1n,
+      category: TXPOOL,
+      help: "Minimum gas price tip to enforce for acceptance into the pool",
+    },
+    "txpool.pricebump": {
+      type: "int",
+      default: 10,
+      min: 0,
+      category: TXPOOL,
+      help: "Price bump percentage to replace an already existing transaction",
+    },
+    "txpool.accountslots": {
+      type: "int",
+      default: 16,
+      min: 0,
+      category: TXPOOL,
+      help: "Minimum number of executable transaction slots guaranteed per account",
+    },
+    "txpool.globalslots": {
+      type: "int",
+      default: 5120,
+      min: 0,
+      category: TXPOOL,
+      help: "Maximum number of executable transaction slots for all accounts",
+    },
+    "txpool.accountqueue": {
+      type: "int",
+      default: 64,
+      min: 0,
+      category: TXPOOL,
+      help: "Maximum number of non-executable transaction slots permitted per account",
+    },
+    "txpool.globalqueue": {
+      type: "int",
+      default: 1024,
+      min: 0,
+      category: TXPOOL,
+      help: "Maximum number of non-executable transaction slots for all accounts",
+    },
+    "txpool.lifetime": {
+      type: "duration",
+      default: 3 * MS_PER_HOUR,
+      category: TXPOOL,
+      help: "Maximum amount of time non-executable transaction are queued",
+    },
+
+    // cmd/utils/flags.go CacheFlag (Value 1024). Opal spends it on the execution read cache
+    // (storage/cachedKv.ts) instead of geth's database/trie/snapshot split.
+    cache: {
+      type: "int",
+      default: 1024,
+      min: 0,
+      category: PERF,
+      help: "Megabytes of memory allocated to internal caching (the state read cache)",
+    },
+    // Opal only: worker pools (node/pools.ts defaultThreads).
+    "workers.sigrecover": {
+      type: "int",
+      default: WORKER_THREADS,
+      min: 1,
+      defaultText: WORKERS_DEFAULT_TEXT,
+      category: PERF,
+      help: "Worker threads for batched transaction sender recovery",
+    },
+    "workers.triehash": {
+      type: "int",
+      default: WORKER_THREADS,
+      min: 1,
+      defaultText: WORKERS_DEFAULT_TEXT,
+      category: PERF,
+      help: "Worker threads for state trie hashing",
+    },
+
+    // cmd/utils/flags.go Gpo*; eth/ethconfig/config.go FullNodeGPO (20 blocks, 60th percentile);
+    // eth/gasprice/gasprice.go (DefaultMaxPrice 500 gwei, DefaultIgnorePrice 2 wei,
+    // DefaultMinSuggestedPriorityFee 1e6 wei, op-geth only).
+    "gpo.blocks": {
+      type: "int",
+      default: 20,
+      min: 1,
+      category: GPO,
+      help: "Number of recent blocks to check for gas prices",
+    },
+    "gpo.percentile": {
+      type: "int",
+      default: 60,
+      min: 0,
+      max: 100,
+      category: GPO,
+      help: "Suggested gas price is the given percentile of a set of recent transaction gas prices",
+    },
+    "gpo.maxprice": {
+      type: "bigint",
+      default: 500_000_000_000n,
+      min: 0n,
+      category: GPO,
+      help: "Maximum transaction priority fee (or gasprice before London fork) to be recommended by gpo",
+    },
+    "gpo.ignoreprice": {
+      type: "bigint",
+      default: 2n,
+      min: 0n,
+      category: GPO,
+      help: "Gas price below which gpo will ignore transactions",
+    },
+    "gpo.minsuggestedpriorityfee": {
+      type: "bigint",
+      default: 1_000_000n,
+      min: 0n,
+      category: GPO,
+      help: "Minimum transaction priority fee to suggest. Used on OP chains when blocks are not full.",
+    },
+
+    // op-geth cmd/utils/flags.go Rollup* (historicalrpctimeout is a string "5s" there, parsed as a duration).
+    "rollup.sequencerhttp": {
+      type: "string",
+      category: ROLLUP,
+      help: "HTTP endpoint for the sequencer mempool",
+    },
+    "rollup.historicalrpc": { type: "string", category: ROLLUP, help: "RPC endpoint for historical data." },
+    "rollup.historicalrpctimeout": {
+      type: "duration",
+      default: 5 * MS_PER_SECOND,
+      category: ROLLUP,
+      help: "Timeout for historical RPC requests.",
+    },
+    "rollup.disabletxpoolgossip": { type: "bool", category: ROLLUP, help: "Disable transaction pool gossip." },
+    "rollup.computependingblock": {
+      type: "bool",
+      category: ROLLUP,
+      help: "Compute the pending block from the tx-pool (by default the pending block equals the latest block, which saves resources and does not leak tx-pool transactions)",
+    },
+    "rollup.halt": {
+      type: "enum",
+      values: ["major", "minor", "patch", "none"],
+      category: ROLLUP,
+      help: "Opt-in option to halt on incompatible protocol version requirements of the given level, as signaled through the Engine API by the rollup node",
+    },
+
+    // internal/debug/flags.go verbosityFlag (Value 3), logFormatFlag (no default there: "" = terminal).
+    verbosity: {
+      type: "int",
+      default: 3,
+      min: 0,
+      max: 5,
+      category: LOG,
+      help: "Logging verbosity: 0=silent, 1=error, 2=warn, 3=info, 4=debug, 5=detail",
+    },
+    "log.format": {
+      type: "enum",
+      values: ["terminal", "logfmt", "json"],
+      default: "terminal",
+      category: LOG,
+      help: "Log format to use",
+    },
+  },
+  commands: {
+    init: {
+      help: "Bootstrap and initialize a new genesis block",
+      description:
+        "Writes the genesis block and its state from a geth-style genesis.json (with the optimism config section) into the data directory.",
+      args: [{ name: "genesis.json" }],
+    },
+    import: {
+      help: "Import a blockchain file",
+      description: "Imports blocks from RLP-encoded files in order, executing and validating each.",
+      args: [{ name: "file.rlp", variadic: true }],
+    },
+    genesis: {
+      help: "Write an OP Stack dev genesis",
+      description: "Writes a genesis.json for a local OP Stack dev chain.",
+      flags: {
+        out: { type: "path", help: "File to write the genesis to (standard output when not set)" },
+        chainid: {
+          type: "uint64",
+          default: 901n,
+          help: "Chain id of the dev chain (901: the OP Stack devnet L2 chain id)",
+        },
+      },
+    },
+    dumpconfig: {
+      help: "Print the resolved configuration as JSON",
+      description: "Prints every flag's value after flags, environment and defaults are applied.",
+    },
+  },
+});
+
+export const EXEC_FLAGS = EXEC_CLI.flags;
+export type ExecConfig = InferConfig<typeof EXEC_FLAGS>;
+export type ExecParseResult = ParseResult<typeof EXEC_CLI>;
+
+/** Parses opal-exec's argv (without node and script paths); `env` is normally `process.env`. */
+export function parseExecArgs(argv: readonly string[], env: Env, opts: ParseOptions = {}): ExecParseResult {
+  return parseArgs(EXEC_CLI, argv, env, opts);
+}

@@ -10,7 +10,7 @@ import { decodeReceipt, encodeReceipt, type Receipt } from "../block/receipt.js"
 import { bigintToBytes } from "../primitives/u256.js";
 import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
 import { encodeRlp } from "../rlp/encode.js";
-import type { KvStore, WriteBatch } from "../storage/kv.js";
+import type { KvReader, WriteBatch } from "../storage/kv.js";
 
 const enc = new TextEncoder();
 export const META_HEAD = enc.encode("head");
@@ -35,7 +35,7 @@ export interface TxLocation {
 }
 
 export class ChainStore {
-  constructor(readonly kv: KvStore) {}
+  constructor(readonly kv: KvReader) {}
 
   headerRlp(hash: Uint8Array): Uint8Array | undefined {
     return this.kv.get("headers", hash);

@@ -9,7 +9,7 @@
 import { Piscina } from "piscina";
 import type { TaskPool } from "../util/taskPool.js";
 
-export type WorkerName = "sigRecover" | "trieHash";
+export type WorkerName = "sigRecover" | "trieHash" | "evmCall";
 
 const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 

@@ -15,80 +15,15 @@ import { MemoryKv } from "../../../src/storage/memory.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, type Tx, TxType } from "../../../src/tx/tx.js";
+import { l1Genesis as l1GenesisOf, opGenesis as opGenesisOf } from "../../utils/genesis.js";
 
 const KEY = hexToBytes(`0x${"42".repeat(32)}`);
 const SENDER = privateKeyToAddress(KEY);
 const TO = hexToBytes("0x00000000000000000000000000000000000000aa");
 
-function l1Genesis(): unknown {
-  return {
-    config: {
-      chainId: 1337,
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      mergeNetsplitBlock: 0,
-      terminalTotalDifficulty: 0,
-      shanghaiTime: 0,
-      cancunTime: 0,
-    },
-    gasLimit: "0x1c9c380",
-    difficulty: "0x0",
-    timestamp: "0x10",
-    alloc: { [bytesToHex(SENDER)]: { balance: "0x3635c9adc5dea00000" } },
-  };
-}
-
-function opGenesis(): unknown {
-  return {
-    config: {
-      chainId: 901,
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      muirGlacierBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      arrowGlacierBlock: 0,
-      grayGlacierBlock: 0,
-      mergeNetsplitBlock: 0,
-      bedrockBlock: 0,
-      terminalTotalDifficulty: 0,
-      terminalTotalDifficultyPassed: true,
-      shanghaiTime: 0,
-      cancunTime: 0,
-      pragueTime: 0,
-      regolithTime: 0,
-      canyonTime: 0,
-      deltaTime: 0,
-      ecotoneTime: 0,
-      fjordTime: 0,
-      graniteTime: 0,
-      holoceneTime: 0,
-      isthmusTime: 0,
-      jovianTime: 0,
-      optimism: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
-    },
-    gasLimit: "0x1c9c380",
-    difficulty: "0x0",
-    timestamp: "0x10",
-    extraData: bytesToHex(encodeJovianExtraData(250, 6, 0n)),
-    baseFeePerGas: "0x3b9aca00",
-    alloc: { [bytesToHex(SENDER)]: { balance: "0x3635c9adc5dea00000" } },
-  };
-}
+const FUNDED = new Map([[SENDER, { balance: 1000n * 10n ** 18n }]]);
+const l1Genesis = (): unknown => l1GenesisOf(FUNDED);
+const opGenesis = (): unknown => opGenesisOf(FUNDED);
 
 function chainOf(json: unknown): Blockchain {
   return Blockchain.init(new MemoryKv(), parseGenesis(json), (json as { config: unknown }).config);

@@ -9,7 +9,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeBlock } from "../../../src/block/block.js";
 import { headerHash } from "../../../src/block/header.js";
-import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { sha256 } from "../../../src/crypto/sha256.js";
@@ -24,6 +23,7 @@ import { MemoryKv } from "../../../src/storage/memory.js";
 import { decodeTx, encodeTx } from "../../../src/tx/envelope.js";
 import { TxType } from "../../../src/tx/tx.js";
 import { fixturePath } from "../../utils/fixtures.js";
+import { opGenesis as opGenesisOf } from "../../utils/genesis.js";
 
 const DIR = fixturePath("execution-apis-rpc", "tests");
 
@@ -38,49 +38,7 @@ function blocksOf(file: string): Uint8Array[] {
   return out;
 }
 
-function opGenesis(): Record<string, unknown> {
-  return {
-    config: {
-      chainId: 901,
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      muirGlacierBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      arrowGlacierBlock: 0,
-      grayGlacierBlock: 0,
-      mergeNetsplitBlock: 0,
-      bedrockBlock: 0,
-      terminalTotalDifficulty: 0,
-      terminalTotalDifficultyPassed: true,
-      shanghaiTime: 0,
-      cancunTime: 0,
-      pragueTime: 0,
-      regolithTime: 0,
-      canyonTime: 0,
-      deltaTime: 0,
-      ecotoneTime: 0,
-      fjordTime: 0,
-      graniteTime: 0,
-      holoceneTime: 0,
-      isthmusTime: 0,
-      jovianTime: 0,
-      optimism: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
-    },
-    gasLimit: "0x1c9c380",
-    difficulty: "0x0",
-    timestamp: "0x10",
-    extraData: bytesToHex(encodeJovianExtraData(250, 6, 0n)),
-    baseFeePerGas: "0x3b9aca00",
-    alloc: {},
-  };
-}
+const opGenesis = (): Record<string, unknown> => opGenesisOf() as Record<string, unknown>;
 
 describe("engine/engineApi", function () {
   this.timeout(120_000);

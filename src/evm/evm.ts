@@ -12,15 +12,18 @@ import type { WorldState } from "../state/worldState.js";
 import type { BlockContext, TxContext } from "./context.js";
 import { delegationTarget } from "./delegation.js";
 import { Frame, FrameKind } from "./frame.js";
+import { OP_NAMES } from "./opcodes/names.js";
 import { type JumpTable, jumpTable } from "./opcodes/table.js";
 import { type PrecompileTable, precompileTable } from "./precompiles/table.js";
 import { PrecompileStatus } from "./precompiles/types.js";
 import { type GasSchedule, gasSchedule } from "./schedule.js";
-import { Halt } from "./status.js";
-import type { Tracer } from "./tracer.js";
-import { readAddress } from "./word.js";
+import { HALT_NAMES, Halt } from "./status.js";
+import type { CallKind, EvmTracer } from "./tracer.js";
+import { MASK_160, readAddress } from "./word.js";
 
 const EMPTY = new Uint8Array(0);
+/** Tracer names of the call kinds, indexed by FrameKind (Create is named where it is known). */
+const CALL_KINDS: readonly CallKind[] = ["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE"];
 const MAX_DEPTH = 1024;
 const MAX_NONCE = (1n << 64n) - 1n;
 /** The result of the last finished message (tx level or a child frame). */
@@ -44,7 +47,14 @@ export class Evm {
   /** Result of the last message that ended (see MessageResult). */
   readonly result: MessageResult = { halt: Halt.Stop, gasLeft: 0, output: EMPTY, address: 0n };
   tx: TxContext = { origin: 0n, gasPrice: 0n, blobHashes: [] };
-  tracer: Tracer | null = null;
+  tracer: EvmTracer | null = null;
+  /** Traced runs only: the parent's gas that a CALL/CREATE opcode's cost is measured to (-1: none). */
+  private callMark = -1;
+  /** Traced runs only: start gas of the frame at each depth, and of a message that ends at once. */
+  private readonly traceGas: number[] = [];
+  private traceDepth = 0;
+  /** Traced runs only: geth's text of the fault that ended the running frame's loop. */
+  private traceFault: string | null = null;
 
   constructor(
     readonly rules: ForkRules,
@@ -146,35 +156,88 @@ export class Evm {
     }
   }
 
-  /** The same loop with an EIP-3155 step record before each opcode. */
-  private loopTraced(f: Frame, t: Tracer): Halt {
+  /**
+   * The same loop with the tracer's step hooks around each opcode. The cost reported is geth's:
+   * for calls it includes the gas handed to the child, for creates it does not.
+   */
+  private loopTraced(f: Frame, t: EvmTracer): Halt {
     const { fns, gas, minStack, maxStack } = this.table;
     const code = f.code;
     for (;;) {
       const pc = f.pc;
       const op = pc < code.length ? code[pc] : 0;
       const sp = f.sp;
-      t.step(f, op, this.state.refund);
-      if (sp < minStack[op]) return t.fault(Halt.StackUnderflow);
-      if (sp > maxStack[op]) return t.fault(Halt.StackOverflow);
-      const g = f.gas - gas[op];
-      if (g < 0) return t.fault(Halt.OutOfGas);
+      const gasBefore = f.gas;
+      t.onStep?.(f, op, this.state.refund);
+      if (sp < minStack[op]) {
+        this.traceFault = `stack underflow (${sp} <=> ${minStack[op]})`;
+        t.onFault?.(Halt.StackUnderflow, f, gas[op], false, this.traceFault);
+        return Halt.StackUnderflow;
+      }
+      if (sp > maxStack[op]) {
+        this.traceFault = `stack limit reached ${sp} (${maxStack[op]})`;
+        t.onFault?.(Halt.StackOverflow, f, gas[op], false, this.traceFault);
+        return Halt.StackOverflow;
+      }
+      const g = gasBefore - gas[op];
+      if (g < 0) {
+        t.onFault?.(Halt.OutOfGas, f, gas[op], false, "out of gas");
+        return Halt.OutOfGas;
+      }
       f.gas = g;
       f.pc = pc + 1;
+      this.callMark = -1;
+      // SELFDESTRUCT is a message of its own for geth's tracers: beneficiary and balance before it runs.
+      const sdTo = op === 0xff ? f.stack[sp - 1] & MASK_160 : 0n;
+      const sdValue = op === 0xff ? (f.account as Account).balance : 0n;
       const s = fns[op](this, f);
+      const cost = this.callMark >= 0 ? gasBefore - this.callMark : gasBefore - f.gas;
       if (s === Halt.Continue || s === Halt.Call || s === Halt.Stop || s === Halt.Return || s === Halt.Revert) {
-        t.after(f);
+        if (op === 0xff && s === Halt.Stop) {
+          t.onEnter?.(f.depth + 1, "SELFDESTRUCT", f.address, sdTo, EMPTY, 0, sdValue);
+          t.onExit?.(f.depth + 1, EMPTY, 0, Halt.Stop, false, null);
+        }
+        t.onStepCost?.(cost, f);
         if (s !== Halt.Continue) return s;
       } else {
-        // An error inside the opcode belongs on its own step line (EIP-3155 `error`).
-        return t.fault(s, f);
+        // An error inside the opcode belongs on its own step (EIP-3155 `error`).
+        this.traceFault =
+          s === Halt.InvalidOpcode
+            ? `invalid opcode: ${OP_NAMES[op] ?? `opcode 0x${op.toString(16)} not defined`}`
+            : HALT_NAMES[s];
+        t.onFault?.(s, f, cost, true, this.traceFault);
+        return s;
       }
     }
   }
 
+  /** Traced runs: a message begins (geth captureBegin). */
+  private traceEnter(
+    t: EvmTracer,
+    depth: number,
+    kind: CallKind,
+    from: bigint,
+    to: bigint,
+    input: Uint8Array,
+    gas: number,
+    value: bigint | null,
+    extraMark: number,
+  ): void {
+    if (depth > 0) this.callMark = this.frames[depth - 1].gas + extraMark;
+    this.traceGas[depth] = gas;
+    this.traceDepth = depth;
+    t.onEnter?.(depth, kind, from, to, input, gas, value);
+  }
+
   // ---- calls -----------------------------------------------------------------------------------
 
-  private immediate(halt: Halt, gasLeft: number, output: Uint8Array): null {
+  private immediate(halt: Halt, gasLeft: number, output: Uint8Array, error: string | null = null): null {
+    const t = this.tracer;
+    if (t !== null) {
+      const d = this.traceDepth;
+      const ok = halt === Halt.Stop || halt === Halt.Return;
+      t.onExit?.(d, output, this.traceGas[d] - gasLeft, halt, !ok, ok ? null : (error ?? HALT_NAMES[halt]));
+    }
     const r = this.result;
     r.halt = halt;
     r.gasLeft = gasLeft;
@@ -200,12 +263,28 @@ export class Evm {
     isStatic: boolean,
   ): Frame | null {
     const st = this.state;
-    if (depth > MAX_DEPTH) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+    const t = this.tracer;
+    if (t !== null) {
+      this.traceEnter(
+        t,
+        depth,
+        CALL_KINDS[kind],
+        kind === FrameKind.DelegateCall ? address : caller,
+        codeAddress,
+        input,
+        gas,
+        kind === FrameKind.StaticCall ? null : value,
+        0,
+      );
+    }
+    if (depth > MAX_DEPTH) return this.immediate(Halt.DepthOrBalance, gas, EMPTY, "max call depth exceeded");
     const transfers = kind === FrameKind.Call || kind === FrameKind.CallCode;
     let from: Account | null = null;
     if (transfers && value !== 0n) {
       from = st.account(caller);
-      if (from.balance < value) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+      if (from.balance < value) {
+        return this.immediate(Halt.DepthOrBalance, gas, EMPTY, "insufficient balance for transfer");
+      }
     }
     const cp = st.checkpoint();
     const target = st.account(address);
@@ -260,9 +339,18 @@ export class Evm {
     salt: bigint | null,
   ): Frame | null {
     const st = this.state;
-    if (depth > MAX_DEPTH) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+    const t = this.tracer;
+    if (t !== null) {
+      const a = st.account(caller);
+      const to =
+        salt === null ? createAddress(a.addressBytes, a.nonce) : create2Address(a.addressBytes, salt, initcode);
+      this.traceEnter(t, depth, salt === null ? "CREATE" : "CREATE2", caller, to, initcode, gas, value, gas);
+    }
+    if (depth > MAX_DEPTH) return this.immediate(Halt.DepthOrBalance, gas, EMPTY, "max call depth exceeded");
     const from = st.account(caller);
-    if (from.balance < value) return this.immediate(Halt.DepthOrBalance, gas, EMPTY);
+    if (from.balance < value) {
+      return this.immediate(Halt.DepthOrBalance, gas, EMPTY, "insufficient balance for transfer");
+    }
     const nonce = from.nonce;
     if (nonce >= MAX_NONCE) return this.immediate(Halt.NonceOverflow, gas, EMPTY);
     st.setNonce(from, nonce + 1n);
@@ -327,8 +415,10 @@ export class Evm {
     const sc = this.schedule;
     let h = halt;
     let output = h === Halt.Return || h === Halt.Revert ? f.output : EMPTY;
+    let created: Uint8Array = EMPTY;
     if (f.kind === FrameKind.Create && (h === Halt.Stop || h === Halt.Return)) {
       const code = output;
+      created = code;
       if (code.length > sc.maxCodeSize) h = Halt.CodeTooLarge;
       else if (sc.rejectEf && code.length > 0 && code[0] === 0xef) h = Halt.InvalidCodePrefix;
       else {
@@ -354,6 +444,19 @@ export class Evm {
     r.halt = h;
     r.output = output;
     r.address = f.kind === FrameKind.Create ? f.address : 0n;
+    const t = this.tracer;
+    if (t !== null) {
+      const ok = h === Halt.Stop || h === Halt.Return;
+      const out = ok && f.kind === FrameKind.Create ? created : output;
+      let error: string | null = null;
+      if (!ok) {
+        if (h === halt && this.traceFault !== null) error = this.traceFault;
+        else if (h === Halt.OutOfGas && halt !== h) error = "contract creation code storage out of gas";
+        else error = HALT_NAMES[h];
+      }
+      this.traceFault = null;
+      t.onExit?.(f.depth, out, this.traceGas[f.depth] - r.gasLeft, h, !ok, error);
+    }
   }
 
   /** Hands the result of a finished child to its parent frame and lets the parent continue. */

@@ -820,12 +820,9 @@ describe("evm/interpreter", () => {
       assert.equal((JSON.parse(out[0]) as { error: string }).error, "stack underflow");
     });
 
-    // BUG (src/evm/evm.ts loopTraced + src/evm/tracer.ts): a halt raised inside an opcode function
-    // (bad jump, INVALID, dynamic-gas OOG, static write, …) never reaches the step's line:
-    // loopTraced calls t.after(f), which flushes the pending line, before t.fault(s), which then finds
-    // nothing pending. Only loop-level faults (stack, constant gas) carry `error`. EIP-3155 defines
-    // `error` on the step ("Description of an error"), and geth's JSON logger sets it on the faulting
-    // step. Unskip once fixed.
+    // A halt raised inside an opcode function (bad jump, INVALID, dynamic-gas OOG, static write, …)
+    // belongs on that step's line: EIP-3155 defines `error` on the step, and geth's JSON logger sets
+    // it on the faulting step.
     it("an error raised inside an opcode is reported on its step", () => {
       const out: string[] = [];
       const w = world(Fork.Cancun, { [addrHex(TARGET)]: { code: "0x600456605b00" } });

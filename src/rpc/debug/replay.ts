@@ -1,0 +1,179 @@
+/**
+ * Re-executing history for the debug_trace* and trace_* methods: the state after the parent block
+ * (chain/stateAt.ts) under a read-only WorldState, a BlockExecutor for the block, its system calls
+ * and earlier txs untraced, then each wanted tx with its tracer (geth eth/tracers/api.go
+ * stateAtTransaction + traceTx). Nothing is written to the store.
+ */
+import { GAS_PER_BLOB } from "../../block/blobGas.js";
+import type { Header } from "../../block/header.js";
+import type { Blockchain } from "../../chain/blockchain.js";
+import { headerBlobBaseFee } from "../../chain/importBlock.js";
+import { stateViewAt } from "../../chain/stateAt.js";
+import type { BlockContext } from "../../evm/context.js";
+import { Evm } from "../../evm/evm.js";
+import type { EvmTracer } from "../../evm/tracer.js";
+import { type BlockExecEnv, BlockExecutor, blockContext } from "../../executor/executeBlock.js";
+import type { TxOutcome } from "../../executor/executeTx.js";
+import { executeTx } from "../../executor/executeTx.js";
+import { type CallMessage, messageTx } from "../../executor/simulate.js";
+import { bytesToHex } from "../../primitives/hex.js";
+import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
+import { KvStateReader } from "../../state/kvStateReader.js";
+import { addressToBigint, WorldState } from "../../state/worldState.js";
+import type { KvReader } from "../../storage/kv.js";
+import { type Tx, TxType, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../../tx/tx.js";
+import { RpcError } from "../errors.js";
+import type { DecodedBlock } from "../eth/chainReader.js";
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/** Ancestor hashes for BLOCKHASH, walking parent links from `tip` (works off the canonical chain too). */
+function ancestorHashes(chain: Blockchain, tip: Uint8Array): (n: bigint) => bigint {
+  const byNumber = new Map<number, bigint>();
+  let cursor: Uint8Array = tip;
+  let header = chain.store.header(tip);
+  return (n: bigint): bigint => {
+    const want = Number(n);
+    const hit = byNumber.get(want);
+    if (hit !== undefined) return hit;
+    while (header !== null && header.number >= want) {
+      byNumber.set(header.number, BigInt(bytesToHex(cursor)));
+      if (header.number === want || header.number === 0) break;
+      cursor = header.parentHash;
+      header = chain.store.header(cursor);
+    }
+    return byNumber.get(want) ?? 0n;
+  };
+}
+
+/** The execution environment of `header`, as block import builds it. */
+export function blockEnv(chain: Blockchain, header: Header): BlockExecEnv {
+  const cfg = chain.config;
+  const rules = rulesAt(cfg, header.number, header.timestamp);
+  const blob = blobParamsAt(cfg, header.timestamp);
+  return {
+    rules,
+    chainId: cfg.chainId,
+    blobBaseFee: headerBlobBaseFee(cfg, header.excessBlobGas, header.timestamp),
+    maxBlobGas: blob === null ? 0 : blob.max * GAS_PER_BLOB,
+    depositContract: cfg.depositContractAddress,
+    blockHash: ancestorHashes(chain, header.parentHash),
+    intermediateRoot: null,
+    canyonActivation: cfg.optimism !== null && cfg.canyonTime === header.timestamp,
+  };
+}
+
+/** The state after block `hash` (read-only), or an RPC error as geth words it. */
+export function stateAfter(chain: Blockchain, hash: Uint8Array): KvReader {
+  const view = stateViewAt(chain.store, chain.stateBlockHash, hash);
+  if (view === null) throw RpcError.server(`required historical state unavailable (block ${bytesToHex(hash)})`);
+  return view;
+}
+
+/** Per traced tx: its index, the tracer that saw it, and the outcome. */
+export interface TracedTx {
+  readonly index: number;
+  readonly tracer: EvmTracer | null;
+  readonly outcome: TxOutcome;
+}
+
+function txStart(x: BlockExecutor, tx: Tx, sender: Uint8Array, block: BlockContext) {
+  const baseFee = block.baseFee;
+  const maxFee = txMaxFeePerGas(tx);
+  const tip = txMaxPriorityFeePerGas(tx);
+  const gasPrice =
+    tx.type === TxType.Legacy || tx.type === TxType.AccessList || tx.type === TxType.Deposit
+      ? maxFee
+      : maxFee < baseFee + tip
+        ? maxFee
+        : baseFee + tip;
+  return {
+    from: addressToBigint(sender),
+    to: tx.to === null ? null : addressToBigint(tx.to),
+    value: tx.value,
+    input: tx.data,
+    gasLimit: Number(tx.gasLimit),
+    gasPrice,
+    state: x.state,
+    block,
+  };
+}
+
+/**
+ * Replays `b` on its parent's state. `tracerFor(i)` gives the tracer of tx i (null: run it
+ * untraced); replay stops after tx `last` (default: the whole block).
+ */
+export function replayBlock(
+  chain: Blockchain,
+  b: DecodedBlock,
+  tracerFor: (i: number) => EvmTracer | null,
+  last = b.txs.length - 1,
+): TracedTx[] {
+  if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
+  const view = stateAfter(chain, b.header.parentHash);
+  const state = new WorldState(new KvStateReader(view), null);
+  const env = blockEnv(chain, b.header);
+  const x = new BlockExecutor(state, b.header, env);
+  x.evm.tracer = null;
+  x.begin();
+  const out: TracedTx[] = [];
+  for (let i = 0; i <= last && i < b.txs.length; i++) {
+    const tracer = tracerFor(i);
+    const tx = b.txs[i];
+    x.evm.tracer = tracer;
+    tracer?.onTxStart?.(txStart(x, tx, b.senders[i], x.evm.block));
+    const r = x.applyTx(tx, b.senders[i]);
+    x.evm.tracer = null;
+    if (typeof r === "string") {
+      tracer?.onTxEnd?.({ gasUsed: 0, status: 0, error: r });
+      throw RpcError.server(`tracing failed: tx ${bytesToHex(b.txHashes[i])}: ${r}`);
+    }
+    tracer?.onTxEnd?.({ gasUsed: r.gasUsed, status: r.status, error: null });
+    if (tracer !== null) out.push({ index: i, tracer, outcome: r });
+  }
+  return out;
+}
+
+/** debug_traceCall / trace_call: `msg` on the state after `header`'s block, with geth's DoCall rules. */
+export function traceMessage(
+  chain: Blockchain,
+  header: Header,
+  hash: Uint8Array,
+  msg: CallMessage,
+  gasCap: bigint,
+  tracer: EvmTracer,
+): TxOutcome {
+  const view = stateAfter(chain, hash);
+  const env = blockEnv(chain, header);
+  const block = blockContext(header, env);
+  const state = new WorldState(new KvStateReader(view), null);
+  const evm = new Evm(env.rules, block, state);
+  const cap = gasCap === 0n ? U64_MAX : gasCap;
+  let gas = msg.gas ?? header.gasLimit;
+  if (gas > cap) gas = cap;
+  const tx = messageTx(msg, gas, env.chainId);
+  evm.tracer = tracer;
+  tracer.onTxStart?.({
+    from: addressToBigint(msg.from),
+    to: msg.to === null ? null : addressToBigint(msg.to),
+    value: msg.value,
+    input: msg.data,
+    gasLimit: Number(gas),
+    gasPrice: msg.gasPrice ?? msg.maxFeePerGas ?? 0n,
+    state,
+    block,
+  });
+  const r = executeTx(evm, tx, {
+    sender: msg.from,
+    blockGasLeft: U64_MAX,
+    blobGasLeft: Number.MAX_SAFE_INTEGER,
+    simulate: true,
+  });
+  evm.tracer = null;
+  if (typeof r === "string") {
+    tracer.onTxEnd?.({ gasUsed: 0, status: 0, error: r });
+    throw RpcError.server(r);
+  }
+  tracer.onTxEnd?.({ gasUsed: r.gasUsed, status: r.status, error: null });
+  return r;
+}

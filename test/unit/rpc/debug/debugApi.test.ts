@@ -1,0 +1,177 @@
+/**
+ * The debug_* methods against the execution-apis rpc-compat exchanges, through the dispatcher (so
+ * parameter errors are checked too), on the chain the fixtures were recorded on. The `speconly`
+ * exchanges are geth's own outputs; they are compared in full here as well.
+ */
+import { strict as assert } from "node:assert";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Blockchain } from "../../../../src/chain/blockchain.js";
+import { parseGenesis } from "../../../../src/chain/genesis.js";
+import { hexToBytes } from "../../../../src/primitives/hex.js";
+import { decodeHeader } from "../../../../src/rlp/decode.js";
+import { debugApi } from "../../../../src/rpc/debug/api.js";
+import { traceApi } from "../../../../src/rpc/debug/traceApi.js";
+import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
+import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
+import { Registry } from "../../../../src/rpc/registry.js";
+import { MemoryKv } from "../../../../src/storage/memory.js";
+import { fixturePath } from "../../../utils/fixtures.js";
+
+const DIR = fixturePath("execution-apis-rpc", "tests");
+const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "127.0.0.1" }, subs: null };
+
+function loadChain(): { chain: Blockchain; reader: ChainReader } {
+  const json = JSON.parse(readFileSync(join(DIR, "genesis.json"), "utf8"));
+  const chain = Blockchain.init(new MemoryKv(), parseGenesis(json), json.config);
+  const all = new Uint8Array(readFileSync(join(DIR, "chain.rlp")));
+  for (let pos = 0; pos < all.length; ) {
+    const h = decodeHeader(all, pos);
+    const r = chain.insertBlock(all.subarray(pos, h.start + h.length));
+    if (r.status !== "VALID" && r.status !== "KNOWN") throw new Error(`block import failed: ${r.error}`);
+    pos = h.start + h.length;
+  }
+  const fcu = JSON.parse(readFileSync(join(DIR, "headfcu.json"), "utf8"));
+  const f = fcu.params[0];
+  chain.setHead(hexToBytes(f.headBlockHash));
+  chain.setSafeAndFinalized(hexToBytes(f.safeBlockHash), hexToBytes(f.finalizedBlockHash));
+  return { chain, reader: new ChainReader(chain) };
+}
+
+interface Exchange {
+  file: string;
+  request: string;
+  response: unknown;
+}
+
+function exchanges(method: string): Exchange[] {
+  const out: Exchange[] = [];
+  for (const f of readdirSync(join(DIR, method)).sort()) {
+    const lines = readFileSync(join(DIR, method, f), "utf8").split("\n");
+    const req = lines.find((l) => l.startsWith(">> "));
+    const res = lines.find((l) => l.startsWith("<< "));
+    if (req === undefined || res === undefined) continue;
+    out.push({ file: f, request: req.slice(3), response: JSON.parse(res.slice(3)) });
+  }
+  return out;
+}
+
+const DEBUG_METHODS = [
+  "debug_getRawBlock",
+  "debug_getRawHeader",
+  "debug_getRawReceipts",
+  "debug_getRawTransaction",
+  "debug_traceBlockByHash",
+  "debug_traceBlockByNumber",
+  "debug_traceTransaction",
+];
+
+describe("rpc/debug vs rpc-compat", function () {
+  this.timeout(120_000);
+  let d: Dispatcher;
+  let chain: Blockchain;
+  let reader: ChainReader;
+  const q = async (method: string, params: unknown[]): Promise<any> => {
+    const reply = await d.handleText(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), HTTP);
+    return JSON.parse(reply as string);
+  };
+  before(() => {
+    ({ chain, reader } = loadChain());
+    d = new Registry([
+      ...debugApi({ chain, reader, gasCap: 50_000_000n }),
+      ...traceApi({ chain, reader, gasCap: 50_000_000n }),
+    ]).forApis(["debug", "trace"]);
+  });
+
+  for (const method of DEBUG_METHODS) {
+    for (const x of exchanges(method)) {
+      it(`${method}/${x.file}`, async () => {
+        const reply = await d.handleText(x.request, HTTP);
+        assert.notEqual(reply, null);
+        assert.deepEqual(JSON.parse(reply as string), x.response);
+      });
+    }
+  }
+
+  it("every tracer replays every block; callTracer gasUsed matches the receipts", async () => {
+    for (let n = 1; n <= chain.head.number; n++) {
+      const num = `0x${n.toString(16)}`;
+      const r = await q("debug_traceBlockByNumber", [num, { tracer: "callTracer", tracerConfig: { withLog: true } }]);
+      assert.equal(r.error, undefined, `block ${n}`);
+      const b = reader.block(reader.resolve({ kind: "number", number: n }) as Uint8Array);
+      const receipts = b?.receipts ?? [];
+      assert.equal(r.result.length, receipts.length);
+      r.result.forEach((x: any, i: number) => {
+        const prev = i === 0 ? 0 : receipts[i - 1].cumulativeGasUsed;
+        assert.equal(Number(x.result.gasUsed), receipts[i].cumulativeGasUsed - prev, `block ${n} tx ${i}`);
+      });
+      for (const tracer of ["prestateTracer", "4byteTracer"]) {
+        const z = await q("debug_traceBlockByNumber", [num, { tracer, tracerConfig: { diffMode: true } }]);
+        assert.equal(z.error, undefined, `${tracer} block ${n}`);
+      }
+      const pt = await q("trace_block", [num]);
+      assert.equal(pt.error, undefined);
+    }
+  });
+
+  it("debug_traceTransaction of a later tx in a block equals its entry of the block trace", async () => {
+    const block = await q("debug_traceBlockByNumber", ["0x1"]);
+    const last = block.result.at(-1);
+    const one = await q("debug_traceTransaction", [last.txHash]);
+    assert.deepEqual(one.result, last.result);
+  });
+
+  it("debug_traceCall, trace_call, trace_filter and the errors", async () => {
+    const from = "0x7435ed30a8b4aeb0877cef0c6e8cffe834eb865f";
+    const identity = "0x0000000000000000000000000000000000000004";
+    const c = await q("debug_traceCall", [{ from, to: identity, data: "0x1234" }, "latest", { tracer: "callTracer" }]);
+    assert.deepEqual(c.result, {
+      from,
+      gas: "0x2faf080",
+      gasUsed: "0x5258",
+      to: identity,
+      input: "0x1234",
+      output: "0x1234",
+      value: "0x0",
+      type: "CALL",
+    });
+    const p = await q("trace_call", [{ from, to: identity, data: "0x1234" }, ["trace"], "latest"]);
+    assert.equal(p.result.output, "0x1234");
+    assert.equal(p.result.trace[0].action.callType, "call");
+    const f = await q("trace_filter", [{ fromBlock: "0x1", toBlock: "0x8", count: 3, after: 1 }]);
+    assert.equal(f.result.length, 3);
+    const all = await q("trace_filter", [{ fromBlock: "0x1", toBlock: "0x8" }]);
+    assert.deepEqual(f.result, all.result.slice(1, 4));
+    const tx = await q("trace_transaction", [all.result[0].transactionHash]);
+    assert.deepEqual(tx.result[0], all.result[0]);
+    const replay = await q("trace_replayBlockTransactions", ["0x1", ["trace"]]);
+    assert.equal(replay.result[0].transactionHash, all.result[0].transactionHash);
+    assert.deepEqual((await q("debug_traceBlockByNumber", ["0x1", { tracer: "nope" }])).error, {
+      code: -32000,
+      message: "tracer not found",
+    });
+    assert.equal((await q("debug_traceBlockByNumber", ["0x1", { timeout: "10s" }])).error, undefined);
+    assert.equal((await q("debug_traceBlockByNumber", ["0x1", { timeout: "soon" }])).error.code, -32000);
+  });
+
+  it("trace_replayBlockTransactions with stateDiff: the created contract is born, the sender changes", async () => {
+    const r = await q("trace_replayBlockTransactions", ["0x1", ["trace", "stateDiff"]]);
+    const first = r.result[0];
+    const created = first.trace[0].result.address;
+    const born = first.stateDiff[created];
+    assert.deepEqual(born.code, { "+": first.trace[0].result.code });
+    assert.deepEqual(born.nonce, { "+": "0x0" }, "block 1 is before EIP-158");
+    const sender = first.stateDiff[first.trace[0].action.from];
+    assert.deepEqual(Object.keys(sender.nonce), ["*"]);
+    assert.equal(sender.code, "=");
+  });
+
+  it("trace_block lists the block reward of a pre-merge block after the tx traces", async () => {
+    const r = await q("trace_block", ["0x1"]);
+    const last = r.result.at(-1);
+    assert.equal(last.type, "reward");
+    assert.equal(last.action.rewardType, "block");
+    assert.equal(last.action.value, "0x4563918244f40000", "5 ETH before Byzantium");
+    assert.equal(r.result.filter((t: any) => t.type === "reward").length, 1);
+  });
+});

@@ -1,0 +1,339 @@
+/**
+ * Log queries, polling filters and push subscriptions (geth eth/filters): FilterCriteria decoding
+ * with geth's texts, eth_getLogs range rules, installed filters that expire after 5 minutes without
+ * a poll, and the newHeads / logs / newPendingTransactions subscriptions fed by the EventHub.
+ */
+import { headerHash } from "../../block/header.js";
+import type { HeadChange } from "../../chain/blockchain.js";
+import { bytesToHex } from "../../primitives/hex.js";
+import type { PooledTx } from "../../txpool/pooledTx.js";
+import { RpcError } from "../errors.js";
+import type { EventHub } from "../events.js";
+import { headerJson, type Json } from "../format.js";
+import { type BlockNumberSelector, blockNumber, hash, type ParamDecoder, ParamError } from "../params.js";
+import { newSubscriptionId, type Subscription } from "../subscriptions.js";
+import { pendingTxJson } from "../txpoolApi.js";
+import type { ChainReader } from "./chainReader.js";
+
+const MAX_TOPICS = 4;
+const MAX_SUB_TOPICS = 1000;
+const MAX_ADDRESSES = 1000;
+/** geth `deadline`: filters not polled for this long are removed. */
+export const FILTER_TIMEOUT_MS = 5 * 60 * 1000;
+
+export interface FilterCriteria {
+  readonly blockHash: Uint8Array | null;
+  readonly fromBlock: BlockNumberSelector | null;
+  readonly toBlock: BlockNumberSelector | null;
+  readonly addresses: Uint8Array[];
+  readonly topics: (Uint8Array[] | null)[];
+}
+
+function decodeAddr(s: string): Uint8Array {
+  const raw = s.startsWith("0x") || s.startsWith("0X") ? s.slice(2) : s;
+  if (raw.length !== 40 || !/^[0-9a-fA-F]*$/.test(raw)) throw new Error("hex has invalid length");
+  return Uint8Array.from(Buffer.from(raw, "hex"));
+}
+
+function decodeTopic(s: string): Uint8Array {
+  const raw = s.startsWith("0x") || s.startsWith("0X") ? s.slice(2) : s;
+  if (raw.length !== 64 || !/^[0-9a-fA-F]*$/.test(raw))
+    throw new ParamError(`hex string has length ${raw.length}, want 64 for common.Hash`);
+  return Uint8Array.from(Buffer.from(raw, "hex"));
+}
+
+/** geth `FilterCriteria.UnmarshalJSON`. */
+export function decodeFilterCriteria(v: unknown): FilterCriteria {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new ParamError(
+      `json: cannot unmarshal ${Array.isArray(v) ? "array" : typeof v} into Go value of type filters.FilterCriteria`,
+    );
+  }
+  const o: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(v as Record<string, unknown>)) o[k.toLowerCase()] = val;
+  const bh = o.blockhash === null || o.blockhash === undefined ? null : hash.decode(o.blockhash);
+  const from = o.fromblock === null || o.fromblock === undefined ? null : blockNumber.decode(o.fromblock);
+  const to = o.toblock === null || o.toblock === undefined ? null : blockNumber.decode(o.toblock);
+  if (bh !== null && (from !== null || to !== null)) {
+    throw new ParamError("cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other");
+  }
+  const addresses: Uint8Array[] = [];
+  const ra = o.address;
+  if (ra !== null && ra !== undefined) {
+    if (Array.isArray(ra)) {
+      ra.forEach((a, i) => {
+        if (typeof a !== "string") throw new ParamError(`non-string address at index ${i}`);
+        try {
+          addresses.push(decodeAddr(a));
+        } catch (e) {
+          throw new ParamError(`invalid address at index ${i}: ${(e as Error).message}`);
+        }
+      });
+    } else if (typeof ra === "string") {
+      try {
+        addresses.push(decodeAddr(ra));
+      } catch (e) {
+        throw new ParamError(`invalid address: ${(e as Error).message}`);
+      }
+    } else throw new ParamError("invalid addresses in query");
+  }
+  const topics: (Uint8Array[] | null)[] = [];
+  const rt = o.topics;
+  if (rt !== null && rt !== undefined) {
+    if (!Array.isArray(rt))
+      throw new ParamError("json: cannot unmarshal non-array into Go struct field input.topics of type []interface {}");
+    if (rt.length > MAX_TOPICS) throw new ParamError("exceed max topics");
+    for (const t of rt) {
+      if (t === null) topics.push(null);
+      else if (typeof t === "string") topics.push([decodeTopic(t)]);
+      else if (Array.isArray(t)) {
+        if (t.length > MAX_SUB_TOPICS) throw new ParamError("exceed max topics");
+        let list: Uint8Array[] | null = [];
+        for (const s of t) {
+          if (s === null) {
+            list = null;
+            break;
+          }
+          if (typeof s !== "string") throw new ParamError("invalid topic(s)");
+          list.push(decodeTopic(s));
+        }
+        topics.push(list === null || list.length === 0 ? null : list);
+      } else throw new ParamError("invalid topic(s)");
+    }
+  }
+  if (addresses.length > MAX_ADDRESSES) throw new ParamError("exceed max addresses");
+  return { blockHash: bh, fromBlock: from, toBlock: to, addresses, topics };
+}
+
+export const filterCriteria: ParamDecoder<FilterCriteria> = { optional: false, decode: decodeFilterCriteria };
+export const optionalFilterCriteria: ParamDecoder<FilterCriteria | undefined> = {
+  optional: true,
+  decode: (v) => (v === null || v === undefined ? undefined : decodeFilterCriteria(v)),
+};
+
+/** A selector as geth's int64 block number: latest -2 → head, etc.; pending is refused. */
+function resolveEnd(reader: ChainReader, sel: BlockNumberSelector | null): number {
+  if (sel === null) return Number.MAX_SAFE_INTEGER;
+  if (sel.kind === "number") return sel.number;
+  switch (sel.tag) {
+    case "latest":
+      return Number.MAX_SAFE_INTEGER;
+    case "pending":
+      throw RpcError.invalidParams("pending logs are not supported");
+    case "earliest":
+    case "safe":
+    case "finalized": {
+      const h = reader.resolve(sel);
+      const hd = h === null ? null : reader.chain.store.header(h);
+      if (hd === null) throw RpcError.server(`${sel.tag} header not found`);
+      return hd.number;
+    }
+  }
+}
+
+/** eth_getLogs / eth_getFilterLogs. */
+export function queryLogs(reader: ChainReader, crit: FilterCriteria): Record<string, Json>[] {
+  if (crit.blockHash !== null) {
+    const b = reader.block(crit.blockHash);
+    if (b === null) throw RpcError.server("unknown block");
+    return reader.blockLogs(b, crit.addresses, crit.topics);
+  }
+  const fromSel = crit.fromBlock;
+  const toSel = crit.toBlock;
+  // geth: only non-negative (explicit) numbers are compared before resolution.
+  if (fromSel?.kind === "number" && toSel?.kind === "number" && fromSel.number > 0 && toSel.number > 0) {
+    if (fromSel.number > toSel.number) throw RpcError.invalidParams("invalid block range params");
+  }
+  if (fromSel?.kind === "tag" && fromSel.tag === "pending")
+    throw RpcError.invalidParams("pending logs are not supported");
+  let begin = resolveEnd(reader, fromSel);
+  let end = resolveEnd(reader, toSel);
+  const head = reader.chain.head.number;
+  if (begin === Number.MAX_SAFE_INTEGER) begin = head;
+  if (end === Number.MAX_SAFE_INTEGER) end = head;
+  if (begin > end) throw RpcError.invalidParams("invalid block range params");
+  if (end > head) throw RpcError.invalidParams("block range extends beyond current head block");
+  const out: Record<string, Json>[] = [];
+  for (let n = begin; n <= end; n++) {
+    const h = reader.chain.store.canonicalHash(n);
+    const b = h === null ? null : reader.block(h);
+    if (b === null) continue;
+    out.push(...reader.blockLogs(b, crit.addresses, crit.topics));
+  }
+  return out;
+}
+
+/** Logs of a head change: removed blocks (flagged) then added ones. */
+export function headChangeLogs(reader: ChainReader, change: HeadChange, crit: FilterCriteria): Record<string, Json>[] {
+  const out: Record<string, Json>[] = [];
+  for (const h of change.removed) {
+    const b = reader.block(headerHash(h));
+    if (b !== null) out.push(...reader.blockLogs(b, crit.addresses, crit.topics, true));
+  }
+  for (const h of change.added) {
+    const b = reader.block(headerHash(h));
+    if (b !== null) out.push(...reader.blockLogs(b, crit.addresses, crit.topics));
+  }
+  return out;
+}
+
+/** geth `RPCMarshalHeader` (newHeads): the block fields without size. */
+export function newHeadJson(reader: ChainReader, h: HeadChange["added"][number]): Record<string, Json> {
+  const hash = headerHash(h);
+  const o = headerJson(h, hash, 0);
+  delete o.size;
+  void reader;
+  return o;
+}
+
+type FilterKind = "logs" | "blocks" | "pendingTxs";
+
+interface Installed {
+  readonly kind: FilterKind;
+  readonly crit: FilterCriteria | null;
+  deadline: number;
+  hashes: string[];
+  logs: Record<string, Json>[];
+  readonly unsubscribe: () => void;
+}
+
+/** Installed polling filters (eth_newFilter & co.). */
+export class FilterManager {
+  private readonly filters = new Map<string, Installed>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly reader: ChainReader,
+    private readonly events: EventHub,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.filters.size;
+  }
+
+  private install(kind: FilterKind, crit: FilterCriteria | null): string {
+    const id = newSubscriptionId();
+    let unsubscribe: () => void;
+    if (kind === "pendingTxs") {
+      unsubscribe = this.events.onPending((txs) => {
+        const f = this.filters.get(id);
+        if (f !== undefined) for (const p of txs) f.hashes.push(bytesToHex(p.hash));
+      });
+    } else {
+      unsubscribe = this.events.onHeadChange((change) => {
+        const f = this.filters.get(id);
+        if (f === undefined) return;
+        if (kind === "blocks") for (const h of change.added) f.hashes.push(bytesToHex(headerHash(h)));
+        else if (crit !== null) f.logs.push(...headChangeLogs(this.reader, change, crit));
+      });
+    }
+    this.filters.set(id, { kind, crit, deadline: this.now() + FILTER_TIMEOUT_MS, hashes: [], logs: [], unsubscribe });
+    this.ensureTimer();
+    return id;
+  }
+
+  private ensureTimer(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => this.expire(), Math.min(FILTER_TIMEOUT_MS, 60_000));
+    this.timer.unref?.();
+  }
+
+  /** Removes filters whose deadline passed (geth's timeoutLoop); returns how many. */
+  expire(now: number = this.now()): number {
+    let n = 0;
+    for (const [id, f] of this.filters) {
+      if (f.deadline <= now) {
+        f.unsubscribe();
+        this.filters.delete(id);
+        n++;
+      }
+    }
+    if (this.filters.size === 0 && this.timer !== null) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+    return n;
+  }
+
+  newLogFilter(crit: FilterCriteria): string {
+    if (crit.fromBlock?.kind === "tag" && crit.fromBlock.tag === "pending") {
+      throw RpcError.invalidParams("pending logs are not supported");
+    }
+    if (crit.toBlock?.kind === "tag" && crit.toBlock.tag === "pending") {
+      throw RpcError.invalidParams("pending logs are not supported");
+    }
+    return this.install("logs", crit);
+  }
+
+  newBlockFilter(): string {
+    return this.install("blocks", null);
+  }
+
+  newPendingTxFilter(): string {
+    return this.install("pendingTxs", null);
+  }
+
+  uninstall(id: string): boolean {
+    const f = this.filters.get(id);
+    if (f === undefined) return false;
+    f.unsubscribe();
+    this.filters.delete(id);
+    return true;
+  }
+
+  changes(id: string): Json[] {
+    this.expire();
+    const f = this.filters.get(id);
+    if (f === undefined) throw RpcError.server("filter not found");
+    f.deadline = this.now() + FILTER_TIMEOUT_MS;
+    if (f.kind === "logs") {
+      const l = f.logs;
+      f.logs = [];
+      return l;
+    }
+    const h = f.hashes;
+    f.hashes = [];
+    return h;
+  }
+
+  filterLogs(id: string): Record<string, Json>[] {
+    this.expire();
+    const f = this.filters.get(id);
+    if (f === undefined || f.kind !== "logs" || f.crit === null) throw RpcError.server("filter not found");
+    return queryLogs(this.reader, f.crit);
+  }
+
+  /** Drops every filter (node shutdown). */
+  close(): void {
+    for (const f of this.filters.values()) f.unsubscribe();
+    this.filters.clear();
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+/** newHeads subscription setup. */
+export function subscribeNewHeads(reader: ChainReader, events: EventHub, sub: Subscription): void {
+  const off = events.onHeadChange((change) => {
+    for (const h of change.added) sub.notify(newHeadJson(reader, h));
+  });
+  sub.onCancel(off);
+}
+
+/** logs subscription setup (removed logs flagged on reorgs). */
+export function subscribeLogs(reader: ChainReader, events: EventHub, sub: Subscription, crit: FilterCriteria): void {
+  if (crit.blockHash !== null) throw RpcError.invalidParams("can't specify fromBlock/toBlock with blockHash");
+  const off = events.onHeadChange((change) => {
+    for (const l of headChangeLogs(reader, change, crit)) sub.notify(l);
+  });
+  sub.onCancel(off);
+}
+
+/** newPendingTransactions subscription setup: hashes, or full txs with `fullTx`. */
+export function subscribePendingTxs(events: EventHub, sub: Subscription, fullTx: boolean): void {
+  const off = events.onPending((txs: readonly PooledTx[]) => {
+    for (const p of txs) sub.notify(fullTx ? pendingTxJson(p) : bytesToHex(p.hash));
+  });
+  sub.onCancel(off);
+}

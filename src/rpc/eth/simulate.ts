@@ -1,0 +1,661 @@
+/**
+ * eth_simulateV1 (geth internal/ethapi/simulate.go): a chain of blocks built on top of the selected
+ * block from `blockStateCalls`, each with block and state overrides, executed without signatures;
+ * every block is assembled (state root over an overlay of the base state, tx and receipt roots,
+ * hash, size) and returned with its per-call results. Error codes are the spec's -380xx.
+ *
+ * `traceTransfers` adds geth's synthetic ERC-20 Transfer logs from 0xeeee… for value transfers;
+ * `movePrecompileToAddress` relocates a precompile for its block. Known gaps: blob calls
+ * (`blobVersionedHashes`), geth's skipped EOA check under `validation`, and a full `state` override
+ * on an account whose storage an earlier simulated block wrote (its state root differs).
+ */
+import { encodeBlock } from "../../block/block.js";
+import { EMPTY_OMMERS_HASH, type Header, headerHash } from "../../block/header.js";
+import type { Log } from "../../block/log.js";
+import { blockLogsBloom, logsBloom } from "../../block/logsBloom.js";
+import type { Receipt } from "../../block/receipt.js";
+import { encodeReceiptsForRoot } from "../../block/receipt.js";
+import { headerBlobBaseFee } from "../../chain/importBlock.js";
+import { expectedBaseFee, expectedExcessBlobGas } from "../../chain/validateHeader.js";
+import { keccak256 } from "../../crypto/keccak.js";
+import type { BlockContext } from "../../evm/context.js";
+import { buildPrecompileTable, type PrecompileTable } from "../../evm/precompiles/table.js";
+import type { Precompile } from "../../evm/precompiles/types.js";
+import type { CallKind, EvmTracer } from "../../evm/tracer.js";
+import { BlockExecutor } from "../../executor/executeBlock.js";
+import { executeTx, type TxOutcome } from "../../executor/executeTx.js";
+import { toChecksumAddress } from "../../primitives/address.js";
+import { bytesKey } from "../../primitives/bytes.js";
+import { bytesToHex } from "../../primitives/hex.js";
+import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
+import { Fork } from "../../spec/forks.js";
+import { KvStateReader } from "../../state/kvStateReader.js";
+import { addressToBigint, WorldState } from "../../state/worldState.js";
+import type { KvReader, WriteBatch } from "../../storage/kv.js";
+import { type Overlay, OverlayKv } from "../../storage/overlayKv.js";
+import { orderedTrieRoot } from "../../trie/orderedRoot.js";
+import { updateStateRoot } from "../../trie/stateRoot.js";
+import { encodeTx, txHash } from "../../tx/envelope.js";
+import { type SignedTx, TxType } from "../../tx/tx.js";
+import { RpcError } from "../errors.js";
+import { blockJson, type Json, logJson, qty, txJson } from "../format.js";
+import type { BlockSelector } from "../params.js";
+import { address, bigQuantity, bool, data, hash, ParamError, uint64 } from "../params.js";
+import type { EthBackend } from "./api.js";
+import { decodeTxArgs, revertError, type TxArgs } from "./callArgs.js";
+
+const MAX_SIMULATE_BLOCKS = 256;
+const U64_MAX = (1n << 64n) - 1n;
+const TIMESTAMP_INCREMENT = 12;
+const ZERO32 = new Uint8Array(32);
+const EMPTY_WITHDRAWALS_ROOT = orderedTrieRoot([]);
+
+export type StateOverrides = Map<string, [Uint8Array, AccountOverride]>;
+
+export interface BlockOverrides {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  feeRecipient?: Uint8Array;
+  prevRandao?: Uint8Array;
+  baseFeePerGas?: bigint;
+  blobBaseFee?: bigint;
+  beaconRoot?: Uint8Array;
+}
+
+export interface AccountOverride {
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  state?: Map<string, [Uint8Array, Uint8Array]>;
+  stateDiff?: Map<string, [Uint8Array, Uint8Array]>;
+  movePrecompileToAddress?: Uint8Array;
+}
+
+interface SimBlock {
+  overrides: BlockOverrides;
+  state: StateOverrides;
+  calls: TxArgs[];
+}
+
+function lower(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function opt<T>(f: (v: unknown) => T, v: unknown): T | undefined {
+  return v === null || v === undefined ? undefined : f(v);
+}
+
+function slots(v: unknown): Map<string, [Uint8Array, Uint8Array]> {
+  const m = new Map<string, [Uint8Array, Uint8Array]>();
+  for (const [k, val] of Object.entries((v ?? {}) as Record<string, unknown>)) {
+    const key = hash.decode(k);
+    m.set(bytesKey(key), [key, hash.decode(val)]);
+  }
+  return m;
+}
+
+/** geth `override.BlockOverrides`. */
+export function parseBlockOverrides(v: unknown): BlockOverrides {
+  const ov = lower((v ?? {}) as Record<string, unknown>);
+  const overrides: BlockOverrides = {};
+  const num = opt((x) => bigQuantity.decode(x), ov.number);
+  if (num !== undefined) overrides.number = num;
+  const time = opt((x) => uint64.decode(x), ov.time);
+  if (time !== undefined) overrides.time = time;
+  const gl = opt((x) => uint64.decode(x), ov.gaslimit);
+  if (gl !== undefined) overrides.gasLimit = gl;
+  const fr = opt((x) => address.decode(x), ov.feerecipient);
+  if (fr !== undefined) overrides.feeRecipient = fr;
+  const pr = opt((x) => hash.decode(x), ov.prevrandao);
+  if (pr !== undefined) overrides.prevRandao = pr;
+  const bf = opt((x) => bigQuantity.decode(x), ov.basefeepergas);
+  if (bf !== undefined) overrides.baseFeePerGas = bf;
+  const bbf = opt((x) => bigQuantity.decode(x), ov.blobbasefee);
+  if (bbf !== undefined) overrides.blobBaseFee = bbf;
+  const br = opt((x) => hash.decode(x), ov.beaconroot);
+  if (br !== undefined) overrides.beaconRoot = br;
+  return overrides;
+}
+
+/** geth `override.StateOverride`. */
+export function parseStateOverrides(v: unknown): StateOverrides {
+  const state = new Map<string, [Uint8Array, AccountOverride]>();
+  for (const [k, acc] of Object.entries((v ?? {}) as Record<string, unknown>)) {
+    const a = address.decode(k);
+    const ao = lower((acc ?? {}) as Record<string, unknown>);
+    const x: AccountOverride = {};
+    const bal = opt((y) => bigQuantity.decode(y), ao.balance);
+    if (bal !== undefined) x.balance = bal;
+    const n = opt((y) => uint64.decode(y), ao.nonce);
+    if (n !== undefined) x.nonce = n;
+    const c = opt((y) => data.decode(y), ao.code);
+    if (c !== undefined) x.code = c;
+    if (ao.state !== null && ao.state !== undefined) x.state = slots(ao.state);
+    if (ao.statediff !== null && ao.statediff !== undefined) x.stateDiff = slots(ao.statediff);
+    const mv = opt((y) => address.decode(y), ao.moveprecompiletoaddress);
+    if (mv !== undefined) x.movePrecompileToAddress = mv;
+    if (x.state !== undefined && x.stateDiff !== undefined) {
+      throw RpcError.server(`account ${bytesToHex(a)} has both 'state' and 'stateDiff'`);
+    }
+    state.set(bytesKey(a), [a, x]);
+  }
+  return state;
+}
+
+/** Applies the account fields of `overrides` to `state` (moves are the caller's). */
+export function applyStateOverrides(state: WorldState, overrides: StateOverrides): void {
+  for (const [addr, x] of overrides.values()) {
+    const acct = state.account(addressToBigint(addr));
+    if (x.nonce !== undefined) state.setNonce(acct, x.nonce);
+    if (x.code !== undefined) state.setCode(acct, x.code);
+    if (x.balance !== undefined) state.setBalance(acct, x.balance);
+    if (x.state !== undefined) {
+      const keepNonce = acct.nonce;
+      const keepCode = state.code(acct);
+      const keepBalance = acct.balance;
+      state.createContract(acct);
+      state.setNonce(acct, keepNonce);
+      state.setCode(acct, keepCode);
+      state.setBalance(acct, keepBalance);
+      for (const [k, val] of x.state.values()) state.sstore(acct, BigInt(bytesToHex(k)), BigInt(bytesToHex(val)));
+    }
+    if (x.stateDiff !== undefined) {
+      for (const [k, val] of x.stateDiff.values()) state.sstore(acct, BigInt(bytesToHex(k)), BigInt(bytesToHex(val)));
+    }
+  }
+  state.finalizeTx(false);
+}
+
+/**
+ * eth_call / eth_estimateGas / eth_createAccessList state overrides: a view of `base` with the
+ * overridden accounts written over it (flat rows only; no state root is needed to execute).
+ */
+export function overriddenView(base: KvReader, overrides: StateOverrides): KvReader {
+  for (const [addr, x] of overrides.values()) {
+    if (x.movePrecompileToAddress !== undefined) {
+      throw RpcError.server(`movePrecompileToAddress is not supported here (account ${toChecksumAddress(addr)})`);
+    }
+  }
+  const overlay: Overlay = new Map();
+  const kv = new OverlayKv(base, overlay);
+  const state = new WorldState(new KvStateReader(kv), null);
+  applyStateOverrides(state, overrides);
+  applyBatch(overlay, state.commitBlock().batch);
+  return kv;
+}
+
+/** A block context with geth's `BlockOverrides.Apply` fields replaced. */
+export function overriddenBlock(block: BlockContext, o: BlockOverrides): BlockContext {
+  return {
+    ...block,
+    number: o.number ?? block.number,
+    timestamp: o.time ?? block.timestamp,
+    gasLimit: o.gasLimit ?? block.gasLimit,
+    coinbase: o.feeRecipient === undefined ? block.coinbase : addressToBigint(o.feeRecipient),
+    prevRandao: o.prevRandao === undefined ? block.prevRandao : BigInt(bytesToHex(o.prevRandao)),
+    baseFee: o.baseFeePerGas ?? block.baseFee,
+    blobBaseFee: o.blobBaseFee ?? block.blobBaseFee,
+    blockHash: block.blockHash,
+  };
+}
+
+function parseOpts(v: unknown): { blocks: SimBlock[]; validation: boolean; fullTx: boolean; traceTransfers: boolean } {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    throw new ParamError("json: cannot unmarshal non-object into Go value of type ethapi.simOpts");
+  }
+  const o = lower(v as Record<string, unknown>);
+  const raw = Array.isArray(o.blockstatecalls) ? o.blockstatecalls : [];
+  const blocks = raw.map((b: unknown): SimBlock => {
+    const bo = lower((b ?? {}) as Record<string, unknown>);
+    const overrides = parseBlockOverrides(bo.blockoverrides);
+    const state = parseStateOverrides(bo.stateoverrides);
+    const calls = Array.isArray(bo.calls) ? bo.calls.map((c: unknown) => decodeTxArgs(c)) : [];
+    return { overrides, state, calls };
+  });
+  return {
+    blocks,
+    validation: o.validation === undefined ? false : bool.decode(o.validation),
+    fullTx: o.returnfulltransactions === undefined ? false : bool.decode(o.returnfulltransactions),
+    traceTransfers: o.tracetransfers === undefined ? false : bool.decode(o.tracetransfers),
+  };
+}
+
+/** geth `sanitizeChain`: numbers in order, gaps filled with empty blocks, timestamps in order. */
+function sanitizeChain(base: Header, blocks: SimBlock[]): SimBlock[] {
+  const out: SimBlock[] = [];
+  let prevNumber = BigInt(base.number);
+  let prevTime = BigInt(base.timestamp);
+  for (const b of blocks) {
+    const number = b.overrides.number ?? prevNumber + 1n;
+    b.overrides.number = number;
+    if (number <= prevNumber) {
+      throw new RpcError(-38020, `block numbers must be in order: ${number} <= ${prevNumber}`);
+    }
+    if (number - BigInt(base.number) > BigInt(MAX_SIMULATE_BLOCKS)) throw new RpcError(-38026, "too many blocks");
+    for (let n = prevNumber + 1n; n < number; n++) {
+      prevTime += BigInt(TIMESTAMP_INCREMENT);
+      out.push({ overrides: { number: n, time: prevTime }, state: new Map(), calls: [] });
+    }
+    prevNumber = number;
+    if (b.overrides.time === undefined) b.overrides.time = prevTime + BigInt(TIMESTAMP_INCREMENT);
+    else if (b.overrides.time <= prevTime) {
+      throw new RpcError(-38021, `block timestamps must be in order: ${b.overrides.time} <= ${prevTime}`);
+    }
+    prevTime = b.overrides.time;
+    out.push(b);
+  }
+  return out;
+}
+
+function applyBatch(overlay: Overlay, batch: WriteBatch): void {
+  for (const op of batch.ops) {
+    let t = overlay.get(op.table);
+    if (t === undefined) {
+      t = new Map();
+      overlay.set(op.table, t);
+    }
+    t.set(bytesKey(op.key), { key: op.key, value: op.type === "put" ? op.value : null });
+  }
+}
+
+const TRANSFER_TOPIC = keccak256(new TextEncoder().encode("Transfer(address,address,uint256)"));
+const TRANSFER_ADDRESS = new Uint8Array(20).fill(0xee);
+
+function word(v: bigint): Uint8Array {
+  return Uint8Array.from(Buffer.from(v.toString(16).padStart(64, "0"), "hex"));
+}
+
+/**
+ * geth's simulate tracer with traceTransfers: every value-moving message (not DELEGATECALL) adds an
+ * ERC-20 style Transfer log from 0xeeee…; real logs keep their place (LOG opcodes are marked when
+ * they run and filled in from the outcome's logs); a reverted frame drops its logs.
+ */
+class TransferTracer implements EvmTracer {
+  private stack: Entry[][] = [];
+  result: Entry[] = [];
+  private pendingLog = false;
+
+  /** `seq` numbers logs as they are captured, across the block (geth's tracer count). */
+  constructor(private readonly seq: { n: number }) {}
+
+  onEnter(
+    _depth: number,
+    kind: CallKind,
+    from: bigint,
+    to: bigint,
+    _i: Uint8Array,
+    _g: number,
+    value: bigint | null,
+  ): void {
+    this.flushLog();
+    const list: Entry[] = [];
+    if (kind !== "DELEGATECALL" && value !== null && value > 0n) {
+      list.push({
+        log: { address: TRANSFER_ADDRESS, topics: [TRANSFER_TOPIC, word(from), word(to)], data: word(value) },
+        index: this.seq.n++,
+      });
+    }
+    this.stack.push(list);
+  }
+
+  onExit(_d: number, _o: Uint8Array, _g: number, _h: unknown, reverted: boolean): void {
+    this.flushLog();
+    const top = this.stack.pop() ?? [];
+    if (reverted) return;
+    const parent = this.stack[this.stack.length - 1];
+    if (parent === undefined) this.result = top;
+    else parent.push(...top);
+  }
+
+  onStep(_f: unknown, op: number): void {
+    this.flushLog();
+    if (op >= 0xa0 && op <= 0xa4) this.pendingLog = true;
+  }
+
+  onFault(): void {
+    this.pendingLog = false;
+  }
+
+  private flushLog(): void {
+    if (!this.pendingLog) return;
+    this.pendingLog = false;
+    this.stack[this.stack.length - 1]?.push({ log: null, index: this.seq.n++ });
+  }
+
+  /** The logs in order, real ones (null marks) taken from `real`. */
+  logs(real: readonly Log[]): Entry[] {
+    const out: Entry[] = [];
+    let k = 0;
+    for (const e of this.result) {
+      if (e.log !== null) out.push(e);
+      else if (k < real.length) out.push({ log: real[k++], index: e.index });
+    }
+    while (k < real.length) out.push({ log: real[k++], index: this.seq.n++ });
+    return out;
+  }
+}
+
+interface Entry {
+  readonly log: Log | null;
+  readonly index: number;
+}
+
+/**
+ * A precompile table with moved entries; `keys()` still lists the fork's own precompiles, because
+ * geth warms `ActivePrecompiles(rules)` (the static set) at tx start, not the moved addresses.
+ */
+class MovedPrecompiles extends Map<number, Precompile> {
+  readonly movedTo = new Set<number>();
+  private readonly staticKeys: number[];
+  constructor(table: PrecompileTable) {
+    super(table);
+    this.staticKeys = [...table.keys()];
+  }
+  override keys(): MapIterator<number> {
+    return this.staticKeys.values();
+  }
+}
+
+/** Tx-level refusals of a simulated call: the spec's codes, geth's "err: … (supplied gas N)". */
+const REJECT_CODES: Record<string, number> = {
+  NONCE_TOO_LOW: -38010,
+  NONCE_TOO_HIGH: -38011,
+  FEE_CAP_BELOW_BASE_FEE: -38012,
+  INTRINSIC_GAS_TOO_LOW: -38013,
+  INSUFFICIENT_FUNDS: -38014,
+  GAS_ALLOWANCE_EXCEEDED: -38015,
+  SENDER_NOT_EOA: -38024,
+};
+
+/** The unsigned tx a call stands for (geth `ToTransaction(DynamicFeeTxType)`). */
+function callTx(a: TxArgs, nonce: bigint, gas: bigint, chainId: bigint): SignedTx {
+  const to = a.to;
+  const value = a.value ?? 0n;
+  const input = a.input ?? new Uint8Array(0);
+  if (a.authorizationList !== null && to !== null) {
+    return {
+      type: TxType.SetCode,
+      chainId,
+      nonce,
+      maxPriorityFeePerGas: a.maxPriorityFeePerGas ?? 0n,
+      maxFeePerGas: a.maxFeePerGas ?? 0n,
+      gasLimit: gas,
+      to,
+      value,
+      data: input,
+      accessList: a.accessList ?? [],
+      authorizationList: a.authorizationList,
+      yParity: 0,
+      r: 0n,
+      s: 0n,
+    };
+  }
+  if (a.gasPrice !== null) {
+    return {
+      type: TxType.Legacy,
+      nonce,
+      gasPrice: a.gasPrice,
+      gasLimit: gas,
+      to,
+      value,
+      data: input,
+      v: 0n,
+      r: 0n,
+      s: 0n,
+    };
+  }
+  return {
+    type: TxType.FeeMarket,
+    chainId,
+    nonce,
+    maxPriorityFeePerGas: a.maxPriorityFeePerGas ?? 0n,
+    maxFeePerGas: a.maxFeePerGas ?? 0n,
+    gasLimit: gas,
+    to,
+    value,
+    data: input,
+    accessList: a.accessList ?? [],
+    yParity: 0,
+    r: 0n,
+    s: 0n,
+  };
+}
+
+export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector): Json[] {
+  const parsed = parseOpts(rawOpts);
+  if (parsed.blocks.length === 0) throw RpcError.invalidParams("empty input");
+  const base = be.stateAt(sel);
+  const cfg = be.chain.config;
+  const store = be.chain.store;
+  const blocks = sanitizeChain(base.header, parsed.blocks);
+  const overlay: Overlay = new Map();
+  const kv = new OverlayKv(base.view, overlay);
+  const results: Json[] = [];
+  const simHashes = new Map<bigint, Uint8Array>();
+  let parent = base.header;
+  let parentHash = base.hash;
+  // geth's gasBudget: the RPC gas cap shared by every call of the request.
+  let budget = be.deps.gasCap === 0n ? (1n << 64n) - 1n : be.deps.gasCap;
+  const ZERO_ADDR = new Uint8Array(20);
+  for (const b of blocks) {
+    const ov = b.overrides;
+    const number = Number(ov.number);
+    const timestamp = Number(ov.time);
+    const rules = rulesAt(cfg, number, timestamp);
+    const fork = rules.fork;
+    const london = fork >= Fork.London;
+    const cancun = fork >= Fork.Cancun;
+    let baseFee: bigint | null = null;
+    if (london) {
+      baseFee = ov.baseFeePerGas ?? (parsed.validation ? (expectedBaseFee(parent, cfg, rules.op) ?? 0n) : 0n);
+    }
+    const parentCancun = rulesAt(cfg, parent.number, parent.timestamp).fork >= Fork.Cancun;
+    const excess = cancun ? (parentCancun ? expectedExcessBlobGas(parent, cfg, fork, timestamp) : 0) : null;
+    const header: Header = {
+      parentHash,
+      ommersHash: EMPTY_OMMERS_HASH,
+      coinbase: ov.feeRecipient ?? parent.coinbase ?? ZERO_ADDR,
+      stateRoot: ZERO32,
+      transactionsRoot: ZERO32,
+      receiptsRoot: ZERO32,
+      logsBloom: new Uint8Array(256),
+      difficulty: fork >= Fork.Paris ? 0n : parent.difficulty,
+      number,
+      gasLimit: ov.gasLimit ?? parent.gasLimit,
+      gasUsed: 0,
+      timestamp,
+      extraData: new Uint8Array(0),
+      mixHash: ov.prevRandao ?? ZERO32,
+      nonce: new Uint8Array(8),
+      baseFeePerGas: baseFee,
+      withdrawalsRoot: fork >= Fork.Shanghai ? EMPTY_WITHDRAWALS_ROOT : null,
+      blobGasUsed: cancun ? 0 : null,
+      excessBlobGas: excess,
+      parentBeaconBlockRoot: cancun ? (ov.beaconRoot ?? ZERO32) : null,
+      requestsHash: null,
+    };
+    const blobParams = blobParamsAt(cfg, timestamp);
+    const env = {
+      rules,
+      chainId: cfg.chainId,
+      blobBaseFee: ov.blobBaseFee ?? headerBlobBaseFee(cfg, excess, timestamp),
+      maxBlobGas: blobParams === null ? 0 : blobParams.max * 131072,
+      depositContract: null,
+      blockHash: (n: bigint): bigint => {
+        if (n >= BigInt(number) || n + 256n < BigInt(number) || n < 0n) return 0n;
+        const sim = simHashes.get(n);
+        if (sim !== undefined) return BigInt(bytesToHex(sim));
+        const h = store.canonicalHash(Number(n));
+        return h === null ? 0n : BigInt(bytesToHex(h));
+      },
+      intermediateRoot: null,
+    };
+    const state = new WorldState(new KvStateReader(kv), null);
+    // Precompile moves first (geth `StateOverride.Apply`), then the account fields.
+    const staticTable = buildPrecompileTable(rules);
+    let moved: MovedPrecompiles | null = null;
+    for (const [addr, x] of b.state.values()) {
+      if (x.movePrecompileToAddress === undefined) continue;
+      moved ??= new MovedPrecompiles(staticTable);
+      const key = Number(addressToBigint(addr));
+      const fn = moved.get(key);
+      if (fn === undefined) throw RpcError.server(`account ${toChecksumAddress(addr)} is not a precompile`);
+      const dst = Number(addressToBigint(x.movePrecompileToAddress));
+      moved.delete(key);
+      moved.set(dst, fn);
+      moved.movedTo.add(dst);
+    }
+    applyStateOverrides(state, b.state);
+    const exec = new BlockExecutor(state, header, env);
+    if (moved !== null) {
+      const table = moved;
+      const evm = exec.evm as unknown as { precompiles: PrecompileTable; isPrecompile(a: bigint): boolean };
+      evm.precompiles = table;
+      evm.isPrecompile = (a: bigint) => table.has(Number(a));
+    }
+    exec.begin();
+    const txs: SignedTx[] = [];
+    const senders: Uint8Array[] = [];
+    const receipts: Receipt[] = [];
+    const outcomes: TxOutcome[] = [];
+    const callLogs: Entry[][] = [];
+    const seq = { n: 0 };
+    const outputs: Uint8Array[] = [];
+    let gasUsed = 0;
+    let blobGasUsed = 0;
+    for (const call of b.calls) {
+      const from = call.from ?? ZERO_ADDR;
+      const acct = state.account(addressToBigint(from));
+      const nonce = call.nonce ?? acct.nonce;
+      const remaining = header.gasLimit - BigInt(gasUsed);
+      const gas = call.gas ?? remaining;
+      if (remaining < gas) {
+        throw new RpcError(-38015, `block gas limit reached: remaining: ${remaining}, required: ${gas}`);
+      }
+      const capped = gas > budget ? budget : gas;
+      const tx = callTx(call, nonce, capped, cfg.chainId);
+      const tracer = parsed.traceTransfers ? new TransferTracer(seq) : null;
+      exec.evm.tracer = tracer;
+      const r = executeTx(exec.evm, tx, {
+        sender: from,
+        blockGasLeft: remaining,
+        blobGasLeft: env.maxBlobGas - blobGasUsed,
+        simulate: !parsed.validation,
+      });
+      exec.evm.tracer = null;
+      if (typeof r === "string") {
+        const msg = {
+          from,
+          to: call.to,
+          gas,
+          gasPrice: call.gasPrice,
+          maxFeePerGas: call.maxFeePerGas,
+          maxPriorityFeePerGas: call.maxPriorityFeePerGas,
+          value: call.value ?? 0n,
+          data: call.input ?? new Uint8Array(0),
+          accessList: call.accessList ?? [],
+        };
+        const text = be.rejectMessage(r, kv, msg, capped, { ...be.callEnv(header), block: exec.evm.block }, acct);
+        throw new RpcError(REJECT_CODES[r] ?? -32603, `err: ${text} (supplied gas ${capped})`);
+      }
+      gasUsed += r.gasUsed;
+      budget -= BigInt(r.gasUsed);
+      // geth's uint64 nonce wraps when a simulated call bumps the maximum.
+      if (acct.nonce > U64_MAX) state.setNonce(acct, acct.nonce & U64_MAX);
+      // A creation returns the deployed code (geth `ExecutionResult.Return`).
+      const output =
+        r.status === 1 && r.contractAddress !== null
+          ? state.code(state.account(addressToBigint(r.contractAddress)))
+          : r.output;
+      outputs.push(output);
+      blobGasUsed += r.blobGasUsed;
+      txs.push(tx);
+      senders.push(from);
+      outcomes.push(r);
+      callLogs.push(
+        tracer === null ? (r.status === 1 ? r.logs.map((log) => ({ log, index: seq.n++ })) : []) : tracer.logs(r.logs),
+      );
+      receipts.push({
+        type: tx.type,
+        status: r.status,
+        postState: null,
+        cumulativeGasUsed: gasUsed,
+        logsBloom: logsBloom(r.logs),
+        logs: r.logs,
+        depositNonce: null,
+        depositReceiptVersion: null,
+      });
+    }
+    exec.gasUsed = gasUsed;
+    const fin = exec.finish([], fork >= Fork.Shanghai ? [] : null);
+    if ("error" in fin) throw RpcError.server(`simulated block failed: ${fin.error}`);
+    header.gasUsed = gasUsed;
+    if (cancun) header.blobGasUsed = blobGasUsed;
+    header.requestsHash = fin.requestsHash;
+    const commit = state.commitBlock();
+    applyBatch(overlay, commit.batch);
+    const root = updateStateRoot(kv, commit.changeset);
+    applyBatch(overlay, root.batch);
+    header.stateRoot = root.root;
+    const encodedTxs = txs.map((t) => encodeTx(t));
+    header.transactionsRoot = orderedTrieRoot(encodedTxs);
+    header.receiptsRoot = orderedTrieRoot(encodeReceiptsForRoot(receipts, rules));
+    header.logsBloom = blockLogsBloom(receipts.map((r) => r.logsBloom));
+    const body = { transactions: encodedTxs, ommers: [], withdrawals: fork >= Fork.Shanghai ? [] : null };
+    const blockHash = headerHash(header);
+    const size = encodeBlock({ header, body }).length;
+    simHashes.set(BigInt(number), blockHash);
+    const hashes = txs.map((t) => txHash(t));
+    const calls: Json[] = outcomes.map((r, i) => {
+      const logs = (r.status === 1 ? callLogs[i] : []).map((e) =>
+        logJson(e.log as Log, {
+          blockHash,
+          blockNumber: number,
+          blockTimestamp: timestamp,
+          txHash: hashes[i],
+          txIndex: i,
+          logIndex: e.index,
+        }),
+      );
+      const c: Record<string, Json> = {
+        returnData: r.status === 1 ? bytesToHex(outputs[i]) : "0x",
+        logs,
+        gasUsed: qty(r.gasUsed),
+        maxUsedGas: qty(r.gasUsed),
+        status: qty(r.status),
+      };
+      if (r.status !== 1) {
+        if (r.error === "execution reverted" || r.error === null) {
+          const e = revertError(r.output);
+          c.error = { message: e.message, code: e.code, data: e.data as string };
+        } else c.error = { message: r.error, code: -32015 };
+      }
+      return c;
+    });
+    const transactions: Json[] = parsed.fullTx
+      ? txs.map((t, i) =>
+          txJson(
+            t,
+            { hash: hashes[i], from: senders[i] },
+            { blockHash, blockNumber: number, blockTimestamp: timestamp, index: i, baseFee: header.baseFeePerGas },
+          ),
+        )
+      : hashes.map((h) => bytesToHex(h));
+    const out = blockJson({
+      header,
+      hash: blockHash,
+      size,
+      transactions,
+      uncleHashes: [],
+      withdrawals: body.withdrawals,
+    });
+    out.calls = calls;
+    results.push(out);
+    parent = header;
+    parentHash = blockHash;
+  }
+  return results;
+}

@@ -47,7 +47,7 @@ import {
   META_SAFE,
   META_STATE,
 } from "./chainStore.js";
-import { type Genesis, genesisHeader, passerRoot } from "./genesis.js";
+import { type Genesis, genesisBlockOf, genesisHeader, passerRoot } from "./genesis.js";
 import { writeAlloc } from "./genesisState.js";
 import { commitState, headerBlobBaseFee, importBlock, isImportFailure } from "./importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
@@ -138,11 +138,10 @@ export class Blockchain {
   /** Writes the genesis (alloc, block 0, heads) into an empty store; on a store with a chain, checks it is the same genesis. */
   static init(kv: KvStore, genesis: Genesis, configJson: unknown): Blockchain {
     const store = new ChainStore(kv);
-    const stateRoot = writeAlloc(kv, genesis.alloc);
-    const header = genesisHeader(genesis, stateRoot, passerRoot(kv));
-    const hash = headerHash(header);
-    const existing = store.canonicalHash(genesis.number);
     if (store.meta(META_HEAD) !== null) {
+      // A chain is there already: compare its genesis with this one in memory, writing nothing.
+      const hash = headerHash(genesisBlockOf(genesis).header);
+      const existing = store.canonicalHash(genesis.number);
       if (existing === null || !equalBytes(existing, hash)) {
         throw new ChainError(
           `database already holds a chain with another genesis (${existing === null ? "none" : bytesToHex(existing)})`,
@@ -150,6 +149,9 @@ export class Blockchain {
       }
       return Blockchain.open(kv);
     }
+    const stateRoot = writeAlloc(kv, genesis.alloc);
+    const header = genesisHeader(genesis, stateRoot, passerRoot(kv));
+    const hash = headerHash(header);
     const b = new WriteBatch();
     const body: BlockBody = { transactions: [], ommers: [], withdrawals: header.withdrawalsRoot === null ? null : [] };
     store.putBlock(b, hash, header, body, header.difficulty);

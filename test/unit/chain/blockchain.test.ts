@@ -84,6 +84,20 @@ describe("chain/blockchain", function () {
     assert.deepEqual(computeStateRoot(kv).root, again.head.stateRoot);
   });
 
+  it("init on a store that holds a chain writes nothing: same genesis reopens, another is refused", () => {
+    const kv = new MemoryKv();
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 6)) chain.insertBlock(rlp);
+    chain.setHead(headerHash(decodeBlock(blocks[5]).header));
+    const again = initChain(kv);
+    assert.equal(again.head.number, 6);
+    assert.deepEqual(computeStateRoot(kv).root, again.head.stateRoot);
+    const other = genesisJson() as { config: unknown; extraData?: string };
+    other.extraData = "0x01";
+    assert.throws(() => Blockchain.init(kv, parseGenesis(other), other.config), /another genesis/);
+    assert.deepEqual(computeStateRoot(kv).root, again.head.stateRoot);
+  });
+
   it("a crash in the middle of an import leaves a store that reopens at the last stored block", () => {
     for (const cut of [0, 1, 2]) {
       const kv = new CrashingKv();

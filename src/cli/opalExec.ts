@@ -1,0 +1,307 @@
+/**
+ * `opal-exec`: the OP Stack execution client's entry. Without a command it runs the node
+ * (node/execNode.ts) until SIGINT/SIGTERM; commands `init <genesis.json>`, `import <file.rlp>...`,
+ * `genesis` (an OP dev genesis) and `dumpconfig`, as geth's. Bad input is one line on stderr and
+ * exit 2 (usage) or 1 (runtime); never a stack trace.
+ */
+import { existsSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { decodeBlock } from "../block/block.js";
+import { headerHash } from "../block/header.js";
+import { Blockchain, ChainError } from "../chain/blockchain.js";
+import { type Genesis, genesisBlockOf, parseGenesis } from "../chain/genesis.js";
+import { opDevGenesis } from "../node/devGenesis.js";
+import { ExecNode, Logger } from "../node/execNode.js";
+import { equalBytes } from "../primitives/bytes.js";
+import { bytesToHex } from "../primitives/hex.js";
+import { decodeHeader } from "../rlp/decode.js";
+import { RocksKv } from "../storage/rocksdb.js";
+import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
+import { dumpConfig } from "./flagTable.js";
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** An error that ends the run with one line and an exit code. */
+export class ExitError extends Error {
+  override readonly name = "ExitError";
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, " ").trim();
+}
+
+function errText(e: unknown): string {
+  return oneLine(e instanceof Error ? e.message : String(e));
+}
+
+/** Output channels (tests capture them). */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: Io = {
+  out: (t) => writeAll(1, `${t}\n`),
+  err: (t) => writeAll(2, `${t}\n`),
+};
+
+function writeAll(fd: number, s: string): void {
+  try {
+    writeSync(fd, s);
+  } catch {
+    // the reader has gone
+  }
+}
+
+function readInput(path: string, command: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file or directory" : code === "EISDIR" ? "is a directory" : errText(e);
+    throw new ExitError(`${command}: ${path}: ${why}`, EXIT_USAGE);
+  }
+}
+
+function loggerOf(config: ExecConfig, io: Io): Logger {
+  return new Logger(config.verbosity, config["log.format"], (l) => io.err(l));
+}
+
+async function openStore(config: ExecConfig): Promise<RocksKv> {
+  return RocksKv.open(join(config.datadir, "chaindata"));
+}
+
+/** `init <genesis.json>`: writes the genesis; the same genesis again is a no-op, another is an error. */
+async function runInit(config: ExecConfig, file: string, io: Io): Promise<number> {
+  const log = loggerOf(config, io);
+  const text = Buffer.from(readInput(file, "init")).toString("utf8");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ExitError(`init: ${file}: invalid JSON: ${errText(e)}`, EXIT_FAILED);
+  }
+  let genesis: Genesis;
+  try {
+    genesis = parseGenesis(json);
+  } catch (e) {
+    throw new ExitError(`init: ${file}: ${errText(e)}`, EXIT_FAILED);
+  }
+  const configJson = (json as Record<string, unknown>).config;
+  const want = headerHash(genesisBlockOf(genesis).header);
+  const kv = await openStore(config);
+  try {
+    let existing: Blockchain | null = null;
+    try {
+      existing = Blockchain.open(kv);
+    } catch (e) {
+      if (!(e instanceof ChainError) || !/no chain/.test(e.message)) throw e;
+    }
+    if (existing !== null) {
+      // Checked before anything is written: the store already holds a chain.
+      const have = existing.store.canonicalHash(genesis.number);
+      if (have === null || !equalBytes(have, want)) {
+        throw new ExitError(
+          `init: database already holds a chain with another genesis (${have === null ? "none" : bytesToHex(have)}, want ${bytesToHex(want)})`,
+          EXIT_FAILED,
+        );
+      }
+      log.info("Genesis already written", { database: "chaindata", hash: want });
+    } else {
+      const chain = Blockchain.init(kv, genesis, configJson);
+      log.info("Successfully wrote genesis state", { database: "chaindata", hash: chain.headBlockHash });
+    }
+    io.out(bytesToHex(want));
+    return EXIT_OK;
+  } finally {
+    await kv.close();
+  }
+}
+
+/** Splits a file of concatenated RLP blocks. */
+function blocksOf(all: Uint8Array, file: string): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let pos = 0; pos < all.length; ) {
+    let end: number;
+    try {
+      const h = decodeHeader(all, pos);
+      if (!h.list) throw new Error("not an RLP list");
+      end = h.start + h.length;
+    } catch (e) {
+      throw new ExitError(`import: ${file}: block ${out.length} at byte ${pos}: bad RLP: ${errText(e)}`, EXIT_FAILED);
+    }
+    out.push(all.subarray(pos, end));
+    pos = end;
+  }
+  return out;
+}
+
+/**
+ * `import <file.rlp>...`: inserts every block of every file in order and makes the last one the
+ * head. On an invalid block the blocks before it stay imported (and canonical) and the run fails.
+ */
+async function runImport(config: ExecConfig, files: readonly string[], io: Io): Promise<number> {
+  const log = loggerOf(config, io);
+  const inputs = files.map((f) => ({ file: f, data: readInput(f, "import") }));
+  const kv = await openStore(config);
+  try {
+    let chain: Blockchain;
+    try {
+      chain = Blockchain.open(kv);
+    } catch (e) {
+      if (e instanceof ChainError && /no chain/.test(e.message))
+        throw new ExitError("import: no chain: run opal-exec init <genesis.json> first", EXIT_FAILED);
+      throw e;
+    }
+    let last: Uint8Array | null = null;
+    let imported = 0;
+    let failure: string | null = null;
+    const started = Date.now();
+    outer: for (const { file, data } of inputs) {
+      for (const [i, rlp] of blocksOf(data, file).entries()) {
+        const r = chain.insertBlock(rlp);
+        if (r.status === "VALID" || r.status === "KNOWN") {
+          last = r.hash;
+          if (r.status === "VALID") imported++;
+          continue;
+        }
+        let number = "?";
+        try {
+          number = String(decodeBlock(rlp).header.number);
+        } catch {
+          // undecodable: the error says why
+        }
+        const why = r.status === "UNKNOWN_PARENT" ? "unknown parent" : (r.error ?? "invalid block");
+        failure = `import: ${file}: block ${i} (number ${number}, hash ${bytesToHex(r.hash)}): ${oneLine(why)}`;
+        break outer;
+      }
+    }
+    if (last !== null && !equalBytes(last, chain.headBlockHash)) chain.setHead(last);
+    log.info("Imported new chain segment", {
+      blocks: imported,
+      number: chain.head.number,
+      hash: chain.headBlockHash,
+      elapsed: `${Date.now() - started}ms`,
+    });
+    if (failure !== null) throw new ExitError(failure, EXIT_FAILED);
+    return EXIT_OK;
+  } finally {
+    await kv.close();
+  }
+}
+
+function runGenesis(chainId: bigint, out: string | undefined, io: Io): number {
+  const text = `${JSON.stringify(opDevGenesis({ chainId }), null, 2)}\n`;
+  if (out === undefined) {
+    io.out(text.trimEnd());
+    return EXIT_OK;
+  }
+  try {
+    writeFileSync(out, text);
+  } catch (e) {
+    throw new ExitError(
+      `genesis: cannot write ${out}: ${(e as NodeJS.ErrnoException).code ?? errText(e)}`,
+      EXIT_FAILED,
+    );
+  }
+  io.err(`Wrote OP dev genesis (chain id ${chainId}) to ${out}`);
+  return EXIT_OK;
+}
+
+/** Runs the node until a signal stops it. */
+async function runNode(config: ExecConfig, warnings: readonly string[], io: Io): Promise<number> {
+  const log = loggerOf(config, io);
+  for (const w of warnings) log.warn(w);
+  // A signal during startup (the servers answer before start() returns) stops the node once it is up.
+  let early: NodeJS.Signals | null = null;
+  const onEarly = (sig: NodeJS.Signals): void => {
+    early ??= sig;
+  };
+  process.on("SIGINT", onEarly);
+  process.on("SIGTERM", onEarly);
+  let node: ExecNode;
+  try {
+    node = await ExecNode.start(config, { logger: log, print: (t) => io.out(t) });
+  } finally {
+    process.off("SIGINT", onEarly);
+    process.off("SIGTERM", onEarly);
+  }
+  if (early !== null) {
+    log.info("Got interrupt, shutting down...", { signal: early });
+    await node.stopWithDeadline();
+    return EXIT_OK;
+  }
+  await node.runUntilSignal();
+  return EXIT_OK;
+}
+
+/** Runs opal-exec; returns the exit status. `argv` excludes `node` and the script. */
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io: Io = processIo,
+): Promise<number> {
+  const parsed = parseExecArgs(argv, env);
+  try {
+    switch (parsed.kind) {
+      case "help":
+      case "version":
+        io.out(parsed.text.trimEnd());
+        return EXIT_OK;
+      case "error": {
+        const hint = parsed.command === undefined ? "opal-exec --help" : `opal-exec ${parsed.command} --help`;
+        io.err(`opal-exec: ${oneLine(parsed.error)} (see '${hint}')`);
+        return EXIT_USAGE;
+      }
+      case "run":
+        return await runNode(parsed.config, parsed.warnings, io);
+      case "command":
+        switch (parsed.command) {
+          case "init":
+            return await runInit(parsed.config, parsed.args[0]!, io);
+          case "import":
+            return await runImport(parsed.config, parsed.args, io);
+          case "genesis":
+            return runGenesis(parsed.options.chainid, parsed.options.out, io);
+          case "dumpconfig":
+            io.out(dumpConfig(EXEC_FLAGS, parsed.config));
+            return EXIT_OK;
+        }
+    }
+  } catch (e) {
+    if (e instanceof ExitError) {
+      io.err(`opal-exec: ${e.message}`);
+      return e.code;
+    }
+    io.err(`opal-exec: ${errText(e)}`);
+    return EXIT_FAILED;
+  }
+  return EXIT_FAILED;
+}
+
+/** Runs `main` for a process and sets its exit status; no stack trace reaches the user. */
+export async function runProcess(argv: readonly string[]): Promise<void> {
+  try {
+    process.exitCode = await main(argv);
+  } catch (e) {
+    writeAll(2, `opal-exec: internal error: ${errText(e)}\n`);
+    process.exitCode = EXIT_FAILED;
+  }
+  // Worker pools and sockets are closed by now; exit without waiting for stray handles.
+  process.exit();
+}
+
+// Run when this file is the process entry; the launcher bin/opal-exec.mjs calls runProcess itself.
+const entry = process.argv[1];
+if (entry !== undefined && existsSync(entry) && import.meta.url === pathToFileURL(resolve(entry)).href) {
+  await runProcess(process.argv.slice(2));
+}

@@ -1,0 +1,60 @@
+/**
+ * The authenticated RPC endpoint (geth `--authrpc.*`, node/node.go startRPC): HTTP serving the
+ * `engine` and `eth` namespaces behind the JWT check (SPEC: execution-apis
+ * src/engine/authentication.md), which runs first on every request, so a request without a valid
+ * token is answered 401 with the reason and never reaches the virtual-host check or dispatch.
+ * geth also accepts WebSocket upgrades on this port; Opal serves HTTP only here.
+ */
+import type { AddressInfo } from "node:net";
+import { RpcHttpServer } from "../rpc/httpServer.js";
+import type { Registry } from "../rpc/registry.js";
+import { jwtAuthHook } from "./jwt.js";
+
+/** Namespaces geth registers on the auth endpoint (engine plus eth, for the consensus client). */
+export const AUTH_APIS: readonly string[] = Object.freeze(["engine", "eth"]);
+
+/** geth node/rpcstack.go engineAPIBodyLimit: payloads carry full blocks, 128 MiB. */
+export const ENGINE_BODY_LIMIT = 128 * 1024 * 1024;
+
+export interface AuthServerOptions {
+  readonly addr: string;
+  readonly port: number;
+  readonly vhosts: readonly string[];
+  readonly secret: Uint8Array;
+  /** Unix seconds; tests pin it. */
+  readonly clock?: () => number;
+}
+
+export class AuthRpcServer {
+  readonly http: RpcHttpServer;
+
+  constructor(opts: AuthServerOptions, deps: { registry: Registry }) {
+    const check = opts.clock === undefined ? jwtAuthHook(opts.secret) : jwtAuthHook(opts.secret, opts.clock);
+    this.http = new RpcHttpServer(
+      {
+        addr: opts.addr,
+        port: opts.port,
+        apis: AUTH_APIS,
+        vhosts: opts.vhosts,
+        cors: [],
+        bodyLimit: ENGINE_BODY_LIMIT,
+        // geth's engine server never gzips its replies.
+        gzipMinBytes: -1,
+        beforeRequest: (req) => check(req.headers),
+      },
+      deps,
+    );
+  }
+
+  listen(): Promise<AddressInfo> {
+    return this.http.listen();
+  }
+
+  address(): AddressInfo {
+    return this.http.address();
+  }
+
+  close(graceMs?: number): Promise<void> {
+    return this.http.close(graceMs);
+  }
+}

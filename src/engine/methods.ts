@@ -1,0 +1,266 @@
+/**
+ * The Engine API's JSON-RPC methods over EngineApi (execution-apis src/engine: paris.md through
+ * prague.md, with OP's attributes and V4 payload of op-stack.md §3.9): positional parameter
+ * decoding with the spec's object field names, the per-version field checks geth's
+ * eth/catalyst/api.go makes before it executes anything, and EngineError → RpcError with the same
+ * code and message.
+ */
+import { RpcError } from "../rpc/errors.js";
+import { fixedData, hash, optional, type ParamDecoder, ParamError, uint64 } from "../rpc/params.js";
+import { type AnyMethod, defineMethod } from "../rpc/registry.js";
+import { ENGINE_ERRORS, type EngineApi, EngineError } from "./engineApi.js";
+import type { PayloadJson } from "./payload.js";
+
+export interface ForkchoiceStateJson {
+  headBlockHash: string;
+  safeBlockHash: string;
+  finalizedBlockHash: string;
+}
+
+/** Go's name for a JSON value's kind in "json: cannot unmarshal <kind> into Go value of type …". */
+function jsonKind(v: unknown): string {
+  if (typeof v === "string") return "string";
+  if (typeof v === "number") return "number";
+  if (typeof v === "boolean") return "bool";
+  if (Array.isArray(v)) return "array";
+  return "object";
+}
+
+/** A JSON object argument (the engine structs); `null` only where the spec allows it (optional). */
+function object(goType: string): ParamDecoder<PayloadJson> {
+  return {
+    optional: false,
+    decode(v) {
+      if (v === null || typeof v !== "object" || Array.isArray(v)) {
+        throw new ParamError(
+          `json: cannot unmarshal ${v === null ? "null" : jsonKind(v)} into Go value of type ${goType}`,
+        );
+      }
+      return v as PayloadJson;
+    },
+  };
+}
+
+/** A JSON array of items decoded by `item`; `null` → null (a nil Go slice). */
+function list<T>(item: ParamDecoder<T>, goType: string): ParamDecoder<T[] | null> {
+  return {
+    optional: false,
+    decode(v) {
+      if (v === null) return null;
+      if (!Array.isArray(v))
+        throw new ParamError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type ${goType}`);
+      return v.map((x) => item.decode(x));
+    },
+  };
+}
+
+/** Go `string` items. */
+const str: ParamDecoder<string> = {
+  optional: false,
+  decode(v) {
+    if (typeof v !== "string")
+      throw new ParamError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type string`);
+    return v;
+  },
+};
+
+const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/;
+
+/** hexutil.Bytes kept as its (checked) hex text: EngineApi takes hex strings. */
+const hexData: ParamDecoder<string> = {
+  optional: false,
+  decode(v) {
+    if (typeof v !== "string")
+      throw new ParamError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type hexutil.Bytes`);
+    if (!HEX_DATA.test(v))
+      throw new ParamError("json: cannot unmarshal invalid hex string into Go value of type hexutil.Bytes");
+    return v;
+  },
+};
+
+/** A 32-byte hash kept as lower-case hex text. */
+const hashHex: ParamDecoder<string> = {
+  optional: false,
+  decode(v) {
+    hash.decode(v);
+    return (v as string).toLowerCase();
+  },
+};
+
+/** engine.PayloadID: 8 bytes. */
+const payloadIdDecoder: ParamDecoder<string> = {
+  optional: false,
+  decode(v) {
+    fixedData(8, "engine.PayloadID").decode(v);
+    return (v as string).toLowerCase();
+  },
+};
+
+/** ForkchoiceStateV1: three 32-byte hashes (Go leaves a missing one zero). */
+const forkchoiceState: ParamDecoder<ForkchoiceStateJson> = {
+  optional: false,
+  decode(v) {
+    const o = object("engine.ForkchoiceStateV1").decode(v);
+    const out: Record<string, string> = {};
+    for (const k of ["headBlockHash", "safeBlockHash", "finalizedBlockHash"]) {
+      const x = o[k];
+      if (x === undefined || x === null) {
+        out[k] = `0x${"00".repeat(32)}`;
+        continue;
+      }
+      try {
+        out[k] = hashHex.decode(x);
+      } catch (e) {
+        if (!(e instanceof ParamError)) throw e;
+        throw new ParamError(`${e.message} (ForkchoiceStateV1.${k})`);
+      }
+    }
+    return out as unknown as ForkchoiceStateJson;
+  },
+};
+
+const present = (o: PayloadJson, k: string): boolean => o[k] !== undefined && o[k] !== null;
+
+function invalidParams(detail: string): EngineError {
+  return new EngineError(ENGINE_ERRORS.INVALID_PARAMS, `invalid params: ${detail}`);
+}
+
+function invalidAttributes(detail: string): EngineError {
+  return new EngineError(ENGINE_ERRORS.INVALID_PAYLOAD_ATTRIBUTES, `Invalid payload attributes: ${detail}`);
+}
+
+/** EngineError → RpcError (same code and message); anything else is rethrown for the dispatcher. */
+function engineCall<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof EngineError) throw new RpcError(e.code, e.message);
+    throw e;
+  }
+}
+
+/** geth ForkchoiceUpdatedV1–V3: which attribute fields each version takes. */
+export function checkAttributes(version: number, a: PayloadJson): void {
+  if (version === 1) {
+    if (present(a, "withdrawals") || present(a, "parentBeaconBlockRoot"))
+      throw invalidParams("withdrawals and beacon root not supported in V1");
+  } else if (version === 2) {
+    if (present(a, "parentBeaconBlockRoot")) throw invalidAttributes("unexpected beacon root");
+  } else {
+    if (!present(a, "withdrawals")) throw invalidAttributes("missing withdrawals");
+    if (!present(a, "parentBeaconBlockRoot")) throw invalidAttributes("missing beacon root");
+  }
+}
+
+/** geth NewPayloadV1–V4: the payload fields and arguments each version requires or forbids. */
+export function checkPayload(
+  version: number,
+  p: PayloadJson,
+  versionedHashes: readonly string[] | null | undefined,
+  beaconRoot: string | undefined,
+  requests: readonly string[] | null | undefined,
+): void {
+  if (version === 1) {
+    if (present(p, "withdrawals")) throw invalidParams("withdrawals not supported in V1");
+    return;
+  }
+  if (version === 2) {
+    if (present(p, "excessBlobGas")) throw invalidParams("non-nil excessBlobGas pre-cancun");
+    if (present(p, "blobGasUsed")) throw invalidParams("non-nil blobGasUsed pre-cancun");
+    return;
+  }
+  if (!present(p, "withdrawals")) throw invalidParams("nil withdrawals post-shanghai");
+  if (!present(p, "excessBlobGas")) throw invalidParams("nil excessBlobGas post-cancun");
+  if (!present(p, "blobGasUsed")) throw invalidParams("nil blobGasUsed post-cancun");
+  if (versionedHashes === null || versionedHashes === undefined) throw invalidParams("nil versionedHashes post-cancun");
+  if (beaconRoot === undefined) throw invalidParams("nil beaconRoot post-cancun");
+  if (version >= 4 && (requests === null || requests === undefined))
+    throw invalidParams("nil executionRequests post-prague");
+}
+
+/** Every engine_* method, bound to `api`. */
+export function engineMethods(api: EngineApi): AnyMethod[] {
+  const out: AnyMethod[] = [
+    defineMethod({
+      name: "engine_exchangeCapabilities",
+      params: [list(str, "[]string")],
+      handler: ([theirs]) => api.exchangeCapabilities(theirs ?? []),
+    }),
+    defineMethod({
+      name: "engine_getPayloadBodiesByHashV1",
+      params: [list(hashHex, "[]common.Hash")],
+      handler: ([hashes]) => engineCall(() => api.getPayloadBodiesByHash(hashes ?? [])),
+    }),
+    defineMethod({
+      name: "engine_getPayloadBodiesByRangeV1",
+      params: [uint64, uint64],
+      handler: ([start, count]) => engineCall(() => api.getPayloadBodiesByRange(start, count)),
+    }),
+  ];
+  for (const version of [1, 2, 3]) {
+    out.push(
+      defineMethod({
+        name: `engine_forkchoiceUpdatedV${version}`,
+        params: [forkchoiceState, optional(object("engine.PayloadAttributes"))],
+        handler: ([state, attrs]) =>
+          engineCall(() => {
+            if (attrs !== undefined) checkAttributes(version, attrs);
+            return api.forkchoiceUpdated(version, state, attrs ?? null);
+          }),
+      }),
+    );
+  }
+  for (const version of [1, 2, 3, 4]) {
+    out.push(
+      defineMethod({
+        name: `engine_getPayloadV${version}`,
+        params: [payloadIdDecoder],
+        handler: ([id]) => engineCall(() => api.getPayload(version, id)),
+      }),
+    );
+  }
+  out.push(
+    defineMethod({
+      name: "engine_newPayloadV1",
+      params: [object("engine.ExecutableData")],
+      handler: ([p]) =>
+        engineCall(() => {
+          checkPayload(1, p, null, undefined, null);
+          return api.newPayload(1, p, null, null, null);
+        }),
+    }),
+    defineMethod({
+      name: "engine_newPayloadV2",
+      params: [object("engine.ExecutableData")],
+      handler: ([p]) =>
+        engineCall(() => {
+          checkPayload(2, p, null, undefined, null);
+          return api.newPayload(2, p, null, null, null);
+        }),
+    }),
+    defineMethod({
+      name: "engine_newPayloadV3",
+      params: [object("engine.ExecutableData"), list(hashHex, "[]common.Hash"), optional(hashHex)],
+      handler: ([p, hashes, root]) =>
+        engineCall(() => {
+          checkPayload(3, p, hashes, root, null);
+          return api.newPayload(3, p, hashes, root ?? null, null);
+        }),
+    }),
+    defineMethod({
+      name: "engine_newPayloadV4",
+      params: [
+        object("engine.ExecutableData"),
+        list(hashHex, "[]common.Hash"),
+        optional(hashHex),
+        optional(list(hexData, "[]hexutil.Bytes")),
+      ],
+      handler: ([p, hashes, root, requests]) =>
+        engineCall(() => {
+          checkPayload(4, p, hashes, root, requests);
+          return api.newPayload(4, p, hashes, root ?? null, requests ?? null);
+        }),
+    }),
+  );
+  return out;
+}

@@ -1,0 +1,552 @@
+/**
+ * The execution node: composition only. `ExecNode.start(config)` opens the store
+ * (`<datadir>/chaindata`, RocksKv behind CachedKv), the chain (a `--dev` datadir without one gets
+ * the dev genesis), the worker pools, the tx pool, the Engine API, the RPC registry and its
+ * servers (HTTP, WS, the JWT-authenticated engine endpoint), dev sealing, and the head-change
+ * fan-out (pool reset, subscription events). `stop()` undoes it in the order the storage bindings
+ * need: producers, servers, worker pools, then the database (storage-bindings.md: pool.destroy()
+ * before db.close()).
+ */
+import { mkdirSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { arch, platform } from "node:os";
+import { join } from "node:path";
+import { Blockchain, ChainError, type HeadChange } from "../chain/blockchain.js";
+import { parseGenesis } from "../chain/genesis.js";
+import { AuthRpcServer } from "../engine/authServer.js";
+import { EngineApi } from "../engine/engineApi.js";
+import { defaultJwtSecretPath, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
+import { engineMethods } from "../engine/methods.js";
+import { toChecksumAddress } from "../primitives/address.js";
+import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { debugApi } from "../rpc/debug/api.js";
+import { traceApi } from "../rpc/debug/traceApi.js";
+import { RpcError } from "../rpc/errors.js";
+import { ethApi } from "../rpc/eth/api.js";
+import { ChainReader } from "../rpc/eth/chainReader.js";
+import { EventHub } from "../rpc/events.js";
+import { RpcHttpServer } from "../rpc/httpServer.js";
+import { netApi } from "../rpc/net.js";
+import { type AnyMethod, type AnySubscription, Registry } from "../rpc/registry.js";
+import { txpoolApi } from "../rpc/txpoolApi.js";
+import { web3Api } from "../rpc/web3.js";
+import { RpcWsServer } from "../rpc/wsServer.js";
+import { CachedKv } from "../storage/cachedKv.js";
+import { RocksKv } from "../storage/rocksdb.js";
+import { TxPool } from "../txpool/txPool.js";
+import { txSourceOf } from "../txpool/txsByPriceAndNonce.js";
+import { type DevAccount, devAccounts, formatDevAccounts, l1DevGenesis } from "./devGenesis.js";
+import { DevSealer } from "./devSealer.js";
+import { createPools, type Pools } from "./pools.js";
+
+export const CLIENT_NAME = "Opal";
+export const CLIENT_VERSION = "0.1.0";
+/** Longest a signal-triggered shutdown may take before the process exits anyway (servers close in 1 s). */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
+/**
+ * What the node reads from the resolved opal-exec flags (cli/execFlags.ts `ExecConfig` satisfies
+ * it; the node does not import the CLI layer).
+ */
+export interface ExecNodeConfig {
+  readonly datadir: string;
+  readonly networkid: bigint;
+  readonly dev: boolean;
+  readonly "dev.period": number;
+  readonly "dev.gaslimit": bigint;
+  readonly http: boolean;
+  readonly "http.addr": string;
+  readonly "http.port": number;
+  readonly "http.api": readonly string[];
+  readonly "http.corsdomain": readonly string[];
+  readonly "http.vhosts": readonly string[];
+  readonly ws: boolean;
+  readonly "ws.addr": string;
+  readonly "ws.port": number;
+  readonly "ws.api": readonly string[];
+  readonly "ws.origins": readonly string[];
+  readonly "authrpc.addr": string;
+  readonly "authrpc.port": number;
+  readonly "authrpc.jwtsecret": string | undefined;
+  readonly "authrpc.vhosts": readonly string[];
+  readonly "rpc.gascap": bigint;
+  readonly "rpc.txfeecap": number;
+  readonly "rpc.evmtimeout": number;
+  readonly "rpc.batch-request-limit": number;
+  readonly "rpc.batch-response-max-size": number;
+  readonly "rollup.sequencerhttp": string | undefined;
+  readonly "txpool.nolocals": boolean;
+  readonly "txpool.pricelimit": bigint;
+  readonly "txpool.pricebump": number;
+  readonly "txpool.accountslots": number;
+  readonly "txpool.globalslots": number;
+  readonly "txpool.accountqueue": number;
+  readonly "txpool.globalqueue": number;
+  readonly "txpool.lifetime": number;
+  readonly "workers.sigrecover": number;
+  readonly "workers.triehash": number;
+  readonly verbosity: number;
+  readonly "log.format": "terminal" | "logfmt" | "json";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logging
+
+export type LogLevel = 1 | 2 | 3 | 4 | 5;
+const LEVEL_NAMES: Record<LogLevel, string> = { 1: "ERROR", 2: "WARN", 3: "INFO", 4: "DEBUG", 5: "TRACE" };
+/** geth's terminal format pads the message to this width before the context. */
+const TERMINAL_MSG_WIDTH = 40;
+
+function pad2(n: number, w = 2): string {
+  return String(n).padStart(w, "0");
+}
+
+function logValue(v: unknown): string {
+  if (typeof v === "bigint") return v.toString();
+  if (v instanceof Uint8Array) return bytesToHex(v);
+  if (Array.isArray(v)) return v.map(logValue).join(",");
+  return String(v);
+}
+
+function quoted(s: string): string {
+  return /[\s"=]/.test(s) ? JSON.stringify(s) : s;
+}
+
+/**
+ * A tiny structured logger with geth's three formats: terminal (`INFO [11-22|08:45:01.123] msg
+ * k=v`), logfmt (`t=… lvl=info msg=… k=v`) and JSON lines. Level = --verbosity (0 silent … 5 trace).
+ */
+export class Logger {
+  constructor(
+    readonly verbosity: number,
+    readonly format: "terminal" | "logfmt" | "json",
+    private readonly write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  error(msg: string, ctx: Record<string, unknown> = {}): void {
+    this.log(1, msg, ctx);
+  }
+  warn(msg: string, ctx: Record<string, unknown> = {}): void {
+    this.log(2, msg, ctx);
+  }
+  info(msg: string, ctx: Record<string, unknown> = {}): void {
+    this.log(3, msg, ctx);
+  }
+  debug(msg: string, ctx: Record<string, unknown> = {}): void {
+    this.log(4, msg, ctx);
+  }
+
+  log(level: LogLevel, msg: string, ctx: Record<string, unknown>): void {
+    if (level > this.verbosity) return;
+    this.write(this.formatLine(level, msg, ctx));
+  }
+
+  formatLine(level: LogLevel, msg: string, ctx: Record<string, unknown>): string {
+    const t = this.now();
+    const entries = Object.entries(ctx);
+    if (this.format === "json") {
+      const o: Record<string, unknown> = { t: t.toISOString(), lvl: LEVEL_NAMES[level].toLowerCase(), msg };
+      for (const [k, v] of entries) o[k] = typeof v === "string" || typeof v === "number" ? v : logValue(v);
+      return JSON.stringify(o);
+    }
+    const kv = entries.map(([k, v]) => `${k}=${quoted(logValue(v))}`).join(" ");
+    if (this.format === "logfmt") {
+      const head = `t=${t.toISOString()} lvl=${LEVEL_NAMES[level].toLowerCase()} msg=${quoted(msg)}`;
+      return kv === "" ? head : `${head} ${kv}`;
+    }
+    const stamp = `${pad2(t.getMonth() + 1)}-${pad2(t.getDate())}|${pad2(t.getHours())}:${pad2(t.getMinutes())}:${pad2(t.getSeconds())}.${pad2(t.getMilliseconds(), 3)}`;
+    const head = `${LEVEL_NAMES[level].padEnd(5)} [${stamp}] ${kv === "" ? msg : msg.padEnd(TERMINAL_MSG_WIDTH)}`;
+    return kv === "" ? head : `${head} ${kv}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RPC namespaces besides engine
+
+/** Where head changes go for subscriptions (rpc/events.ts EventHub fits). */
+export interface HeadEvents {
+  emitHeadChange(change: HeadChange): void;
+}
+
+/**
+ * What the eth/net/web3/txpool namespaces are built from: the fields of rpc/eth/api.ts `EthDeps`
+ * the node owns (the API side adds its ChainReader and EventHub).
+ */
+export interface NodeApiContext {
+  readonly chain: Blockchain;
+  readonly pool: TxPool;
+  readonly networkId: bigint;
+  readonly clientVersion: string;
+  /** --rpc.gascap (0 = no cap). */
+  readonly gasCap: bigint;
+  /** --rpc.txfeecap in ether (0 = no cap). */
+  readonly txFeeCap: number;
+  /** --rpc.evmtimeout, ms. */
+  readonly evmTimeoutMs: number;
+  /** The --dev accounts (empty otherwise). */
+  readonly devAccounts: readonly DevAccount[];
+  /** --rollup.sequencerhttp: forwards a raw tx to the sequencer and returns its hash (null = local pool). */
+  readonly forwardRawTx: ((raw: Uint8Array) => Promise<Uint8Array>) | null;
+}
+
+/** op-geth's sequencer forwarding: eth_sendRawTransaction on `url`; its errors pass through. */
+export function sequencerForwarder(url: string): (raw: Uint8Array) => Promise<Uint8Array> {
+  let id = 0;
+  return async (raw) => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "eth_sendRawTransaction", params: [bytesToHex(raw)] }),
+    });
+    const text = await res.text();
+    let reply: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
+    try {
+      reply = JSON.parse(text);
+    } catch {
+      throw RpcError.server(`sequencer: HTTP ${res.status}: ${text.slice(0, 200).trim()}`);
+    }
+    if (reply.error !== undefined) {
+      throw new RpcError(reply.error.code ?? -32000, reply.error.message ?? "sequencer error", reply.error.data);
+    }
+    if (typeof reply.result !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(reply.result))
+      throw RpcError.server("sequencer: malformed eth_sendRawTransaction result");
+    return hexToBytes(reply.result);
+  };
+}
+
+/** The non-engine namespaces and, when they serve subscriptions, where head changes go. */
+export interface NodeApis {
+  readonly methods: readonly (AnyMethod | AnySubscription)[];
+  readonly events: HeadEvents | null;
+}
+
+/** Builds the non-engine RPC namespaces; the node's default is `coreApis`. */
+export type ApiFactory = (ctx: NodeApiContext) => NodeApis;
+
+/**
+ * The node's namespaces besides engine: eth (rpc/eth/api.ts over a ChainReader), net, web3,
+ * txpool, debug and trace (served only where `--http.api` / `--ws.api` enable them), and the EventHub (rpc/events.ts) their filters and subscriptions listen on, fed here
+ * with the pool's pending txs and by the node with head changes.
+ */
+export function coreApis(ctx: NodeApiContext): NodeApis {
+  const events = new EventHub();
+  ctx.pool.onPending((txs) => events.emitPending(txs));
+  const reader = new ChainReader(ctx.chain);
+  const eth = ethApi({
+    chain: ctx.chain,
+    reader,
+    pool: ctx.pool,
+    gasCap: ctx.gasCap,
+    txFeeCap: ctx.txFeeCap,
+    evmTimeoutMs: ctx.evmTimeoutMs,
+    networkId: ctx.networkId,
+    clientVersion: ctx.clientVersion,
+    devAccounts: ctx.devAccounts,
+    forwardRawTx: ctx.forwardRawTx,
+    events,
+  });
+  return {
+    methods: [
+      ...eth,
+      ...netApi({ networkId: ctx.networkId }),
+      ...web3Api({ clientVersion: ctx.clientVersion }),
+      ...txpoolApi({ pool: ctx.pool }),
+      ...debugApi({ chain: ctx.chain, reader, gasCap: ctx.gasCap }),
+      ...traceApi({ chain: ctx.chain, reader, gasCap: ctx.gasCap }),
+    ],
+    events,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The node
+
+export class NodeError extends Error {
+  override readonly name = "NodeError";
+}
+
+export interface ExecNodeDeps {
+  /** Non-engine namespaces (default `coreApis`). */
+  readonly apis?: ApiFactory;
+  /** Extra receiver of head changes, besides the pool and the APIs' own events (tests). */
+  readonly events?: HeadEvents;
+  readonly logger?: Logger;
+  /** Where the dev account listing goes (default stdout). */
+  readonly print?: (text: string) => void;
+  /** Clock for the engine JWT check, Unix seconds (tests). */
+  readonly jwtClock?: () => number;
+}
+
+export interface NodeEndpoints {
+  readonly http: AddressInfo | null;
+  readonly ws: AddressInfo | null;
+  readonly auth: AddressInfo;
+}
+
+function endpoint(a: AddressInfo): string {
+  return a.family === "IPv6" ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
+}
+
+export class ExecNode {
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly config: ExecNodeConfig,
+    readonly log: Logger,
+    readonly rocks: RocksKv,
+    readonly chain: Blockchain,
+    readonly pools: Pools,
+    readonly txPool: TxPool,
+    readonly engine: EngineApi,
+    readonly registry: Registry,
+    readonly httpServer: RpcHttpServer | null,
+    readonly wsServer: RpcWsServer | null,
+    readonly authServer: AuthRpcServer,
+    readonly sealer: DevSealer | null,
+    readonly devKeys: readonly DevAccount[],
+    readonly jwtSecret: Uint8Array,
+  ) {}
+
+  /** Opens everything and starts listening; on failure, whatever was opened is closed again. */
+  static async start(config: ExecNodeConfig, deps: ExecNodeDeps = {}): Promise<ExecNode> {
+    const log = deps.logger ?? new Logger(config.verbosity, config["log.format"]);
+    mkdirSync(config.datadir, { recursive: true });
+    const chaindata = join(config.datadir, "chaindata");
+    const rocks = await RocksKv.open(chaindata);
+    const cleanup: (() => Promise<void>)[] = [() => rocks.close()];
+    const unwind = async (): Promise<void> => {
+      for (const f of cleanup.reverse()) await f().catch(() => undefined);
+    };
+    try {
+      const kv = new CachedKv(rocks);
+      const devKeys = config.dev ? devAccounts() : [];
+      let chain: Blockchain;
+      try {
+        chain = Blockchain.open(kv);
+      } catch (e) {
+        if (!(e instanceof ChainError) || !/no chain/.test(e.message)) throw e;
+        if (!config.dev) throw new NodeError(`no chain in ${chaindata}: run opal-exec init <genesis.json>`);
+        const g = l1DevGenesis(config["dev.gaslimit"], devKeys);
+        chain = Blockchain.init(kv, parseGenesis(g), g.config);
+        log.info("Initialised dev chain", { chainid: chain.config.chainId, genesis: chain.headBlockHash });
+      }
+      log.info("Loaded chain head", { number: chain.head.number, hash: chain.headBlockHash });
+
+      const pools = createPools({
+        sigRecoverThreads: config["workers.sigrecover"],
+        trieHashThreads: config["workers.triehash"],
+      });
+      cleanup.push(() => pools.destroy());
+      const txPool = new TxPool(
+        {
+          priceLimit: config["txpool.pricelimit"],
+          priceBump: config["txpool.pricebump"],
+          accountSlots: config["txpool.accountslots"],
+          globalSlots: config["txpool.globalslots"],
+          accountQueue: config["txpool.accountqueue"],
+          globalQueue: config["txpool.globalqueue"],
+          lifetime: config["txpool.lifetime"],
+          noLocals: config["txpool.nolocals"],
+        },
+        { chain, recoveryPool: pools.sigRecover },
+      );
+      const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)));
+      const networkId = config.networkid === 0n ? chain.config.chainId : config.networkid;
+      const clientVersion = `${CLIENT_NAME}/v${CLIENT_VERSION}/${platform()}-${arch()}/nodejs${process.versions.node}`;
+      const seqUrl = config["rollup.sequencerhttp"];
+      const apis = (deps.apis ?? coreApis)({
+        chain,
+        pool: txPool,
+        networkId,
+        clientVersion,
+        gasCap: config["rpc.gascap"],
+        txFeeCap: config["rpc.txfeecap"],
+        evmTimeoutMs: config["rpc.evmtimeout"],
+        devAccounts: devKeys,
+        forwardRawTx: seqUrl === undefined || seqUrl === "" ? null : sequencerForwarder(seqUrl),
+      });
+      const listeners = [apis.events, deps.events ?? null].filter((e): e is HeadEvents => e !== null);
+      const fanOut = (change: HeadChange): void => {
+        txPool.onNewHead(change.newHead);
+        for (const l of listeners) l.emitHeadChange(change);
+      };
+      engine.onHead = fanOut;
+      const registry = new Registry([...engineMethods(engine), ...apis.methods]);
+      const limits = {
+        batchItemLimit: config["rpc.batch-request-limit"],
+        batchResponseMaxSize: config["rpc.batch-response-max-size"],
+      };
+
+      let httpServer: RpcHttpServer | null = null;
+      if (config.http) {
+        httpServer = new RpcHttpServer(
+          {
+            addr: config["http.addr"],
+            port: config["http.port"],
+            apis: config["http.api"],
+            cors: config["http.corsdomain"],
+            vhosts: config["http.vhosts"],
+            ...limits,
+          },
+          { registry },
+        );
+        const a = await httpServer.listen();
+        const s = httpServer;
+        cleanup.push(() => s.close());
+        log.info("HTTP server started", {
+          endpoint: endpoint(a),
+          auth: false,
+          prefix: "",
+          cors: config["http.corsdomain"].join(","),
+          vhosts: config["http.vhosts"].join(","),
+        });
+      }
+      let wsServer: RpcWsServer | null = null;
+      if (config.ws) {
+        wsServer = new RpcWsServer(
+          {
+            addr: config["ws.addr"],
+            port: config["ws.port"],
+            apis: config["ws.api"],
+            origins: config["ws.origins"],
+            ...limits,
+          },
+          { registry },
+        );
+        const a = await wsServer.listen();
+        const s = wsServer;
+        cleanup.push(() => s.close());
+        log.info("WebSocket enabled", { url: `ws://${endpoint(a)}` });
+      }
+
+      const secretPath = config["authrpc.jwtsecret"] ?? defaultJwtSecretPath(config.datadir);
+      const jwt = loadOrCreateJwtSecret(secretPath);
+      if (jwt.created) log.info("Generated JWT secret", { path: secretPath });
+      const authServer = new AuthRpcServer(
+        {
+          addr: config["authrpc.addr"],
+          port: config["authrpc.port"],
+          vhosts: config["authrpc.vhosts"],
+          secret: jwt.secret,
+          ...(deps.jwtClock === undefined ? {} : { clock: deps.jwtClock }),
+        },
+        { registry },
+      );
+      const authAddr = await authServer.listen();
+      cleanup.push(() => authServer.close());
+      log.info("HTTP server started", {
+        endpoint: endpoint(authAddr),
+        auth: true,
+        prefix: "",
+        cors: "",
+        vhosts: config["authrpc.vhosts"].join(","),
+      });
+
+      let sealer: DevSealer | null = null;
+      if (config.dev) {
+        const print = deps.print ?? ((t: string) => process.stdout.write(`${t}\n`));
+        print(formatDevAccounts(devKeys));
+        const s = new DevSealer(
+          { period: config["dev.period"], feeRecipient: devKeys[0]!.address },
+          {
+            chain,
+            pool: txPool,
+            onHead: (change) => {
+              fanOut(change);
+              const h = change.newHead;
+              log.info("Sealed new block", {
+                number: h.number,
+                txs: chain.store.body(chain.headBlockHash)?.transactions.length ?? 0,
+                gas: h.gasUsed,
+                hash: chain.headBlockHash,
+              });
+            },
+            onError: (m) => log.error("Dev block sealing failed", { err: m }),
+          },
+        );
+        s.start();
+        sealer = s;
+        log.info("Dev mode enabled", {
+          period: config["dev.period"],
+          etherbase: toChecksumAddress(devKeys[0]!.address),
+        });
+      }
+      return new ExecNode(
+        config,
+        log,
+        rocks,
+        chain,
+        pools,
+        txPool,
+        engine,
+        registry,
+        httpServer,
+        wsServer,
+        authServer,
+        sealer,
+        devKeys,
+        jwt.secret,
+      );
+    } catch (e) {
+      await unwind();
+      throw e;
+    }
+  }
+
+  get endpoints(): NodeEndpoints {
+    return {
+      http: this.httpServer?.address() ?? null,
+      ws: this.wsServer?.address() ?? null,
+      auth: this.authServer.address(),
+    };
+  }
+
+  /** Stops block production, the servers, the worker pools, then closes the database. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.log.info("Shutting down");
+      this.sealer?.stop();
+      this.engine.onHead = null;
+      await Promise.all([this.httpServer?.close(1000), this.wsServer?.close(1000), this.authServer.close(1000)]);
+      this.log.debug("RPC servers closed");
+      await this.pools.destroy();
+      this.log.debug("Worker pools destroyed");
+      await this.rocks.close();
+      this.log.info("Database closed");
+    })();
+    return this.stopping;
+  }
+
+  /** `stop()`, but the process exits with status 1 if the shutdown takes longer than `ms`. */
+  async stopWithDeadline(ms = SHUTDOWN_DEADLINE_MS): Promise<void> {
+    const t = setTimeout(() => {
+      this.log.error("Shutdown timed out, exiting", { after: `${ms}ms` });
+      process.exit(1);
+    }, ms);
+    t.unref();
+    try {
+      await this.stop();
+    } finally {
+      clearTimeout(t);
+    }
+  }
+
+  /** Resolves after SIGINT or SIGTERM has stopped the node (a second signal exits at once). */
+  async runUntilSignal(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      let got = false;
+      const onSignal = (sig: NodeJS.Signals): void => {
+        if (got) {
+          this.log.warn("Already shutting down, forcing exit", { signal: sig });
+          process.exit(1);
+        }
+        got = true;
+        this.log.info("Got interrupt, shutting down...", { signal: sig });
+        this.stopWithDeadline().then(resolve, resolve);
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+    });
+  }
+}

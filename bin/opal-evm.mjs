@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Launcher of `opal-evm` (bin/launch.mjs: the build when present, else the source through tsx).
+// Launcher of `opal-evm` (bin/launch.js: the build when present, else the source through tsx).
 import { launch } from "./launch.js";
 
 await launch("opalEvm");

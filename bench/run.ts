@@ -18,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   recover: async () => (await import("./tx/recover.bench.js")).run,
   trie: async () => (await import("./trie/root.bench.js")).run,
   evm: async () => (await import("./evm.bench.js")).run,
+  rpc: async () => (await import("./rpc.bench.js")).run,
 };
 
 function fmt(n: number): string {

@@ -116,8 +116,8 @@ function fundedAlloc(accounts: readonly DevAccount[], balance: bigint): Record<s
   return alloc;
 }
 
-/** geth's pre-Osaka fork blocks, all at 0. */
-const BLOCK_FORKS_AT_ZERO = {
+/** Every block-numbered L1 fork at genesis (geth's pre-Shanghai fork blocks, all at 0): dev and test chains. */
+export const BLOCK_FORKS_AT_ZERO = {
   homesteadBlock: 0,
   eip150Block: 0,
   eip155Block: 0,

@@ -3,6 +3,7 @@
  * Jovian at genesis, with a caller-given allocation.
  */
 import { encodeJovianExtraData } from "../../src/block/opExtraData.js";
+import { BLOCK_FORKS_AT_ZERO } from "../../src/node/devGenesis.js";
 import { bytesToHex } from "../../src/primitives/hex.js";
 
 export const L1_CHAIN_ID = 1337n;
@@ -63,20 +64,7 @@ export function opGenesis(alloc: ReadonlyMap<Uint8Array, AllocEntry> = new Map()
   return {
     config: {
       chainId: Number(OP_CHAIN_ID),
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      muirGlacierBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      arrowGlacierBlock: 0,
-      grayGlacierBlock: 0,
-      mergeNetsplitBlock: 0,
+      ...BLOCK_FORKS_AT_ZERO,
       bedrockBlock: 0,
       terminalTotalDifficulty: 0,
       terminalTotalDifficultyPassed: true,

@@ -12,7 +12,6 @@
 
 import { availableParallelism } from "node:os";
 import { blobBaseFee, GAS_PER_BLOB } from "../src/block/blobGas.js";
-import type { Header } from "../src/block/header.js";
 import { writeAlloc } from "../src/chain/genesisState.js";
 import { executeBlock } from "../src/executor/executeBlock.js";
 import { createPools, defaultThreads, type Pools } from "../src/node/pools.js";
@@ -23,9 +22,8 @@ import { MemoryKv } from "../src/storage/memory.js";
 import { updateStateRoot } from "../src/trie/stateRoot.js";
 import { decodeTx } from "../src/tx/envelope.js";
 import { recoverSendersParallel } from "../src/tx/recoverSendersParallel.js";
+import { testHeader } from "../test/utils/blocks.js";
 import type { Workload } from "./workload.js";
-
-const ZERO32 = new Uint8Array(32);
 
 let pools: Pools | null = null;
 
@@ -56,17 +54,16 @@ export async function runOpal(w: Workload): Promise<{ gasUsed: number; stateRoot
     const rules = rulesAt(cfg, h.number, h.timestamp);
     const blob = blobParamsAt(cfg, h.timestamp);
     const senders = await recoverSendersParallel(b.txs, recoveryPool());
-    const header = {
-      parentHash: ZERO32,
+    // Only the fields execution reads; the roots are what this run computes.
+    const header = testHeader({
       coinbase: h.coinbase,
       number: h.number,
       timestamp: h.timestamp,
       gasLimit: h.gasLimit,
-      difficulty: 0n,
       mixHash: h.prevRandao,
       baseFeePerGas: h.baseFeePerGas ?? null,
       parentBeaconBlockRoot: h.parentBeaconBlockRoot ?? null,
-    } as unknown as Header;
+    });
     const state = new WorldState(new KvStateReader(kv), kv);
     const res = executeBlock(
       state,

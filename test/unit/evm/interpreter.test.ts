@@ -14,6 +14,7 @@ import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { Fork, l1Rules } from "../../../src/spec/forks.js";
 import { KvStateReader } from "../../../src/state/kvStateReader.js";
 import { bigintToAddress, WorldState } from "../../../src/state/worldState.js";
+import { TEST_BLOCK } from "../../utils/blocks.js";
 
 const TWO_256 = 1n << 256n;
 const MAX = TWO_256 - 1n;
@@ -25,18 +26,7 @@ const TARGET = 0xc0de000000000000000000000000000000000001n;
 const OTHER = 0xc0de000000000000000000000000000000000002n;
 const addrHex = (a: bigint): string => bytesToHex(bigintToAddress(a));
 
-const BLOCK: BlockContext = {
-  coinbase: 0xc0ffeen,
-  number: 1n,
-  timestamp: 1n,
-  gasLimit: 30_000_000n,
-  difficulty: 0n,
-  prevRandao: 0n,
-  baseFee: 7n,
-  blobBaseFee: 1n,
-  chainId: 1n,
-  blockHash: () => 0n,
-};
+const BLOCK: BlockContext = TEST_BLOCK;
 
 // ---- assembly helpers ----------------------------------------------------------------------------
 const push32 = (v: bigint): string => `7f${v.toString(16).padStart(64, "0")}`;

@@ -18,6 +18,7 @@ import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { Fork, l1Rules } from "../../../src/spec/forks.js";
 import { KvStateReader } from "../../../src/state/kvStateReader.js";
 import { bigintToAddress, WorldState } from "../../../src/state/worldState.js";
+import { TEST_BLOCK } from "../../utils/blocks.js";
 
 const CALLER = 0xca11e40000000000000000000000000000000001n;
 const A = 0xc0de000000000000000000000000000000000001n;
@@ -25,18 +26,7 @@ const B = 0xc0de000000000000000000000000000000000002n;
 const BENEFICIARY = 0xbe00000000000000000000000000000000000001n;
 const h = (a: bigint): string => bytesToHex(bigintToAddress(a));
 
-const BLOCK: BlockContext = {
-  coinbase: 0xc0ffeen,
-  number: 1n,
-  timestamp: 1n,
-  gasLimit: 30_000_000n,
-  difficulty: 0n,
-  prevRandao: 0n,
-  baseFee: 7n,
-  blobBaseFee: 1n,
-  chainId: 1n,
-  blockHash: () => 0n,
-};
+const BLOCK: BlockContext = TEST_BLOCK;
 
 const push20 = (a: bigint): string => `73${a.toString(16).padStart(40, "0")}`;
 const p1 = (v: number): string => `60${v.toString(16).padStart(2, "0")}`;

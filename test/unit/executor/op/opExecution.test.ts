@@ -14,7 +14,7 @@
 import { strict as assert } from "node:assert";
 import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { EMPTY_OMMERS_HASH, type Header } from "../../../../src/block/header.js";
+import type { Header } from "../../../../src/block/header.js";
 import type { AllocAccount } from "../../../../src/chain/genesisState.js";
 import { writeAlloc } from "../../../../src/chain/genesisState.js";
 import { privateKeyToAddress } from "../../../../src/crypto/secp256k1.js";
@@ -35,6 +35,7 @@ import { encodeTx } from "../../../../src/tx/envelope.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { type DepositTx, type FeeMarketTx, type LegacyTx, type Tx, TxType } from "../../../../src/tx/tx.js";
 import { validateTx } from "../../../../src/tx/validateTx.js";
+import { testHeader } from "../../../utils/blocks.js";
 import { blobTx, DEV_KEY } from "../../tx/builders.js";
 
 const CHAIN_ID = 10n;
@@ -92,29 +93,7 @@ function stateOf(accts: readonly Acct[]): WorldState {
 }
 
 function header(): Header {
-  return {
-    parentHash: new Uint8Array(32),
-    ommersHash: EMPTY_OMMERS_HASH,
-    coinbase: SEQUENCER_FEE_VAULT,
-    stateRoot: new Uint8Array(32),
-    transactionsRoot: new Uint8Array(32),
-    receiptsRoot: new Uint8Array(32),
-    logsBloom: new Uint8Array(256),
-    difficulty: 0n,
-    number: 1,
-    gasLimit: GAS_LIMIT,
-    gasUsed: 0,
-    timestamp: 1_000,
-    extraData: new Uint8Array(0),
-    mixHash: new Uint8Array(32),
-    nonce: new Uint8Array(8),
-    baseFeePerGas: L2_BASE_FEE,
-    withdrawalsRoot: null,
-    blobGasUsed: null,
-    excessBlobGas: null,
-    parentBeaconBlockRoot: null,
-    requestsHash: null,
-  };
+  return testHeader({ coinbase: SEQUENCER_FEE_VAULT, gasLimit: GAS_LIMIT, baseFeePerGas: L2_BASE_FEE });
 }
 
 function senderOf(tx: Tx): Uint8Array {

@@ -24,7 +24,7 @@
  */
 import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
-import { EMPTY_OMMERS_HASH, type Header } from "../../../../src/block/header.js";
+import type { Header } from "../../../../src/block/header.js";
 import { type AllocAccount, writeAlloc } from "../../../../src/chain/genesisState.js";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
 import { privateKeyToAddress } from "../../../../src/crypto/secp256k1.js";
@@ -64,6 +64,7 @@ import { MemoryKv } from "../../../../src/storage/memory.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
 import { signingPayload, signTx } from "../../../../src/tx/signer.js";
 import { type DepositTx, type FeeMarketTx, type Tx, TxType } from "../../../../src/tx/tx.js";
+import { testHeader } from "../../../utils/blocks.js";
 import { fixturePath, readJson } from "../../../utils/fixtures.js";
 import { DEV_KEY } from "../../tx/builders.js";
 
@@ -179,29 +180,7 @@ function genesis(gpoFork: OpFork, extra: AllocAccount[] = []): MemoryKv {
 }
 
 function header(): Header {
-  return {
-    parentHash: new Uint8Array(32),
-    ommersHash: EMPTY_OMMERS_HASH,
-    coinbase: COINBASE,
-    stateRoot: new Uint8Array(32),
-    transactionsRoot: new Uint8Array(32),
-    receiptsRoot: new Uint8Array(32),
-    logsBloom: new Uint8Array(256),
-    difficulty: 0n,
-    number: 1,
-    gasLimit: GAS_LIMIT,
-    gasUsed: 0,
-    timestamp: 1_000,
-    extraData: new Uint8Array(0),
-    mixHash: new Uint8Array(32),
-    nonce: new Uint8Array(8),
-    baseFeePerGas: L2_BASE_FEE,
-    withdrawalsRoot: null,
-    blobGasUsed: null,
-    excessBlobGas: null,
-    parentBeaconBlockRoot: null,
-    requestsHash: null,
-  };
+  return testHeader({ coinbase: COINBASE, gasLimit: GAS_LIMIT, baseFeePerGas: L2_BASE_FEE });
 }
 
 function blockContext(): BlockContext {

@@ -11,14 +11,20 @@
 import { createHmac, pbkdf2Sync } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { encodeHoloceneExtraData } from "../block/opExtraData.js";
+import { keccak256 } from "../crypto/keccak.js";
 import { privateKeyToAddress } from "../crypto/secp256k1.js";
+import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT } from "../executor/op/daFootprint.js";
+import { type L1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../executor/op/l1BlockInfo.js";
 import {
   gasPriceOracleGenesisStorage,
   gasPriceOracleRuntimeCode,
   l1BlockRuntimeCode,
+  l1BlockStorage,
 } from "../executor/op/predeploys.js";
 import { toChecksumAddress } from "../primitives/address.js";
+import { concatBytes, utf8ToBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
+import { bigintToBytes32 } from "../primitives/u256.js";
 import { OpFork } from "../spec/forks.js";
 
 export const DEV_CHAIN_ID = 1337n;
@@ -167,6 +173,43 @@ export function l1DevGenesis(
   };
 }
 
+/**
+ * Fee parameters of the synthetic L1 origin on OP dev chains: OP Mainnet's post-Ecotone scalars,
+ * a 1 gwei L1 base fee and a 1 wei blob base fee (the Bedrock format's overhead and scalar are OP
+ * Mainnet's pre-Ecotone values). No operator fee.
+ */
+export const DEV_L1_ORIGIN = Object.freeze({
+  baseFee: 1_000_000_000n,
+  blobBaseFee: 1n,
+  baseFeeScalar: 1368,
+  blobBaseFeeScalar: 810_949,
+  l1FeeOverhead: 188n,
+  l1FeeScalar: 684_000n,
+});
+
+const DEV_L1_HASH_TAG = utf8ToBytes("opal dev L1 origin");
+
+/**
+ * The synthetic L1 origin `number` of OP dev blocks, in calldata `format`: hash keccak("opal dev L1
+ * origin" ‖ number), sequence number 0 (one L1 block per L2 block), the `DEV_L1_ORIGIN` fees.
+ */
+export function devL1Info(format: L1InfoFormat, number: bigint, timestamp: bigint): L1BlockInfo {
+  const bedrock = format === L1InfoFormat.Bedrock;
+  return newL1BlockInfo({
+    format,
+    number,
+    timestamp,
+    baseFee: DEV_L1_ORIGIN.baseFee,
+    blobBaseFee: bedrock ? 0n : DEV_L1_ORIGIN.blobBaseFee,
+    hash: keccak256(concatBytes(DEV_L1_HASH_TAG, bigintToBytes32(number))),
+    l1FeeOverhead: bedrock ? DEV_L1_ORIGIN.l1FeeOverhead : 0n,
+    l1FeeScalar: bedrock ? DEV_L1_ORIGIN.l1FeeScalar : 0n,
+    baseFeeScalar: bedrock ? 0 : DEV_L1_ORIGIN.baseFeeScalar,
+    blobBaseFeeScalar: bedrock ? 0 : DEV_L1_ORIGIN.blobBaseFeeScalar,
+    daFootprintGasScalar: format === L1InfoFormat.Jovian ? DA_FOOTPRINT_GAS_SCALAR_DEFAULT : 0,
+  });
+}
+
 /** OP predeploys of the dev genesis; L1Block and GasPriceOracle carry Opal's own contracts (contracts/). */
 export const OP_DEV_PREDEPLOYS: Readonly<Record<string, string>> = Object.freeze({
   GasPriceOracle: "0x420000000000000000000000000000000000000f",
@@ -194,13 +237,19 @@ const OP_DENOMINATOR_CANYON = 250;
 /**
  * The `opal-exec genesis` document: an OP Stack L2 with every OP fork through Isthmus at genesis,
  * the predeploys (L1Block and GasPriceOracle with Opal's compiled contracts, the GPO's Ecotone/
- * Fjord/Isthmus flags set; the vaults and the message passer as empty accounts) and the funded dev
+ * Fjord/Isthmus flags set, L1Block holding the synthetic L1 origin 0 of `devL1Info`; the vaults and
+ * the message passer as empty accounts) and the funded dev
  * accounts. Holocene at genesis puts the EIP-1559 parameters in extraData.
  */
 export function opDevGenesis(o: OpDevGenesisOptions): Record<string, unknown> {
   const alloc: Record<string, unknown> = {};
   for (const addr of Object.values(OP_DEV_PREDEPLOYS)) alloc[addr] = { balance: "0x0" };
-  alloc[OP_DEV_PREDEPLOYS.L1Block] = { balance: "0x0", code: bytesToHex(l1BlockRuntimeCode()) };
+  const timestamp = o.timestamp ?? Math.floor(Date.now() / 1000);
+  // L1Block starts with the synthetic origin 0, so fee estimates work before the first block.
+  const l1Storage: Record<string, string> = {};
+  for (const [k, v] of l1BlockStorage(devL1Info(L1InfoFormat.Isthmus, 0n, BigInt(timestamp))))
+    l1Storage[qty(k)] = qty(v);
+  alloc[OP_DEV_PREDEPLOYS.L1Block] = { balance: "0x0", code: bytesToHex(l1BlockRuntimeCode()), storage: l1Storage };
   const gpoStorage: Record<string, string> = {};
   for (const [k, v] of gasPriceOracleGenesisStorage(OpFork.Isthmus)) gpoStorage[qty(k)] = qty(v);
   alloc[OP_DEV_PREDEPLOYS.GasPriceOracle] = {
@@ -234,7 +283,7 @@ export function opDevGenesis(o: OpDevGenesisOptions): Record<string, unknown> {
       },
     },
     nonce: "0x0",
-    timestamp: qty(o.timestamp ?? Math.floor(Date.now() / 1000)),
+    timestamp: qty(timestamp),
     extraData: bytesToHex(encodeHoloceneExtraData(OP_DENOMINATOR_CANYON, OP_ELASTICITY)),
     gasLimit: qty(o.gasLimit ?? 30_000_000n),
     difficulty: "0x0",

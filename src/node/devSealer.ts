@@ -4,21 +4,58 @@
  * seconds, empty or not. Sealing builds on the head with the pool as the tx source
  * (Blockchain.buildBlock), makes the block the head (setHead), then hands the head change to the
  * node's fan-out (pool reset, subscriptions).
+ *
+ * On an OP chain each block opens with the L1-attributes deposit of a synthetic L1 origin
+ * (devGenesis.ts `devL1Info`: one L1 block per L2 block, fixed fee parameters), so the L1Block predeploy,
+ * the GasPriceOracle and the receipts' L1 fee fields all work as on a real rollup. The dev sealer
+ * does not insert fork upgrade transactions: an OP dev chain has its forks active from genesis
+ * (`opal-exec genesis`). A real rollup is sequenced by opal-node through the Engine API.
  */
 import { randomBytes } from "node:crypto";
 import type { Header } from "../block/header.js";
+import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
 import type { Blockchain, HeadChange } from "../chain/blockchain.js";
 import { expectedBaseFee } from "../chain/validateHeader.js";
-import { rulesAt } from "../spec/chainConfig.js";
-import { Fork } from "../spec/forks.js";
+import { l1InfoDepositTx, l1InfoFormatAt } from "../executor/op/l1InfoDeposit.js";
+import { type ChainConfig, rulesAt } from "../spec/chainConfig.js";
+import { Fork, OpFork } from "../spec/forks.js";
+import { encodeTx } from "../tx/envelope.js";
 import type { TxPool } from "../txpool/txPool.js";
 import { txSourceOf } from "../txpool/txsByPriceAndNonce.js";
+import { devL1Info } from "./devGenesis.js";
 
 export interface DevSealerOptions {
   /** Seconds between blocks; 0 = seal when transactions are pending (geth `--dev.period`). */
   readonly period: number;
   /** Fee recipient of sealed blocks (geth: the dev account). */
   readonly feeRecipient: Uint8Array;
+}
+
+/**
+ * What an OP dev block adds to a build request: the L1-attributes deposit of the synthetic L1
+ * origin numbered like the block (`devL1Info`), and the Holocene/Jovian EIP-1559 parameters of the
+ * chain config in extraData.
+ */
+export function opDevBlockParts(
+  cfg: ChainConfig,
+  parent: Header,
+  number: number,
+  timestamp: number,
+): { forced: Uint8Array[]; extraData: Uint8Array } {
+  const op = rulesAt(cfg, number, timestamp).op ?? OpFork.Bedrock;
+  const format = l1InfoFormatAt(cfg, timestamp, parent.timestamp);
+  const info = devL1Info(format, BigInt(number), BigInt(timestamp));
+  const forced = [encodeTx(l1InfoDepositTx(info, op >= OpFork.Regolith))];
+  let extraData: Uint8Array = new Uint8Array(0);
+  const o = cfg.optimism;
+  if (o !== null && op >= OpFork.Holocene) {
+    const denominator = o.eip1559DenominatorCanyon ?? o.eip1559Denominator;
+    extraData =
+      op >= OpFork.Jovian
+        ? encodeJovianExtraData(denominator, o.eip1559Elasticity, 0n)
+        : encodeHoloceneExtraData(denominator, o.eip1559Elasticity);
+  }
+  return { forced, extraData };
 }
 
 export interface DevSealerDeps {
@@ -100,8 +137,10 @@ export class DevSealer {
     const parent = chain.head;
     const now = Math.floor((this.deps.now ?? Date.now)() / 1000);
     const timestamp = Math.max(now, parent.timestamp + 1);
-    const rules = rulesAt(chain.config, parent.number + 1, timestamp);
-    const baseFee = rules.fork >= Fork.London ? expectedBaseFee(parent, chain.config, null) : null;
+    const number = parent.number + 1;
+    const rules = rulesAt(chain.config, number, timestamp);
+    const baseFee = rules.fork >= Fork.London ? expectedBaseFee(parent, chain.config, rules.op) : null;
+    const op = chain.config.optimism !== null ? opDevBlockParts(chain.config, parent, number, timestamp) : null;
     const built = chain.buildBlock({
       parentHash: chain.headBlockHash,
       timestamp,
@@ -109,10 +148,10 @@ export class DevSealer {
       // geth's simulated beacon: a random prevRandao, zero beacon root, no withdrawals.
       prevRandao: new Uint8Array(randomBytes(32)),
       gasLimit: parent.gasLimit,
-      extraData: new Uint8Array(0),
+      extraData: op?.extraData ?? new Uint8Array(0),
       withdrawals: rules.fork >= Fork.Shanghai ? [] : null,
       parentBeaconBlockRoot: rules.fork >= Fork.Cancun ? new Uint8Array(32) : null,
-      forced: [],
+      forced: op?.forced ?? [],
       pool: txSourceOf(pool.byPriceAndNonce(baseFee)),
     });
     if ("error" in built) throw new Error(`dev block ${parent.number + 1}: ${built.error}`);

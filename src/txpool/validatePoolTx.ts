@@ -5,6 +5,7 @@
  */
 import { Fork, type ForkRules } from "../spec/forks.js";
 import { floorDataGas, intrinsicGas, MAX_INITCODE_SIZE, MAX_TX_GAS_LIMIT_OSAKA } from "../tx/intrinsicGas.js";
+import { legacyChainId } from "../tx/legacy.js";
 import { recoverSender } from "../tx/signer.js";
 import { type SignedTx, type Tx, TxType, txMaxFeePerGas } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
@@ -72,10 +73,14 @@ export function validatePoolTx(
   switch (code) {
     case null:
       return null;
-    case "INVALID_CHAIN_ID":
+    case "INVALID_CHAIN_ID": {
+      // geth: the signer's ErrInvalidChainId wrapped in ErrInvalidSender.
+      const have = tx.type === TxType.Legacy ? legacyChainId(tx.v) : tx.chainId;
+      return reject("INVALID_SENDER", `invalid chain id for signer: have ${have} want ${ctx.chainId}`);
+    }
     case "INVALID_SIGNATURE":
     case "SENDER_RECOVERY_FAILED":
-      return reject("INVALID_SENDER");
+      return reject("INVALID_SENDER", "invalid transaction v, r, s values");
     case "NONCE_TOO_BIG":
       return reject("NONCE_MAX");
     case "FIELD_OVERFLOW":

@@ -190,8 +190,14 @@ describe("txpool/TxPool (L1)", function () {
 
     it("invalid sender (other chain id), tip above fee cap", async () => {
       const { pool } = poolOf(richChain());
-      assert.equal(await add1(pool, dyn(1, 0, { chainId: 1n })), "invalid sender");
-      assert.equal(await add1(pool, legacy(1, 0, GWEI, { chainId: 5n })), "invalid sender");
+      assert.equal(
+        await add1(pool, dyn(1, 0, { chainId: 1n })),
+        "invalid sender: invalid chain id for signer: have 1 want 1337",
+      );
+      assert.equal(
+        await add1(pool, legacy(1, 0, GWEI, { chainId: 5n })),
+        "invalid sender: invalid chain id for signer: have 5 want 1337",
+      );
       assert.equal(
         await add1(pool, dyn(1, 0, { tip: 3n * GWEI, maxFee: 2n * GWEI })),
         "max priority fee per gas higher than max fee per gas",

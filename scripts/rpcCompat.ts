@@ -1,37 +1,26 @@
 /**
- * The execution-apis rpc-compat suite replayed in process: the chain of genesis.json + chain.rlp is
- * built on a MemoryKv and given the head of headfcu.json, then every `.io` exchange is sent through
- * `Registry.forApis([...]).handleText` and compared the way hive's rpc-compat simulator does (the
- * whole response JSON deep-equal; a file marked `speconly` only for result-vs-error kind). Each file
- * gets a fresh pool and API (sendRawTransaction only changes the pool), the chain is shared.
+ * The execution-apis rpc-compat suite, replayed the way hive's rpc-compat simulator does it against
+ * a real client: `opal-exec init genesis.json`, `opal-exec import chain.rlp`, start the node with
+ * HTTP open (every namespace the suite uses, `testing` included), send headfcu.json to the Engine
+ * API with a JWT, then POST every `.io` request over HTTP in file order and compare the response
+ * (the whole JSON deep-equal; a file marked `speconly` only for result-vs-error kind). One node
+ * serves the whole suite, as in hive: transactions sent by one file stay in the pool for the next.
  *
- * Usage: tsx scripts/rpcCompat.ts [DIR] [--verbose] [--filter SUBSTR]
+ * Usage: tsx scripts/rpcCompat.ts [DIR] [--verbose] [--full] [--filter SUBSTR]
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Blockchain } from "../src/chain/blockchain.js";
-import { parseGenesis } from "../src/chain/genesis.js";
-import { hexToBytes } from "../src/primitives/hex.js";
-import { decodeHeader } from "../src/rlp/decode.js";
-import { debugApi } from "../src/rpc/debug/api.js";
-import { traceApi } from "../src/rpc/debug/traceApi.js";
-import type { RpcConnection } from "../src/rpc/dispatch.js";
-import { ethApi } from "../src/rpc/eth/api.js";
-import { ChainReader } from "../src/rpc/eth/chainReader.js";
-import { EventHub } from "../src/rpc/events.js";
-import { netApi } from "../src/rpc/net.js";
-import { Registry } from "../src/rpc/registry.js";
-import { txpoolApi } from "../src/rpc/txpoolApi.js";
-import { web3Api } from "../src/rpc/web3.js";
-import { MemoryKv } from "../src/storage/memory.js";
-import { TxPool } from "../src/txpool/txPool.js";
+import { parseExecArgs } from "../src/cli/execFlags.js";
+import { main as opalExec } from "../src/cli/opalExec.js";
+import { signJwt } from "../src/engine/jwt.js";
+import { ExecNode } from "../src/node/execNode.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Namespaces whose methods other parts of Opal serve; counted apart, never faked here. */
-/** Namespaces the in-process registry does not serve (the Engine API has its own port; testing_* is not implemented). */
-export const NOT_OURS = ["engine", "testing"];
+/** Namespaces the node serves on its HTTP port for the suite (the Engine API has its own). */
+export const SERVED_APIS = ["eth", "net", "web3", "txpool", "debug", "trace", "testing"];
 
 export function defaultSuiteDir(): string {
   const base = process.env.OPAL_FIXTURES ?? resolve(REPO_ROOT, "../shared/fixtures");
@@ -54,7 +43,6 @@ export interface ExchangeResult {
   readonly file: string;
   readonly method: string;
   readonly ok: boolean;
-  readonly ours: boolean;
   readonly got: string;
   readonly want: string;
 }
@@ -89,63 +77,6 @@ export function loadSuite(dir: string): CaseFile[] {
   return out;
 }
 
-function blocksOf(file: string): Uint8Array[] {
-  const all = new Uint8Array(readFileSync(file));
-  const out: Uint8Array[] = [];
-  for (let pos = 0; pos < all.length; ) {
-    const h = decodeHeader(all, pos);
-    const end = h.start + h.length;
-    out.push(all.subarray(pos, end));
-    pos = end;
-  }
-  return out;
-}
-
-/** genesis.json + chain.rlp + headfcu.json → a chain at the suite's head. */
-export function buildSuiteChain(dir: string): Blockchain {
-  const json = JSON.parse(readFileSync(join(dir, "genesis.json"), "utf8")) as { config: unknown };
-  const chain = Blockchain.init(new MemoryKv(), parseGenesis(json), json.config);
-  for (const rlp of blocksOf(join(dir, "chain.rlp"))) {
-    const r = chain.insertBlock(rlp);
-    if (r.status !== "VALID" && r.status !== "KNOWN") throw new Error(`block ${r.header?.number}: ${r.error}`);
-  }
-  const fcu = JSON.parse(readFileSync(join(dir, "headfcu.json"), "utf8")) as {
-    params: [{ headBlockHash: string; safeBlockHash: string; finalizedBlockHash: string }];
-  };
-  const f = fcu.params[0];
-  chain.setHead(hexToBytes(f.headBlockHash));
-  chain.setSafeAndFinalized(hexToBytes(f.safeBlockHash), hexToBytes(f.finalizedBlockHash));
-  return chain;
-}
-
-/** A registry serving what this module owns, over `chain` with a fresh pool. */
-export function suiteRegistry(chain: Blockchain, reader: ChainReader): Registry {
-  const pool = new TxPool({}, { chain });
-  const events = new EventHub();
-  pool.onPending((txs) => events.emitPending(txs));
-  const deps = {
-    chain,
-    reader,
-    pool,
-    gasCap: 50_000_000n,
-    txFeeCap: 1,
-    evmTimeoutMs: 5000,
-    networkId: chain.config.chainId,
-    clientVersion: "Opal/v0.1.0/linux-amd64/node20",
-    devAccounts: [],
-    forwardRawTx: null,
-    events,
-  };
-  return new Registry([
-    ...ethApi(deps),
-    ...netApi(deps),
-    ...web3Api(deps),
-    ...txpoolApi({ pool }),
-    ...debugApi({ chain, reader, gasCap: deps.gasCap }),
-    ...traceApi({ chain, reader, gasCap: deps.gasCap }),
-  ]);
-}
-
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
@@ -175,32 +106,103 @@ export function compare(got: string, want: string, specOnly: boolean): boolean {
   return deepEqual(g, w);
 }
 
-const CONN: RpcConnection = { ctx: { transport: "http", remoteAddr: "127.0.0.1" }, subs: null };
+/** A running opal-exec over the suite's chain, at the head of headfcu.json. */
+export interface SuiteNode {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** init, import, start and headfcu.json, as a user (or hive) would; the datadir is temporary. */
+export async function startSuiteNode(dir: string): Promise<SuiteNode> {
+  const datadir = mkdtempSync(join(tmpdir(), "opal-rpc-compat-"));
+  const errors: string[] = [];
+  const io = { out: () => undefined, err: (t: string) => errors.push(t) };
+  const quiet = ["--datadir", datadir, "--verbosity", "0"];
+  let node: ExecNode | null = null;
+  try {
+    if ((await opalExec(["init", join(dir, "genesis.json"), ...quiet], {}, io)) !== 0) {
+      throw new Error(`init failed: ${errors.join("; ")}`);
+    }
+    if ((await opalExec(["import", join(dir, "chain.rlp"), ...quiet], {}, io)) !== 0) {
+      throw new Error(`import failed: ${errors.join("; ")}`);
+    }
+    const parsed = parseExecArgs(
+      [
+        ...quiet,
+        "--http",
+        "--http.addr",
+        "127.0.0.1",
+        "--http.port",
+        "0",
+        "--http.api",
+        SERVED_APIS.join(","),
+        "--ws.port",
+        "0",
+        "--authrpc.addr",
+        "127.0.0.1",
+        "--authrpc.port",
+        "0",
+      ],
+      {},
+    );
+    if (parsed.kind !== "run") throw new Error("bad node arguments");
+    const started = await ExecNode.start(parsed.config, { print: () => undefined });
+    node = started;
+    const auth = `http://127.0.0.1:${started.authServer.address().port}`;
+    const fcu = readFileSync(join(dir, "headfcu.json"), "utf8");
+    const res = await fetch(auth, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${signJwt(started.jwtSecret, Math.floor(Date.now() / 1000))}`,
+      },
+      body: fcu,
+    });
+    const reply = (await res.json()) as { result?: { payloadStatus?: { status?: string } }; error?: unknown };
+    if (reply.result?.payloadStatus?.status !== "VALID") throw new Error(`headfcu.json: ${JSON.stringify(reply)}`);
+    const url = `http://127.0.0.1:${started.httpServer!.address().port}`;
+    return {
+      url,
+      async stop() {
+        await started.stop();
+        rmSync(datadir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await node?.stop();
+    rmSync(datadir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function post(url: string, body: string): Promise<string> {
+  try {
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    return await res.text();
+  } catch (e) {
+    return `TRANSPORT ${(e as Error).message}`;
+  }
+}
 
 export async function runSuite(dir: string, filter = ""): Promise<ExchangeResult[]> {
-  const chain = buildSuiteChain(dir);
-  const reader = new ChainReader(chain);
+  const node = await startSuiteNode(dir);
   const results: ExchangeResult[] = [];
-  for (const c of loadSuite(dir)) {
-    if (filter !== "" && !c.name.includes(filter)) continue;
-    const ours = !NOT_OURS.includes(c.method.slice(0, c.method.indexOf("_")));
-    const dispatcher = suiteRegistry(chain, reader).forApis(["eth", "net", "web3", "txpool", "debug", "trace"]);
-    for (const ex of c.exchanges) {
-      let got: string;
-      try {
-        got = (await dispatcher.handleText(ex.request, CONN)) ?? "";
-      } catch (e) {
-        got = `THROWN ${(e as Error).stack}`;
+  try {
+    for (const c of loadSuite(dir)) {
+      if (filter !== "" && !c.name.includes(filter)) continue;
+      for (const ex of c.exchanges) {
+        const got = await post(node.url, ex.request);
+        results.push({
+          file: c.name,
+          method: c.method,
+          ok: compare(got, ex.response, c.specOnly),
+          got,
+          want: ex.response,
+        });
       }
-      results.push({
-        file: c.name,
-        method: c.method,
-        ok: compare(got, ex.response, c.specOnly),
-        ours,
-        got,
-        want: ex.response,
-      });
     }
+  } finally {
+    await node.stop();
   }
   return results;
 }
@@ -209,13 +211,12 @@ export interface MethodRow {
   readonly method: string;
   readonly pass: number;
   readonly total: number;
-  readonly ours: boolean;
 }
 
 export function summarize(results: readonly ExchangeResult[]): MethodRow[] {
-  const rows = new Map<string, { pass: number; total: number; ours: boolean }>();
+  const rows = new Map<string, { pass: number; total: number }>();
   for (const r of results) {
-    const row = rows.get(r.method) ?? { pass: 0, total: 0, ours: r.ours };
+    const row = rows.get(r.method) ?? { pass: 0, total: 0 };
     row.total++;
     if (r.ok) row.pass++;
     rows.set(r.method, row);
@@ -227,21 +228,12 @@ export function formatTable(rows: readonly MethodRow[]): string {
   const lines: string[] = [];
   let p = 0;
   let t = 0;
-  let op = 0;
-  let ot = 0;
   for (const r of rows) {
-    const note = r.ours ? "" : "  (not implemented here)";
-    lines.push(`${r.method.padEnd(42)} ${String(r.pass).padStart(3)}/${String(r.total).padEnd(3)}${note}`);
+    lines.push(`${r.method.padEnd(42)} ${String(r.pass).padStart(3)}/${r.total}`);
     p += r.pass;
     t += r.total;
-    if (r.ours) {
-      op += r.pass;
-      ot += r.total;
-    }
   }
-  const pct = (a: number, b: number): string => (b === 0 ? "n/a" : `${((100 * a) / b).toFixed(1)}%`);
-  lines.push(`owned methods: ${op}/${ot} (${pct(op, ot)})`);
-  lines.push(`all exchanges: ${p}/${t} (${pct(p, t)})`);
+  lines.push(`all exchanges: ${p}/${t} (${t === 0 ? "n/a" : `${((100 * p) / t).toFixed(1)}%`})`);
   return lines.join("\n");
 }
 
@@ -256,7 +248,7 @@ async function main(): Promise<void> {
   const results = await runSuite(dir, filter);
   if (verbose) {
     for (const r of results) {
-      if (r.ok || !r.ours) continue;
+      if (r.ok) continue;
       console.log(
         `FAIL ${r.file}\n  got:  ${args.includes("--full") ? r.got : r.got.slice(0, 1500)}\n  want: ${args.includes("--full") ? r.want : r.want.slice(0, 1500)}`,
       );

@@ -24,8 +24,10 @@ import type { Tracer } from "../evm/tracer.js";
 import { BlockExecutor } from "../executor/executeBlock.js";
 import { jovianBlobGasUsed } from "../executor/op/daFootprint.js";
 import { parseL1BlockInfo } from "../executor/op/l1BlockInfo.js";
+import { txRejectMessage } from "../executor/rejectMessage.js";
 import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
+import { bytesToBigint } from "../primitives/u256.js";
 import { blobParamsAt, type ChainConfig, parseChainConfig, rulesAt } from "../spec/chainConfig.js";
 import { Fork, OpFork } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
@@ -35,8 +37,9 @@ import { type KvStore, WriteBatch } from "../storage/kv.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
 import { decodeTx, encodeTx, txHash } from "../tx/envelope.js";
+import { intrinsicGas } from "../tx/intrinsicGas.js";
 import { recoverSender } from "../tx/signer.js";
-import { type Tx, TxType } from "../tx/tx.js";
+import { type Tx, TxType, txMaxFeePerGas } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
 import {
   ChainStore,
@@ -97,6 +100,12 @@ export interface BuiltBlock {
   readonly receipts: Receipt[];
   /** Fees paid to the fee recipient (priority fees). */
   readonly fees: bigint;
+}
+
+/** Why a build failed; `forcedIndex` names the forced tx that did not apply (geth's message in `error`). */
+export interface BuildFailure {
+  readonly error: string;
+  readonly forcedIndex?: number;
 }
 
 export interface HeadChange {
@@ -375,7 +384,7 @@ export class Blockchain {
    * engine_newPayload is KNOWN. Errors (a forced tx that does not apply) are returned, and the
    * state is left at the parent.
    */
-  buildBlock(req: BuildRequest): BuiltBlock | { readonly error: string } {
+  buildBlock(req: BuildRequest): BuiltBlock | BuildFailure {
     const cfg = this.config;
     const parent = this.store.header(req.parentHash);
     if (parent === null) return { error: "unknown parent" };
@@ -427,6 +436,7 @@ export class Blockchain {
       canyonActivation: cfg.optimism !== null && cfg.canyonTime === req.timestamp,
     });
     x.begin();
+    let fees = 0n;
     const included: Uint8Array[] = [];
     const txs: Tx[] = [];
     for (let i = 0; i < req.forced.length; i++) {
@@ -434,17 +444,43 @@ export class Blockchain {
       try {
         tx = decodeTx(req.forced[i]);
       } catch (e) {
-        return { error: `forced tx ${i}: ${(e as Error).message}` };
+        return { error: `invalid transaction: ${(e as Error).message}`, forcedIndex: i };
       }
       const bad = validateTx(tx, { rules, chainId: cfg.chainId, allowDeposit: rules.op !== null });
       const sender = bad === null ? recoverSender(tx) : null;
-      if (sender === null) return { error: `forced tx ${i}: ${bad ?? "invalid signature"}` };
+      if (sender === null) return { error: `invalid transaction: ${bad ?? "invalid signature"}`, forcedIndex: i };
+      const before = state.account(bytesToBigint(sender));
+      const stateNonce = before.nonce;
+      const balance = before.balance;
+      const codeHash = before.codeHash;
       const r = x.applyTx(tx, sender);
-      if (typeof r === "string") return { error: `forced tx ${i}: ${r}` };
+      if (r === "DEPOSIT_ON_L1")
+        return { error: "invalid transaction: transaction type not supported", forcedIndex: i };
+      if (typeof r === "string") {
+        const blobs = tx.type === TxType.Blob ? BigInt(tx.blobVersionedHashes.length * GAS_PER_BLOB) : 0n;
+        const blobFeeCap = tx.type === TxType.Blob ? tx.maxFeePerBlobGas : 0n;
+        const message = txRejectMessage(r, {
+          from: sender,
+          txNonce: tx.type === TxType.Deposit ? 0n : tx.nonce,
+          stateNonce,
+          balance,
+          codeHash,
+          cost: tx.gasLimit * txMaxFeePerGas(tx) + tx.value + blobs * blobFeeCap,
+          gasLimit: tx.gasLimit,
+          intrinsicGas: BigInt(intrinsicGas(tx, fork)),
+          maxFeePerGas: txMaxFeePerGas(tx),
+          baseFee,
+          maxFeePerBlobGas: blobFeeCap,
+          blobBaseFee: headerBlobBaseFee(cfg, excess, req.timestamp),
+        });
+        return { error: message, forcedIndex: i };
+      }
       included.push(req.forced[i]);
       txs.push(tx);
+      // The payload's value counts every tx's tip (geth totalFees); deposits pay none.
+      if (tx.type !== TxType.Deposit)
+        fees += BigInt(r.gasUsed) * (baseFee === null ? r.gasPrice : r.gasPrice - baseFee);
     }
-    let fees = 0n;
     if (req.pool !== null) {
       for (let c = req.pool.next(); c !== null; c = req.pool.next()) {
         if (req.gasLimit - BigInt(x.gasUsed) < 21_000n) break;

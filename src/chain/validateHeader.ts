@@ -207,3 +207,21 @@ function checkBlobGas(
   const expected = expectedExcessBlobGas(parent, cfg, fork, header.timestamp);
   return header.excessBlobGas === expected ? null : "EXCESS_BLOB_GAS_MISMATCH";
 }
+
+/**
+ * The gas limit a builder gives the child of a block with `parentGasLimit` when it aims for
+ * `desired` (geth core.CalcGasLimit): one step of parent/1024 − 1 towards the target, never past it.
+ */
+export function calcGasLimit(parentGasLimit: bigint, desired: bigint): bigint {
+  const delta = parentGasLimit / GAS_LIMIT_BOUND_DIVISOR - 1n;
+  const target = desired < MIN_GAS_LIMIT ? MIN_GAS_LIMIT : desired;
+  if (parentGasLimit < target) {
+    const up = parentGasLimit + delta;
+    return up > target ? target : up;
+  }
+  if (parentGasLimit > target) {
+    const down = parentGasLimit - delta;
+    return down < target ? target : down;
+  }
+  return parentGasLimit;
+}

@@ -25,6 +25,7 @@ const API = "API AND CONSOLE";
 const TXPOOL = "TRANSACTION POOL (EVM)";
 const PERF = "PERFORMANCE TUNING";
 const GPO = "GAS PRICE ORACLE";
+const MINER = "BLOCK BUILDER";
 const ROLLUP = "ROLLUP NODE";
 const LOG = "LOGGING AND DEBUGGING";
 
@@ -61,7 +62,20 @@ export const EXEC_CLI = defineCli({
       category: DEV,
       help: "Block period in seconds to use in developer mode (0 = build a block only when a transaction is pending)",
     },
-    "dev.gaslimit": { type: "uint64", default: 11_500_000n, category: DEV, help: "Initial block gas limit" },
+    "dev.gaslimit": {
+      type: "uint64",
+      default: 11_500_000n,
+      category: DEV,
+      help: "Initial block gas limit; later dev blocks move towards it",
+    },
+
+    // cmd/utils/flags.go MinerGasLimitFlag; miner.DefaultConfig.GasCeil (60M from geth 1.16).
+    "miner.gaslimit": {
+      type: "uint64",
+      default: 60_000_000n,
+      category: MINER,
+      help: "Target gas ceiling for blocks built for the Engine API on chains without a gas limit in the attributes",
+    },
 
     // cmd/utils/flags.go HTTP*/WS*/Auth* flags; node/defaults.go (DefaultHTTPHost/Port, DefaultWSPort,
     // DefaultAuthHost/Port, DefaultAuthVhosts, HTTPVirtualHosts); cmd/geth/config.go adds "eth" to the modules.

@@ -6,11 +6,14 @@
  * codes.
  */
 
+import type { BlockBody } from "../block/block.js";
 import { encodeBlock } from "../block/block.js";
+import type { Header } from "../block/header.js";
 import { headerHash } from "../block/header.js";
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
 import type { Withdrawal } from "../block/withdrawal.js";
-import type { Blockchain, TxSource } from "../chain/blockchain.js";
+import type { Blockchain, BuildRequest, TxSource } from "../chain/blockchain.js";
+import { calcGasLimit, expectedBaseFee } from "../chain/validateHeader.js";
 import { keccak256 } from "../crypto/keccak.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
@@ -73,15 +76,24 @@ const CAPABILITIES = [
 
 const ZERO32 = new Uint8Array(32);
 
+/** geth miner.DefaultConfig.GasCeil (1.16). */
+export const DEFAULT_GAS_CEIL = 60_000_000n;
+
 export class EngineApi {
   private readonly payloads = new Map<string, BuiltPayload>();
   /** Listeners told about head changes (subscriptions, the txpool). */
   onHead: ((change: ReturnType<Blockchain["setHead"]>) => void) | null = null;
 
+  /** geth --miner.gaslimit: the gas limit L1 payloads move towards (OP attributes carry their own). */
+  readonly gasCeil: bigint;
+
   constructor(
     readonly chain: Blockchain,
     private readonly pool: PoolSource | null = null,
-  ) {}
+    opts: { readonly gasCeil?: bigint } = {},
+  ) {
+    this.gasCeil = opts.gasCeil ?? DEFAULT_GAS_CEIL;
+  }
 
   get isOp(): boolean {
     return this.chain.config.optimism !== null;
@@ -209,6 +221,53 @@ export class EngineApi {
   }
 
   private startPayload(version: number, parent: Uint8Array, parentTime: number, a: PayloadJson): string {
+    const { request, noTxPool } = this.attributesRequest(version, parent, parentTime, a);
+    const id = payloadId(parent, a, version);
+    if (this.payloads.has(id)) return id;
+    const pool = noTxPool || this.pool === null ? null : this.pool(null);
+    const built = this.chain.buildBlock({ ...request, pool });
+    if ("error" in built) {
+      const m = built.forcedIndex === undefined ? built.error : `transaction ${built.forcedIndex}: ${built.error}`;
+      throw new EngineError(ENGINE_ERRORS.INVALID_PAYLOAD_ATTRIBUTES, `Invalid payload attributes: ${m}`);
+    }
+    this.payloads.set(id, { hash: built.hash, version, value: built.fees });
+    return id;
+  }
+
+  /**
+   * testing_buildBlockV1 (execution-apis src/testing): a block on `parent` from V3 payload
+   * attributes with exactly `txs` (null: from the pool, as geth) and `extraData` when given; the
+   * block is stored but the canonical chain and head are untouched. Returns the getPayloadV4
+   * envelope. A tx that does not apply fails the call with geth's message (code -32000).
+   */
+  buildForTesting(
+    parent: Uint8Array,
+    a: PayloadJson,
+    txs: readonly Uint8Array[] | null,
+    extraData: Uint8Array | null,
+  ): unknown {
+    const parentHeader = this.chain.store.header(parent);
+    if (parentHeader === null) throw new EngineError(-32000, "parent block not found");
+    const { request } = this.attributesRequest(3, parent, parentHeader.timestamp, a);
+    const { op } = this.forkAt(request.timestamp, parentHeader.number + 1);
+    const baseFee = expectedBaseFee(parentHeader, this.chain.config, op);
+    const built = this.chain.buildBlock({
+      ...request,
+      extraData: extraData ?? request.extraData,
+      forced: txs ?? request.forced,
+      pool: txs !== null || this.pool === null ? null : this.pool(baseFee),
+    });
+    if ("error" in built) throw new EngineError(-32000, built.error);
+    return this.envelope(built.header, built.body, built.hash, 4, built.fees);
+  }
+
+  /** Payload attributes → a build request (no pool yet), with the per-fork checks of forkchoiceUpdated. */
+  private attributesRequest(
+    version: number,
+    parent: Uint8Array,
+    parentTime: number,
+    a: PayloadJson,
+  ): { request: BuildRequest; noTxPool: boolean } {
     const bad = (m: string): never => {
       throw new EngineError(ENGINE_ERRORS.INVALID_PAYLOAD_ATTRIBUTES, `Invalid payload attributes: ${m}`);
     };
@@ -241,7 +300,7 @@ export class EngineApi {
       }));
     }
     const beaconRoot = fork >= Fork.Cancun ? d("parentBeaconBlockRoot", 32) : null;
-    let gasLimit = parentHeader?.gasLimit ?? 30_000_000n;
+    let gasLimit = calcGasLimit(parentHeader?.gasLimit ?? this.gasCeil, this.gasCeil);
     let extraData: Uint8Array = new Uint8Array(0);
     let forced: Uint8Array[] = [];
     let noTxPool = false;
@@ -276,10 +335,7 @@ export class EngineApi {
         bad("eip1559Params before Holocene");
       }
     }
-    const id = payloadId(parent, a, version);
-    if (this.payloads.has(id)) return id;
-    const pool = noTxPool || this.pool === null ? null : this.pool(null);
-    const built = this.chain.buildBlock({
+    const request: BuildRequest = {
       parentHash: parent,
       timestamp,
       feeRecipient: d("suggestedFeeRecipient", 20),
@@ -289,11 +345,9 @@ export class EngineApi {
       withdrawals,
       parentBeaconBlockRoot: beaconRoot,
       forced,
-      pool,
-    });
-    if ("error" in built) bad(built.error);
-    else this.payloads.set(id, { hash: built.hash, version, value: built.fees });
-    return id;
+      pool: null,
+    };
+    return { request, noTxPool };
   }
 
   /** engine_getPayloadV1–V4. */
@@ -307,9 +361,21 @@ export class EngineApi {
     const want = fork >= Fork.Prague ? 4 : fork >= Fork.Cancun ? 3 : fork >= Fork.Shanghai ? 2 : 1;
     if (version >= 3 && version !== want) throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
     const payloadVersion = Math.min(version, want);
-    const executionPayload = blockToPayload(header, body, p.hash, payloadVersion, this.isOp);
+    return this.envelope(header, body, p.hash, payloadVersion, p.value, version);
+  }
+
+  /** The getPayload answer: the bare payload for V1, else the envelope of `version`'s shape. */
+  private envelope(
+    header: Header,
+    body: BlockBody,
+    hash: Uint8Array,
+    payloadVersion: number,
+    value: bigint,
+    version = payloadVersion,
+  ): unknown {
+    const executionPayload = blockToPayload(header, body, hash, payloadVersion, this.isOp);
     if (version === 1) return executionPayload;
-    const out: Record<string, unknown> = { executionPayload, blockValue: `0x${p.value.toString(16)}` };
+    const out: Record<string, unknown> = { executionPayload, blockValue: `0x${value.toString(16)}` };
     if (version >= 3) {
       out.blobsBundle = { commitments: [], proofs: [], blobs: [] };
       out.shouldOverrideBuilder = false;

@@ -5,6 +5,7 @@
  * eth/catalyst/api.go makes before it executes anything, and EngineError → RpcError with the same
  * code and message.
  */
+import { hexToBytes } from "../primitives/hex.js";
 import { RpcError } from "../rpc/errors.js";
 import { fixedData, hash, optional, type ParamDecoder, ParamError, uint64 } from "../rpc/params.js";
 import { type AnyMethod, defineMethod } from "../rpc/registry.js";
@@ -263,4 +264,32 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
     }),
   );
   return out;
+}
+
+/**
+ * The `testing` namespace (execution-apis src/testing): testing_buildBlockV1. Served only where the
+ * operator lists `testing` in --http.api/--ws.api; it builds arbitrary blocks, so never by default.
+ */
+export function testingMethods(api: EngineApi): AnyMethod[] {
+  return [
+    defineMethod({
+      name: "testing_buildBlockV1",
+      params: [
+        hashHex,
+        object("engine.PayloadAttributes"),
+        optional(list(hexData, "[]hexutil.Bytes")),
+        optional(hexData),
+      ],
+      handler: ([parent, attrs, txs, extra]) =>
+        engineCall(() => {
+          checkAttributes(3, attrs);
+          return api.buildForTesting(
+            hexToBytes(parent),
+            attrs,
+            txs === undefined || txs === null ? null : txs.map((t) => hexToBytes(t)),
+            extra === undefined ? null : hexToBytes(extra),
+          );
+        }),
+    }),
+  ];
 }

@@ -70,6 +70,8 @@ export interface TxEnv {
    * with zero prices no base-fee check and no fee payment.
    */
   readonly simulate?: boolean;
+  /** Skip the EIP-3607 sender-is-an-EOA check only (geth SkipTransactionChecks: eth_simulateV1 with `validation`). */
+  readonly skipEoaCheck?: boolean;
 }
 
 /** OP fee vaults (specs/protocol/predeploys.md). */
@@ -97,7 +99,7 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
   }
   if (!simulate && sender.nonce >= MAX_NONCE) return "NONCE_MAX";
   // EIP-3607: a sender with code is not an EOA (EIP-7702 delegations excepted).
-  if (!simulate && sender.codeHash !== KECCAK256_EMPTY) {
+  if (!simulate && env.skipEoaCheck !== true && sender.codeHash !== KECCAK256_EMPTY) {
     const code = st.code(sender);
     if (code.length > 0 && !(sc.eip7702 && delegationTarget(code) >= 0n)) return "SENDER_NOT_EOA";
   }

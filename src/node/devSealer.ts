@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import type { Header } from "../block/header.js";
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
 import type { Blockchain, HeadChange } from "../chain/blockchain.js";
-import { expectedBaseFee } from "../chain/validateHeader.js";
+import { calcGasLimit, expectedBaseFee } from "../chain/validateHeader.js";
 import { l1InfoDepositTx, l1InfoFormatAt } from "../executor/op/l1InfoDeposit.js";
 import { type ChainConfig, rulesAt } from "../spec/chainConfig.js";
 import { Fork, OpFork } from "../spec/forks.js";
@@ -29,6 +29,8 @@ export interface DevSealerOptions {
   readonly period: number;
   /** Fee recipient of sealed blocks (geth: the dev account). */
   readonly feeRecipient: Uint8Array;
+  /** Gas limit L1 dev blocks move towards (`--dev.gaslimit`); OP dev blocks keep their parent's. */
+  readonly gasCeil: bigint;
 }
 
 /**
@@ -147,7 +149,7 @@ export class DevSealer {
       feeRecipient: this.opts.feeRecipient,
       // geth's simulated beacon: a random prevRandao, zero beacon root, no withdrawals.
       prevRandao: new Uint8Array(randomBytes(32)),
-      gasLimit: parent.gasLimit,
+      gasLimit: op === null ? calcGasLimit(parent.gasLimit, this.opts.gasCeil) : parent.gasLimit,
       extraData: op?.extraData ?? new Uint8Array(0),
       withdrawals: rules.fork >= Fork.Shanghai ? [] : null,
       parentBeaconBlockRoot: rules.fork >= Fork.Cancun ? new Uint8Array(32) : null,

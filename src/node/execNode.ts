@@ -16,7 +16,7 @@ import { parseGenesis } from "../chain/genesis.js";
 import { AuthRpcServer } from "../engine/authServer.js";
 import { EngineApi } from "../engine/engineApi.js";
 import { defaultJwtSecretPath, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
-import { engineMethods } from "../engine/methods.js";
+import { engineMethods, testingMethods } from "../engine/methods.js";
 import { toChecksumAddress } from "../primitives/address.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { debugApi } from "../rpc/debug/api.js";
@@ -54,6 +54,7 @@ export interface ExecNodeConfig {
   readonly dev: boolean;
   readonly "dev.period": number;
   readonly "dev.gaslimit": bigint;
+  readonly "miner.gaslimit": bigint;
   readonly http: boolean;
   readonly "http.addr": string;
   readonly "http.port": number;
@@ -351,7 +352,9 @@ export class ExecNode {
         },
         { chain, recoveryPool: pools.sigRecover },
       );
-      const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)));
+      const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
+        gasCeil: config["miner.gaslimit"],
+      });
       const networkId = config.networkid === 0n ? chain.config.chainId : config.networkid;
       const clientVersion = `${CLIENT_NAME}/v${CLIENT_VERSION}/${platform()}-${arch()}/nodejs${process.versions.node}`;
       const seqUrl = config["rollup.sequencerhttp"];
@@ -372,7 +375,7 @@ export class ExecNode {
         for (const l of listeners) l.emitHeadChange(change);
       };
       engine.onHead = fanOut;
-      const registry = new Registry([...engineMethods(engine), ...apis.methods]);
+      const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...apis.methods]);
       const limits = {
         batchItemLimit: config["rpc.batch-request-limit"],
         batchResponseMaxSize: config["rpc.batch-response-max-size"],
@@ -448,7 +451,7 @@ export class ExecNode {
         const print = deps.print ?? ((t: string) => process.stdout.write(`${t}\n`));
         print(formatDevAccounts(devKeys));
         const s = new DevSealer(
-          { period: config["dev.period"], feeRecipient: devKeys[0]!.address },
+          { period: config["dev.period"], feeRecipient: devKeys[0]!.address, gasCeil: config["dev.gaslimit"] },
           {
             chain,
             pool: txPool,

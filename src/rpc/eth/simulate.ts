@@ -5,9 +5,8 @@
  * hash, size) and returned with its per-call results. Error codes are the spec's -380xx.
  *
  * `traceTransfers` adds geth's synthetic ERC-20 Transfer logs from 0xeeee… for value transfers;
- * `movePrecompileToAddress` relocates a precompile for its block. Known gaps: blob calls
- * (`blobVersionedHashes`), geth's skipped EOA check under `validation`, and a full `state` override
- * on an account whose storage an earlier simulated block wrote (its state root differs).
+ * `movePrecompileToAddress` relocates a precompile for its block. Calls with `blobVersionedHashes`
+ * become blob txs (no sidecar: the hashes are what execution sees).
  */
 import { encodeBlock } from "../../block/block.js";
 import { EMPTY_OMMERS_HASH, type Header, headerHash } from "../../block/header.js";
@@ -181,7 +180,7 @@ export function overriddenView(base: KvReader, overrides: StateOverrides): KvRea
   }
   const overlay: Overlay = new Map();
   const kv = new OverlayKv(base, overlay);
-  const state = new WorldState(new KvStateReader(kv), null);
+  const state = new WorldState(new KvStateReader(kv), kv);
   applyStateOverrides(state, overrides);
   applyBatch(overlay, state.commitBlock().batch);
   return kv;
@@ -374,54 +373,31 @@ const REJECT_CODES: Record<string, number> = {
 function callTx(a: TxArgs, nonce: bigint, gas: bigint, chainId: bigint): SignedTx {
   const to = a.to;
   const value = a.value ?? 0n;
-  const input = a.input ?? new Uint8Array(0);
-  if (a.authorizationList !== null && to !== null) {
-    return {
-      type: TxType.SetCode,
-      chainId,
-      nonce,
-      maxPriorityFeePerGas: a.maxPriorityFeePerGas ?? 0n,
-      maxFeePerGas: a.maxFeePerGas ?? 0n,
-      gasLimit: gas,
-      to,
-      value,
-      data: input,
-      accessList: a.accessList ?? [],
-      authorizationList: a.authorizationList,
-      yParity: 0,
-      r: 0n,
-      s: 0n,
-    };
-  }
-  if (a.gasPrice !== null) {
-    return {
-      type: TxType.Legacy,
-      nonce,
-      gasPrice: a.gasPrice,
-      gasLimit: gas,
-      to,
-      value,
-      data: input,
-      v: 0n,
-      r: 0n,
-      s: 0n,
-    };
-  }
-  return {
-    type: TxType.FeeMarket,
+  const data = a.input ?? new Uint8Array(0);
+  const typed = {
     chainId,
     nonce,
     maxPriorityFeePerGas: a.maxPriorityFeePerGas ?? 0n,
     maxFeePerGas: a.maxFeePerGas ?? 0n,
     gasLimit: gas,
-    to,
     value,
-    data: input,
+    data,
     accessList: a.accessList ?? [],
     yParity: 0,
     r: 0n,
     s: 0n,
   };
+  if (a.authorizationList !== null && to !== null) {
+    return { type: TxType.SetCode, ...typed, to, authorizationList: a.authorizationList };
+  }
+  if (a.blobVersionedHashes !== null && to !== null) {
+    const hashes = a.blobVersionedHashes;
+    return { type: TxType.Blob, ...typed, to, maxFeePerBlobGas: a.maxFeePerBlobGas ?? 0n, blobVersionedHashes: hashes };
+  }
+  if (a.gasPrice !== null) {
+    return { type: TxType.Legacy, nonce, gasPrice: a.gasPrice, gasLimit: gas, to, value, data, v: 0n, r: 0n, s: 0n };
+  }
+  return { type: TxType.FeeMarket, ...typed, to };
 }
 
 export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector): Json[] {
@@ -493,7 +469,7 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
       },
       intermediateRoot: null,
     };
-    const state = new WorldState(new KvStateReader(kv), null);
+    const state = new WorldState(new KvStateReader(kv), kv);
     // Precompile moves first (geth `StateOverride.Apply`), then the account fields.
     const staticTable = buildPrecompileTable(rules);
     let moved: MovedPrecompiles | null = null;
@@ -544,6 +520,8 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
         blockGasLeft: remaining,
         blobGasLeft: env.maxBlobGas - blobGasUsed,
         simulate: !parsed.validation,
+        // geth's simulator always skips the EOA check (calls from contracts are the point).
+        skipEoaCheck: true,
       });
       exec.evm.tracer = null;
       if (typeof r === "string") {

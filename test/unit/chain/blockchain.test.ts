@@ -13,25 +13,13 @@ import { Blockchain } from "../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import { decodeHeader } from "../../../src/rlp/decode.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { computeStateRoot } from "../../../src/trie/stateRoot.js";
 import { fixturePath } from "../../utils/fixtures.js";
+import { blocksOf } from "../../utils/rpcCompatChain.js";
 
 const DIR = fixturePath("execution-apis-rpc", "tests");
-
-function blocksOf(file: string): Uint8Array[] {
-  const all = new Uint8Array(readFileSync(file));
-  const out: Uint8Array[] = [];
-  for (let pos = 0; pos < all.length; ) {
-    const h = decodeHeader(all, pos);
-    const end = h.start + h.length;
-    out.push(all.subarray(pos, end));
-    pos = end;
-  }
-  return out;
-}
 
 function genesisJson(): unknown {
   return JSON.parse(readFileSync(join(DIR, "genesis.json"), "utf8"));

@@ -154,7 +154,9 @@ describe("chain/buildBlock", function () {
       pool: null,
     });
     assert.ok("error" in built);
-    assert.match(built.error, /NONCE_TOO_HIGH/);
+    // geth's message, with the tx's and the state's nonce.
+    assert.match(built.error, /^nonce too high: address 0x[0-9a-fA-F]{40}, tx: 5 state: 0$/);
+    assert.equal(built.forcedIndex, 0);
     assert.equal(bytesToHex(a.stateBlockHash), bytesToHex(a.headBlockHash));
   });
 });

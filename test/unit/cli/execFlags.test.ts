@@ -45,6 +45,7 @@ const EXPECTED: Record<string, unknown> = {
   "authrpc.port": 8551,
   "authrpc.jwtsecret": undefined,
   "authrpc.vhosts": ["localhost"],
+  "miner.gaslimit": 60_000_000n,
   "rpc.gascap": 50_000_000n,
   "rpc.txfeecap": 1,
   "rpc.evmtimeout": 5000,

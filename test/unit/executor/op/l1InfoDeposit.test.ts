@@ -14,8 +14,8 @@ import {
   l1InfoFormatAt,
   l1InfoSourceHash,
 } from "../../../../src/executor/op/l1InfoDeposit.js";
-import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { BLOCK_FORKS_AT_ZERO } from "../../../../src/node/devGenesis.js";
+import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { parseChainConfig } from "../../../../src/spec/chainConfig.js";
 import { decodeTx, encodeTx } from "../../../../src/tx/envelope.js";
 import { TxType } from "../../../../src/tx/tx.js";

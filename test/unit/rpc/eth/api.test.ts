@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { existsSync } from "node:fs";
-import { buildSuiteChain, defaultSuiteDir } from "../../../../scripts/rpcCompat.js";
+import { defaultSuiteDir } from "../../../../scripts/rpcCompat.js";
 import { headerHash } from "../../../../src/block/header.js";
 import type { Blockchain, HeadChange } from "../../../../src/chain/blockchain.js";
 import { privateKeyToAddress } from "../../../../src/crypto/secp256k1.js";
@@ -24,6 +24,7 @@ import { ConnectionSubscriptions } from "../../../../src/rpc/subscriptions.js";
 import { txpoolApi } from "../../../../src/rpc/txpoolApi.js";
 import { web3Api } from "../../../../src/rpc/web3.js";
 import { TxPool } from "../../../../src/txpool/txPool.js";
+import { buildSuiteChain } from "../../../utils/rpcCompatChain.js";
 
 // eth_sendRawTransaction/send-dynamic-fee-transaction.io (nonce 1) and its siblings (nonces 2, 3).
 const RAW_N1 =

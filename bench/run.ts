@@ -37,8 +37,9 @@ function printTable(rows: BenchRow[]): void {
       "ops/s": fmt(r.opsPerSec),
       "mean ms": fmt(r.meanMs),
       "items/s": r.items > 1 ? fmt(r.opsPerSec * r.items) : "",
-      // Per item, so baselines measured on fewer items still compare.
-      "opal speedup": base === undefined ? "" : `${(r.meanMs / r.items / (base.meanMs / base.items)).toFixed(2)}x`,
+      // Baseline time over Opal's time, per item (so baselines measured on fewer items still
+      // compare): above 1x Opal is faster.
+      "opal speedup": base === undefined ? "" : `${(base.meanMs / base.items / (r.meanMs / r.items)).toFixed(2)}x`,
     };
   });
   console.table(lines);

@@ -59,6 +59,11 @@ export interface HttpServerOptions {
   /** Idle keep-alive timeout, ms (geth IdleTimeout 120 s). */
   readonly keepAliveTimeoutMs: number;
   readonly beforeRequest: BeforeRequestHook | null;
+  /**
+   * Plain GET endpoints beside the JSON-RPC path, answered before any other check (op-node's
+   * `/healthz`): path → the answer.
+   */
+  readonly getRoutes: Readonly<Record<string, () => HookRejection>>;
 }
 
 export const DEFAULT_HTTP_OPTIONS: HttpServerOptions = Object.freeze({
@@ -76,6 +81,7 @@ export const DEFAULT_HTTP_OPTIONS: HttpServerOptions = Object.freeze({
   gzipMinBytes: 1024,
   keepAliveTimeoutMs: 120_000,
   beforeRequest: null,
+  getRoutes: Object.freeze({}),
 });
 
 /** geth rpc/http.go acceptedContentTypes. */
@@ -188,6 +194,17 @@ export class RpcHttpServer {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method === "GET") {
+      const url = req.url ?? "/";
+      const q = url.indexOf("?");
+      const route = Object.hasOwn(this.opts.getRoutes, q < 0 ? url : url.slice(0, q))
+        ? this.opts.getRoutes[q < 0 ? url : url.slice(0, q)]
+        : undefined;
+      if (route !== undefined) {
+        this.reject(req, res, route());
+        return;
+      }
+    }
     if (!pathServed(req.url, this.opts.prefix)) {
       // geth httpServer.ServeHTTP: unknown paths are 404 before any other check.
       res.writeHead(404, { "content-length": 0 });

@@ -1,0 +1,306 @@
+/**
+ * `RollupNode`: the rollup node's process shell (op-node node/node.go), wiring what the node serves
+ * besides derivation: the rollup config (bundled network or rollup.json, with fork overrides), the
+ * engine connection (`--l2` with the JWT of `--l2.jwt-secret`, created when missing or empty), the
+ * node RPC (`optimism_*` always, `admin_*` with `--rpc.enable-admin`, `GET /healthz`), the sequencer
+ * run state with `--rpc.admin-state`, metrics and the profiler, and an ordered shutdown.
+ *
+ * Until the derivation pipeline runs (a later layer), the L2 heads of the sync status are read from
+ * the execution client's own labels (latest, safe, finalized: what op-node's FindL2Heads starts
+ * from) every `headPollMs`; the L1 references stay zero until L1 is followed.
+ */
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { generateJwtSecret, type LoadedJwtSecret, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
+import { bytesToHex } from "../primitives/hex.js";
+import { L2Source } from "../rollup/l2Source.js";
+import { adminMethods, type NodeApiDeps, optimismMethods } from "../rollup/nodeApi.js";
+import { type L2BlockRef, type SyncStatus, ZERO_L1_REF, ZERO_L2_REF } from "../rollup/refs.js";
+import { RpcClient } from "../rollup/rpcClient.js";
+import { SequencerControl } from "../rollup/sequencerControl.js";
+import { RpcHttpServer } from "../rpc/httpServer.js";
+import { type AnyMethod, Registry } from "../rpc/registry.js";
+
+/** What the node needs to log; util/logger.ts `Logger` fits. */
+export interface NodeLog {
+  error(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** The resolved rollup configuration as the node uses it (rollup/config.ts produces it). */
+export interface NodeRollupConfig {
+  readonly l2ChainId: bigint;
+  readonly genesisL1: { readonly hash: Uint8Array; readonly number: number };
+  readonly genesisL2: { readonly hash: Uint8Array; readonly number: number };
+  readonly blockTime: number;
+  /** optimism_rollupConfig's answer (op-node's rollup.json shape). */
+  readonly json: unknown;
+}
+
+export interface RollupNodeConfig {
+  readonly "rpc.addr": string;
+  readonly "rpc.port": number;
+  readonly "rpc.enable-admin": boolean;
+  readonly "rpc.admin-state": string | undefined;
+  readonly l2: readonly string[];
+  readonly "l2.jwt-secret": string | undefined;
+  readonly "l2.engine-rpc-timeout": number;
+  readonly "sequencer.enabled": boolean;
+  readonly "sequencer.stopped": boolean;
+  readonly "conductor.enabled": boolean;
+}
+
+/** Metrics the shell records (node/metrics.ts `NodeMetrics`, or its no-op twin). */
+export interface ShellMetrics {
+  recordRpcServerRequest(method: string, seconds: number): void;
+  recordL2Ref(kind: "l2_unsafe" | "l2_safe" | "l2_finalized", ref: L2BlockRef): void;
+}
+
+/** A server the node owns and closes on shutdown (metrics, profiler). */
+export interface OwnedService {
+  readonly name: string;
+  close(): Promise<void>;
+}
+
+export interface RollupNodeDeps {
+  readonly log: NodeLog;
+  readonly rollup: NodeRollupConfig;
+  /** optimism_version, /healthz. */
+  readonly version: string;
+  readonly metrics: ShellMetrics;
+  /** admin_setLogLevel: apply a level by name, or return why not. */
+  readonly setLogLevel: (level: string) => string | null;
+  /** Services started before the node (closed after it, in reverse order). */
+  readonly services?: readonly OwnedService[];
+  /** L2 head polling period, ms (default 2000). */
+  readonly headPollMs?: number;
+}
+
+/** A startup failure: one line for the operator. */
+export class RollupNodeError extends Error {
+  override readonly name = "RollupNodeError";
+}
+
+export class RollupNode {
+  private status: SyncStatus = {
+    currentL1: ZERO_L1_REF,
+    headL1: ZERO_L1_REF,
+    safeL1: ZERO_L1_REF,
+    finalizedL1: ZERO_L1_REF,
+    unsafeL2: ZERO_L2_REF,
+    safeL2: ZERO_L2_REF,
+    finalizedL2: ZERO_L2_REF,
+    pendingSafeL2: ZERO_L2_REF,
+  };
+  private poller: NodeJS.Timeout | null = null;
+  private polling = false;
+  private lastPollError = "";
+  private stopped = false;
+
+  private constructor(
+    private readonly deps: RollupNodeDeps,
+    readonly l2: L2Source,
+    readonly sequencer: SequencerControl,
+    readonly rpcServer: RpcHttpServer,
+    readonly jwt: LoadedJwtSecret,
+  ) {}
+
+  get syncStatus(): SyncStatus {
+    return this.status;
+  }
+
+  static async start(config: RollupNodeConfig, deps: RollupNodeDeps): Promise<RollupNode> {
+    const { log, rollup } = deps;
+    const secretPath = config["l2.jwt-secret"];
+    if (secretPath === undefined || secretPath.trim() === "") {
+      throw new RollupNodeError("--l2.jwt-secret: file-name of jwt secret is empty");
+    }
+    let jwt: LoadedJwtSecret;
+    try {
+      jwt = obtainEngineSecret(secretPath);
+    } catch (e) {
+      throw new RollupNodeError(`--l2.jwt-secret: ${(e as Error).message}`);
+    }
+    if (jwt.created) {
+      log.warn("Failed to read JWT secret from file, generated a new one. Configure the engine with this secret.", {
+        path: secretPath,
+      });
+    }
+    const client = new RpcClient(config.l2[0]!, { jwtSecret: jwt.secret, timeoutMs: config["l2.engine-rpc-timeout"] });
+    const l2 = new L2Source(client, { l1: rollup.genesisL1, l2: rollup.genesisL2 });
+
+    let node: RollupNode | null = null;
+    const unsafeHead = (): Uint8Array => (node === null ? rollup.genesisL2.hash : node.status.unsafeL2.hash);
+    let sequencer: SequencerControl;
+    try {
+      sequencer = new SequencerControl(
+        {
+          enabled: config["sequencer.enabled"],
+          stopped: config["sequencer.stopped"],
+          adminStatePath: config["rpc.admin-state"] ?? null,
+          conductorEnabled: config["conductor.enabled"],
+        },
+        unsafeHead,
+      );
+    } catch (e) {
+      throw new RollupNodeError((e as Error).message);
+    }
+    if (sequencer.restoredFrom !== null) {
+      log.warn("Sequencer state restored from the admin state file, overriding --sequencer.stopped", {
+        started: sequencer.restoredFrom.sequencerStarted,
+      });
+    }
+    sequencer.onChange((active) => log.info(active ? "Sequencer started" : "Sequencer stopped"));
+
+    const apiDeps: NodeApiDeps = {
+      version: deps.version,
+      rollupConfigJson: rollup.json,
+      syncStatus: () => (node === null ? ZERO_STATUS : node.status),
+      l2,
+      safeHeadAtL1Block: null,
+      sequencer,
+      setLogLevel: deps.setLogLevel,
+      resetDerivationPipeline: () => log.info("Derivation pipeline reset requested"),
+      conductor: {
+        enabled: () => config["conductor.enabled"],
+        overrideLeader: () => log.warn("Conductor leader overridden"),
+      },
+      setRecoverMode: (on) => log.info("Sequencer recover mode", { enabled: on }),
+      postUnsafePayload: async () => {
+        throw new Error("unsafe payload insertion needs the engine driver");
+      },
+    };
+    const methods = [...optimismMethods(apiDeps), ...(config["rpc.enable-admin"] ? adminMethods(apiDeps) : [])];
+    const registry = new Registry(methods.map((m) => timed(m, deps.metrics)));
+    const rpcServer = new RpcHttpServer(
+      {
+        addr: config["rpc.addr"],
+        port: config["rpc.port"],
+        apis: ["optimism", "admin"],
+        cors: ["*"],
+        vhosts: ["*"],
+        // op-node's GET /healthz: 200 with the version string.
+        getRoutes: { "/healthz": () => ({ status: 200, body: deps.version }) },
+      },
+      { registry },
+    );
+    try {
+      const addr = await rpcServer.listen();
+      log.info("Started JSON-RPC server", { endpoint: `http://${addr.address}:${addr.port}` });
+    } catch (e) {
+      throw new RollupNodeError(listenError("RPC", config["rpc.addr"], config["rpc.port"], e));
+    }
+    node = new RollupNode(deps, l2, sequencer, rpcServer, jwt);
+    await node.pollHeads();
+    node.poller = setInterval(() => void node!.pollHeads(), deps.headPollMs ?? 2000);
+    node.poller.unref();
+    return node;
+  }
+
+  /** Reads the execution client's latest/safe/finalized blocks into the sync status. */
+  async pollHeads(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      const [unsafe, safe, finalized] = await Promise.all([
+        this.l2.blockRef("latest"),
+        this.l2.blockRef("safe"),
+        this.l2.blockRef("finalized"),
+      ]);
+      const s = this.status;
+      this.status = {
+        ...s,
+        unsafeL2: unsafe ?? s.unsafeL2,
+        safeL2: safe ?? s.safeL2,
+        pendingSafeL2: safe ?? s.pendingSafeL2,
+        finalizedL2: finalized ?? s.finalizedL2,
+      };
+      const m = this.deps.metrics;
+      m.recordL2Ref("l2_unsafe", this.status.unsafeL2);
+      m.recordL2Ref("l2_safe", this.status.safeL2);
+      m.recordL2Ref("l2_finalized", this.status.finalizedL2);
+      if (this.lastPollError !== "") this.deps.log.info("Execution engine reachable again");
+      this.lastPollError = "";
+    } catch (e) {
+      const msg = (e as Error).message;
+      // One warning per distinct failure, not one per poll.
+      if (msg !== this.lastPollError) this.deps.log.warn("Failed to read the L2 heads", { err: msg });
+      this.lastPollError = msg;
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Stops the poller, the RPC server, then the owned services (metrics, profiler) in reverse order. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.poller !== null) clearInterval(this.poller);
+    await this.rpcServer.close();
+    for (const s of [...(this.deps.services ?? [])].reverse()) {
+      await s.close().catch((e: unknown) => this.deps.log.error(`Failed to close the ${s.name}`, { err: String(e) }));
+    }
+    this.deps.log.info("Rollup node stopped", { unsafe: bytesToHex(this.status.unsafeL2.hash) });
+  }
+}
+
+const ZERO_STATUS: SyncStatus = {
+  currentL1: ZERO_L1_REF,
+  headL1: ZERO_L1_REF,
+  safeL1: ZERO_L1_REF,
+  finalizedL1: ZERO_L1_REF,
+  unsafeL2: ZERO_L2_REF,
+  safeL2: ZERO_L2_REF,
+  finalizedL2: ZERO_L2_REF,
+  pendingSafeL2: ZERO_L2_REF,
+};
+
+/**
+ * op-service ObtainJWTSecret: the secret in the file; a missing or empty file gets a new secret
+ * written (the execution client must then be configured with it).
+ */
+function obtainEngineSecret(path: string): LoadedJwtSecret {
+  let empty = false;
+  try {
+    empty = readFileSync(path, "utf8").trim() === "";
+  } catch {
+    // Missing (created below) or unreadable (loadOrCreateJwtSecret reports it).
+  }
+  if (empty) {
+    const secret = generateJwtSecret();
+    writeFileSync(path, bytesToHex(secret), { mode: 0o600 });
+    return { secret, created: true };
+  }
+  return loadOrCreateJwtSecret(path);
+}
+
+/** Counts a method's calls and durations (op_node_default_rpc_server_*). */
+function timed(m: AnyMethod, metrics: ShellMetrics): AnyMethod {
+  const handler = m.handler as (p: unknown, ctx: unknown) => unknown;
+  const wrapped = (p: unknown, ctx: unknown): unknown => {
+    const t0 = performance.now();
+    const done = (): void => metrics.recordRpcServerRequest(m.name, (performance.now() - t0) / 1000);
+    let r: unknown;
+    try {
+      r = handler(p, ctx);
+    } catch (e) {
+      done();
+      throw e;
+    }
+    if (r instanceof Promise) return r.finally(done);
+    done();
+    return r;
+  };
+  return { ...m, handler: wrapped } as AnyMethod;
+}
+
+/** One line for a server that could not listen (port in use, address not available). */
+export function listenError(what: string, addr: string, port: number, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") return `${what} server: ${addr}:${port} is already in use`;
+  if (code === "EADDRNOTAVAIL") return `${what} server: address ${addr} is not available on this machine`;
+  if (code === "EACCES") return `${what} server: no permission to listen on ${addr}:${port}`;
+  return `${what} server: cannot listen on ${addr}:${port}: ${(e as Error).message}`;
+}

@@ -1,0 +1,236 @@
+/**
+ * The rollup node's served surfaces against a real execution client: an OP dev chain in opal-exec
+ * (genesis → init → --dev) is the node's `--l2`, reached with the JWT secret file the two share.
+ * Checks op-node's JSON shapes for optimism_syncStatus / outputAtBlock / rollupConfig / version,
+ * `GET /healthz`, admin methods refused (-32601) without --rpc.enable-admin, the stopped → running
+ * → stopped moves over RPC, their persistence across a restart, and a port in use as one line.
+ */
+import { strict as assert } from "node:assert";
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { main as opalExec } from "../../../src/cli/opalExec.js";
+import { keccak256 } from "../../../src/crypto/keccak.js";
+import { ExecNode } from "../../../src/node/execNode.js";
+import {
+  type NodeLog,
+  type NodeRollupConfig,
+  RollupNode,
+  type RollupNodeConfig,
+  RollupNodeError,
+  type ShellMetrics,
+} from "../../../src/node/rollupNode.js";
+import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { configOf, rpc, tempDir, waitFor } from "./helpers.js";
+
+const quietLog: NodeLog = { error() {}, warn() {}, info() {}, debug() {} };
+
+function recordingMetrics(): ShellMetrics & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    recordRpcServerRequest: (m) => calls.push(m),
+    recordL2Ref: () => undefined,
+  };
+}
+
+describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec", function () {
+  this.timeout(120_000);
+  const dir = tempDir("rollupnode");
+  let exec: ExecNode;
+  let engineUrl = "";
+  let rollup: NodeRollupConfig;
+  const secretFile = join(dir.path, "jwt.hex");
+
+  before(async () => {
+    const io = { out: () => undefined, err: () => undefined };
+    const genesisFile = join(dir.path, "genesis.json");
+    assert.equal(await opalExec(["genesis", "--chainid", "901", "--out", genesisFile], {}, io), 0);
+    const el = join(dir.path, "el");
+    assert.equal(await opalExec(["init", genesisFile, "--datadir", el, "--verbosity", "0"], {}, io), 0);
+    // The two share the secret file, as an operator sets them up; the EL seals a block a second.
+    writeFileSync(secretFile, `0x${"11".repeat(32)}`);
+    exec = await ExecNode.start(
+      configOf(["--dev", "--dev.period", "1", "--datadir", el, "--http", "--authrpc.jwtsecret", secretFile]),
+      {
+        print: () => undefined,
+      },
+    );
+    engineUrl = `http://127.0.0.1:${exec.authServer.address().port}`;
+    const genesis = exec.chain.store.header(exec.chain.store.canonicalHash(0)!)!;
+    rollup = {
+      l2ChainId: 901n,
+      genesisL1: { hash: new Uint8Array(32).fill(7), number: 100 },
+      genesisL2: { hash: exec.chain.store.canonicalHash(0)!, number: 0 },
+      blockTime: 2,
+      json: { l2_chain_id: 901, block_time: 2, genesis: { l2_time: genesis.timestamp } },
+    };
+  });
+
+  after(async () => {
+    await exec.stop();
+    dir.remove();
+  });
+
+  const base = (over: Partial<RollupNodeConfig> = {}): RollupNodeConfig => ({
+    "rpc.addr": "127.0.0.1",
+    "rpc.port": 0,
+    "rpc.enable-admin": false,
+    "rpc.admin-state": undefined,
+    l2: [engineUrl],
+    "l2.jwt-secret": secretFile,
+    "l2.engine-rpc-timeout": 5000,
+    "sequencer.enabled": false,
+    "sequencer.stopped": false,
+    "conductor.enabled": false,
+    ...over,
+  });
+
+  const start = (over: Partial<RollupNodeConfig> = {}, metrics = recordingMetrics()) =>
+    RollupNode.start(base(over), {
+      log: quietLog,
+      rollup,
+      version: "v0.1.0-opal",
+      metrics,
+      setLogLevel: (l) => (l === "info" ? null : `unknown level ${l}`),
+      headPollMs: 100,
+    });
+
+  const urlOf = (n: RollupNode) => `http://127.0.0.1:${n.rpcServer.address().port}`;
+
+  it("optimism_* answer with op-node's shapes; /healthz; admin refused without --rpc.enable-admin", async () => {
+    const metrics = recordingMetrics();
+    const node = await start({}, metrics);
+    try {
+      const url = urlOf(node);
+      await waitFor(() => node.syncStatus.unsafeL2.number >= 1, 20_000, "the unsafe head from the engine");
+      const status = (await rpc(url, "optimism_syncStatus")).json?.result as Record<string, Record<string, unknown>>;
+      assert.deepEqual(Object.keys(status).sort(), [
+        "cross_unsafe_l2",
+        "current_l1",
+        "current_l1_finalized",
+        "finalized_l1",
+        "finalized_l2",
+        "head_l1",
+        "local_safe_l2",
+        "pending_safe_l2",
+        "safe_l1",
+        "safe_l2",
+        "unsafe_l2",
+      ]);
+      const unsafe = status.unsafe_l2!;
+      assert.equal(typeof unsafe.number, "number");
+      assert.equal(typeof unsafe.timestamp, "number");
+      assert.equal(typeof unsafe.sequenceNumber, "number");
+      assert.deepEqual(Object.keys(unsafe).sort(), [
+        "hash",
+        "l1origin",
+        "number",
+        "parentHash",
+        "sequenceNumber",
+        "timestamp",
+      ]);
+      const head = exec.chain.head;
+      assert.equal(unsafe.number, head.number);
+      assert.equal(unsafe.hash, bytesToHex(exec.chain.headBlockHash));
+      // The dev sealer's synthetic L1 origin is numbered like the block.
+      assert.equal((unsafe.l1origin as { number: number }).number, head.number);
+
+      const out = (await rpc(url, "optimism_outputAtBlock", ["0x1"])).json?.result as Record<string, unknown>;
+      const proof = (
+        await rpc(`http://127.0.0.1:${exec.httpServer?.address().port}`, "eth_getProof", [
+          "0x4200000000000000000000000000000000000016",
+          [],
+          "0x1",
+        ])
+      ).json?.result as { storageHash: string };
+      const block1 = exec.chain.store.header(exec.chain.store.canonicalHash(1)!)!;
+      const want = keccak256(
+        new Uint8Array([
+          ...new Uint8Array(32),
+          ...block1.stateRoot,
+          ...hexToBytes(proof.storageHash),
+          ...exec.chain.store.canonicalHash(1)!,
+        ]),
+      );
+      assert.equal(out.version, `0x${"00".repeat(32)}`);
+      assert.equal(out.outputRoot, bytesToHex(want));
+      assert.equal(out.withdrawalStorageRoot, proof.storageHash);
+      assert.equal(out.stateRoot, bytesToHex(block1.stateRoot));
+      assert.ok(out.syncStatus !== undefined && out.blockRef !== undefined);
+
+      assert.deepEqual((await rpc(url, "optimism_rollupConfig")).json?.result, rollup.json);
+      assert.equal((await rpc(url, "optimism_version")).json?.result, "v0.1.0-opal");
+      const noDb = (await rpc(url, "optimism_safeHeadAtL1Block", ["0x1"])).json?.error;
+      assert.deepEqual(noDb, { code: -32000, message: "safe head database not enabled" });
+      const missing = (await rpc(url, "optimism_outputAtBlock", ["0xffff"])).json?.error;
+      assert.equal(missing?.code, -32000);
+
+      const hz = await fetch(`${url}/healthz`);
+      assert.equal(hz.status, 200);
+      assert.equal(await hz.text(), "v0.1.0-opal");
+
+      for (const m of ["admin_sequencerActive", "admin_startSequencer", "admin_setLogLevel"]) {
+        assert.equal((await rpc(url, m, [])).json?.error?.code, -32601, m);
+      }
+      assert.ok(metrics.calls.includes("optimism_syncStatus"));
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it("--sequencer.stopped with the admin API: start needs the unsafe head; the state survives a restart", async () => {
+    const state = join(dir.path, "admin", "state.json");
+    const cfg = {
+      "rpc.enable-admin": true,
+      "rpc.admin-state": state,
+      "sequencer.enabled": true,
+      "sequencer.stopped": true,
+    };
+    let node = await start(cfg);
+    try {
+      const url = urlOf(node);
+      assert.equal((await rpc(url, "admin_sequencerActive")).json?.result, false);
+      const wrong = (await rpc(url, "admin_startSequencer", [`0x${"00".repeat(32)}`])).json?.error;
+      assert.match(wrong?.message ?? "", /^block hash does not match: head 0x[0-9a-f]{64}, received 0x0{64}$/);
+      const head = bytesToHex(node.syncStatus.unsafeL2.hash);
+      assert.equal((await rpc(url, "admin_startSequencer", [head])).json?.result, null);
+      assert.equal((await rpc(url, "admin_sequencerActive")).json?.result, true);
+      assert.deepEqual((await rpc(url, "admin_startSequencer", [head])).json?.error, {
+        code: -32000,
+        message: "sequencer already running",
+      });
+      assert.equal((await rpc(url, "admin_setLogLevel", ["info"])).json?.result, null);
+      assert.equal((await rpc(url, "admin_setLogLevel", ["loud"])).json?.error?.code, -32000);
+    } finally {
+      await node.stop();
+    }
+    // Restarted with --sequencer.stopped=true, the stored "started" wins.
+    node = await start(cfg);
+    try {
+      const url = urlOf(node);
+      assert.equal((await rpc(url, "admin_sequencerActive")).json?.result, true);
+      const stopped = (await rpc(url, "admin_stopSequencer")).json?.result;
+      assert.equal(stopped, bytesToHex(node.syncStatus.unsafeL2.hash));
+      assert.equal((await rpc(url, "admin_sequencerActive")).json?.result, false);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it("a port in use, a missing secret file name: one line, nothing left running", async () => {
+    const blocker = createServer();
+    await new Promise<void>((res) => blocker.listen(0, "127.0.0.1", () => res()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      await assert.rejects(start({ "rpc.port": port }), (e: unknown) => {
+        assert.ok(e instanceof RollupNodeError);
+        assert.equal(e.message, `RPC server: 127.0.0.1:${port} is already in use`);
+        return true;
+      });
+    } finally {
+      blocker.close();
+    }
+    await assert.rejects(start({ "l2.jwt-secret": undefined }), /--l2.jwt-secret: file-name of jwt secret is empty/);
+  });
+});

@@ -95,7 +95,11 @@ export function adminMethods(d: NodeApiDeps): AnyMethod[] {
     defineMethod({
       name: "admin_startSequencer",
       params: [hash],
-      handler: ([h]) => sequencerCall(() => (d.sequencer.start(h), null)),
+      handler: ([h]) =>
+        sequencerCall(() => {
+          d.sequencer.start(h);
+          return null;
+        }),
     }),
     defineMethod({
       name: "admin_stopSequencer",
@@ -106,14 +110,28 @@ export function adminMethods(d: NodeApiDeps): AnyMethod[] {
     defineMethod({
       name: "admin_resetDerivationPipeline",
       params: [],
-      handler: () => (d.resetDerivationPipeline(), null),
+      handler: () => {
+        d.resetDerivationPipeline();
+        return null;
+      },
     }),
     defineMethod({
       name: "admin_postUnsafePayload",
       params: [json],
-      handler: ([env]) => served(async () => (await d.postUnsafePayload(env), null)),
+      handler: ([env]) =>
+        served(async () => {
+          await d.postUnsafePayload(env);
+          return null;
+        }),
     }),
-    defineMethod({ name: "admin_overrideLeader", params: [], handler: () => (d.conductor.overrideLeader(), null) }),
+    defineMethod({
+      name: "admin_overrideLeader",
+      params: [],
+      handler: () => {
+        d.conductor.overrideLeader();
+        return null;
+      },
+    }),
     defineMethod({ name: "admin_conductorEnabled", params: [], handler: () => d.conductor.enabled() }),
     defineMethod({
       name: "admin_setLogLevel",
@@ -124,6 +142,13 @@ export function adminMethods(d: NodeApiDeps): AnyMethod[] {
         return null;
       },
     }),
-    defineMethod({ name: "admin_setRecoverMode", params: [bool], handler: ([on]) => (d.setRecoverMode(on), null) }),
+    defineMethod({
+      name: "admin_setRecoverMode",
+      params: [bool],
+      handler: ([on]) => {
+        d.setRecoverMode(on);
+        return null;
+      },
+    }),
   ];
 }

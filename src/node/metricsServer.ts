@@ -1,0 +1,128 @@
+/**
+ * The metrics HTTP server (op-node `--metrics.enabled`, `--metrics.addr` 0.0.0.0, `--metrics.port`
+ * 7300; op-service/metrics/server.go): `GET /metrics` answers the Prometheus text exposition with
+ * the registry's content type; other paths are 404 and other methods on /metrics are 405.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface MetricsServerOptions {
+  /** Listen address (`--metrics.addr`). */
+  readonly addr: string;
+  /** Listen port (`--metrics.port`); 0 picks a free port. */
+  readonly port: number;
+}
+
+/** What the server exposes; node/metrics.ts `NodeMetrics` fits. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metricsText(): Promise<string>;
+}
+
+export interface MetricsServerDeps {
+  readonly metrics: MetricsSource;
+}
+
+/** How long `close()` lets an in-flight scrape finish before cutting its connection. */
+const CLOSE_GRACE_MS = 2000;
+
+/** `host:port`, with IPv6 hosts bracketed. */
+function hostPort(addr: string, port: number): string {
+  return addr.includes(":") ? `[${addr}]:${port}` : `${addr}:${port}`;
+}
+
+export class MetricsServer {
+  /** The service name the node logs when closing it (node/rollupNode.ts `OwnedService`). */
+  readonly name = "metrics server";
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly opts: MetricsServerOptions,
+    private readonly deps: MetricsServerDeps,
+  ) {
+    this.server = createServer((req, res) => this.onRequest(req, res));
+    this.server.on("connection", (s: Socket) => {
+      this.sockets.add(s);
+      s.once("close", () => this.sockets.delete(s));
+    });
+  }
+
+  /**
+   * Starts listening; resolves with the bound address (the real port when `port` is 0). Rejects
+   * with a one-line Error naming the address when it cannot bind.
+   */
+  listen(): Promise<AddressInfo> {
+    const where = hostPort(this.opts.addr, this.opts.port);
+    return new Promise((resolve, reject) => {
+      const onError = (e: NodeJS.ErrnoException): void => {
+        const why =
+          e.code === "EADDRINUSE"
+            ? "is already in use"
+            : e.code === "EACCES"
+              ? "cannot be bound: permission denied"
+              : e.code === "EADDRNOTAVAIL"
+                ? "cannot be bound: the address is not available on this host"
+                : `cannot be bound: ${e.code ?? e.message.split("\n")[0]}`;
+        reject(new Error(`metrics server: ${where} ${why}`));
+      };
+      this.server.once("error", onError);
+      this.server.listen(this.opts.port, this.opts.addr, () => {
+        this.server.off("error", onError);
+        resolve(this.address());
+      });
+    });
+  }
+
+  address(): AddressInfo {
+    const a = this.server.address();
+    if (a === null || typeof a === "string") throw new Error("metrics server: not listening");
+    return a;
+  }
+
+  /** Stops accepting connections; a scrape still running after the grace period is cut. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      if (!this.server.listening) return resolve();
+      const timer = setTimeout(() => {
+        for (const s of this.sockets) s.destroy();
+      }, CLOSE_GRACE_MS);
+      timer.unref();
+      this.server.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.server.closeIdleConnections();
+    });
+    return this.closing;
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path !== "/metrics") {
+      reply(res, 404, "404 page not found\n");
+      return;
+    }
+    if (req.method !== "GET") {
+      reply(res, 405, "method not allowed\n", { Allow: "GET" });
+      return;
+    }
+    this.deps.metrics.metricsText().then(
+      (body) => reply(res, 200, body, { "Content-Type": this.deps.metrics.contentType }),
+      (e: unknown) => reply(res, 500, `error gathering metrics: ${e instanceof Error ? e.message : String(e)}\n`),
+    );
+  }
+}
+
+function reply(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, {
+    "Content-Type": "text/plain; charset=utf-8",
+    ...headers,
+    "Content-Length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}

@@ -4,7 +4,7 @@
  * `genesis` (an OP dev genesis) and `dumpconfig`, as geth's. Bad input is one line on stderr and
  * exit 2 (usage) or 1 (runtime); never a stack trace.
  */
-import { existsSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { decodeBlock } from "../block/block.js";
@@ -19,10 +19,9 @@ import { decodeHeader } from "../rlp/decode.js";
 import { RocksKv } from "../storage/rocksdb.js";
 import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
 import { dumpConfig } from "./flagTable.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
+export { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./processIo.js";
 
 /** An error that ends the run with one line and an exit code. */
 export class ExitError extends Error {
@@ -44,23 +43,6 @@ function errText(e: unknown): string {
 }
 
 /** Output channels (tests capture them). */
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processIo: Io = {
-  out: (t) => writeAll(1, `${t}\n`),
-  err: (t) => writeAll(2, `${t}\n`),
-};
-
-function writeAll(fd: number, s: string): void {
-  try {
-    writeSync(fd, s);
-  } catch {
-    // the reader has gone
-  }
-}
 
 function readInput(path: string, command: string): Uint8Array {
   try {

@@ -13,7 +13,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { generateJwtSecret, type LoadedJwtSecret, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
 import { bytesToHex } from "../primitives/hex.js";
+import {
+  applyForkOverrides,
+  OPTIONAL_ROLLUP_FORKS,
+  parseRollupConfig,
+  ROLLUP_FORKS,
+  type RollupConfig,
+  type RollupFork,
+  rollupConfigToJson,
+} from "../rollup/config.js";
 import { L2Source } from "../rollup/l2Source.js";
+import { networkRollupConfig } from "../rollup/network.js";
 import { adminMethods, type NodeApiDeps, optimismMethods } from "../rollup/nodeApi.js";
 import { type L2BlockRef, type SyncStatus, ZERO_L1_REF, ZERO_L2_REF } from "../rollup/refs.js";
 import { RpcClient } from "../rollup/rpcClient.js";
@@ -81,6 +91,85 @@ export interface RollupNodeDeps {
 /** A startup failure: one line for the operator. */
 export class RollupNodeError extends Error {
   override readonly name = "RollupNodeError";
+}
+
+/** The flags that choose the rollup config. */
+export interface RollupConfigFlags {
+  readonly network: string | undefined;
+  readonly "rollup.config": string | undefined;
+  /** `--override.<fork>` values by fork name (0 = no override). */
+  readonly overrides: Readonly<Partial<Record<RollupFork, bigint>>>;
+}
+
+/**
+ * The rollup config of `--network` (bundled) or `--rollup.config` (a rollup.json file), with the
+ * non-zero `--override.*` fork times applied (op-node: overrides replace the bundled or file value).
+ */
+export function resolveRollupConfig(f: RollupConfigFlags): RollupConfig {
+  let cfg: RollupConfig;
+  if (f.network !== undefined) {
+    const c = networkRollupConfig(f.network);
+    if (c === null) throw new RollupNodeError(`--network: unknown network ${JSON.stringify(f.network)}`);
+    cfg = c;
+  } else if (f["rollup.config"] !== undefined) {
+    const path = f["rollup.config"];
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new RollupNodeError(
+        `--rollup.config: ${path}: ${code === "ENOENT" ? "no such file" : (code ?? (e as Error).message)}`,
+      );
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new RollupNodeError(`--rollup.config: ${path}: not JSON`);
+    }
+    try {
+      cfg = parseRollupConfig(json);
+    } catch (e) {
+      throw new RollupNodeError(`--rollup.config: ${path}: ${(e as Error).message}`);
+    }
+  } else {
+    throw new RollupNodeError("missing rollup configuration: give --network or --rollup.config");
+  }
+  const overrides: Partial<Record<RollupFork, number>> = {};
+  let any = false;
+  for (const [fork, v] of Object.entries(f.overrides) as [RollupFork, bigint | undefined][]) {
+    if (v === undefined || v === 0n) continue;
+    overrides[fork] = Number(v);
+    any = true;
+  }
+  if (!any) return cfg;
+  try {
+    return applyForkOverrides(cfg, overrides);
+  } catch (e) {
+    throw new RollupNodeError(`--override.*: ${(e as Error).message}`);
+  }
+}
+
+/** What the node shell takes from the rollup config. */
+export function nodeRollupConfigOf(cfg: RollupConfig): NodeRollupConfig {
+  return {
+    l2ChainId: cfg.l2ChainId,
+    genesisL1: cfg.genesis.l1,
+    genesisL2: cfg.genesis.l2,
+    blockTime: cfg.blockTime,
+    json: rollupConfigToJson(cfg),
+  };
+}
+
+/** The fork times of `cfg` as log fields (unset forks left out), for the startup line. */
+export function forkTimeFields(cfg: RollupConfig): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const fork of [...ROLLUP_FORKS, ...OPTIONAL_ROLLUP_FORKS]) {
+    const t = cfg[`${fork}Time`];
+    if (t !== null) out[fork] = t;
+  }
+  return out;
 }
 
 export class RollupNode {

@@ -1,0 +1,27 @@
+/**
+ * What the commands share with the process: exit statuses, the `Io` they print through (tests pass
+ * their own), and synchronous writes to stdout/stderr that never throw (the reader may be gone).
+ */
+import { writeSync } from "node:fs";
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export function writeAll(fd: number, s: string): void {
+  try {
+    writeSync(fd, s);
+  } catch {
+    // the reader has gone
+  }
+}
+
+export const processIo: Io = {
+  out: (t) => writeAll(1, `${t}\n`),
+  err: (t) => writeAll(2, `${t}\n`),
+};

@@ -1,0 +1,136 @@
+/**
+ * The `opal-node` command as an operator runs it: `--help` lists every option of spec part 4B with
+ * its default and env name (and the bundled networks), `--version`, bad values as one line with a
+ * non-zero exit before anything starts, and a real process on `--network=op-sepolia` that logs the
+ * bundled config (chain id and fork times) at info, serves /healthz, and exits 0 on SIGTERM.
+ */
+import { strict as assert } from "node:assert";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { main } from "../../../src/cli/opalNode.js";
+import { tempDir } from "../node/helpers.js";
+
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+
+async function run(argv: string[], env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join("\n"), err };
+}
+
+/** Option names of spec part 4B: the table rows and the fork-override name list. */
+function specOptions(): string[] {
+  const spec = readFileSync(join(ROOT, "..", "shared", "docs", "spec.md"), "utf8");
+  const start = spec.indexOf("### B. Rollup node");
+  const part = spec.slice(start, spec.indexOf("\n## 5.", start));
+  const names: string[] = [];
+  for (const line of part.split("\n")) {
+    const forks = /^Each option takes a timestamp.*Names: (.+)\.$/.exec(line);
+    if (forks !== null) for (const m of forks[1]!.matchAll(/`([^`]+)`/g)) names.push(m[1]!);
+    const row = /^\| ([a-z0-9][a-z0-9.-]*) \|/.exec(line);
+    if (row !== null) names.push(row[1]!);
+  }
+  return names;
+}
+
+describe("cli/opalNode", function () {
+  this.timeout(60_000);
+
+  it("--help lists every option of spec part 4B with its env name, and the networks; --version", async () => {
+    const help = await run(["--help"]);
+    assert.equal(help.code, 0);
+    const names = specOptions();
+    assert.ok(names.length > 90, `spec options found: ${names.length}`);
+    for (const n of names) assert.ok(help.out.includes(`--${n}`), `--help lacks --${n}`);
+    assert.match(help.out, /--rpc\.port value\s+\(default: 9545\)\s+\(\$OP_NODE_RPC_PORT\)/);
+    for (const net of ["op-mainnet", "op-sepolia", "base-mainnet"]) assert.ok(help.out.includes(net), net);
+    const v = await run(["--version"]);
+    assert.equal(v.code, 0);
+    assert.match(v.out, /0\.1\.0/);
+  });
+
+  it("bad values: one line naming the option, exit 2, nothing started", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--l2=http://127.0.0.1:1", "--rpc.port=70000"], /--rpc\.port/],
+      [["--l2=http://127.0.0.1:1", "--l1.epoch-poll-interval=soon"], /--l1\.epoch-poll-interval/],
+      [["--l2=http://127.0.0.1:1", "--l1.rpckind=magic"], /--l1\.rpckind/],
+      [["--l2=not a url"], /--l2/],
+      [["--rpc.port=9545"], /--l2/],
+      [["--l2=http://127.0.0.1:1", "--network=op-sepolia", "--rollup.config=r.json"], /--network.*--rollup\.config/],
+      [["--l2=http://127.0.0.1:1", "--network=op-nowhere"], /--network/],
+    ];
+    for (const [argv, why] of cases) {
+      const r = await run(argv);
+      assert.equal(r.code, 2, argv.join(" "));
+      assert.equal(r.err.length, 1);
+      assert.match(r.err[0]!, why);
+      assert.ok(!r.err[0]!.includes("\n"));
+    }
+  });
+
+  it("a startup failure (no rollup config) is one line and exit 1", async () => {
+    const dir = tempDir("opalnode-cfg");
+    try {
+      const r = await run([
+        "--l2=http://127.0.0.1:1",
+        `--l2.jwt-secret=${join(dir.path, "jwt")}`,
+        "--rpc.port=0",
+        "--log.level=error",
+      ]);
+      assert.equal(r.code, 1);
+      assert.deepEqual(r.err, ["opal-node: missing rollup configuration: give --network or --rollup.config"]);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("opal-node --network=op-sepolia: logs the bundled config at info, serves /healthz, exits 0 on SIGTERM", async () => {
+    const dir = tempDir("opalnode-run");
+    let child: ChildProcess | null = null;
+    try {
+      const secret = join(dir.path, "jwt.hex");
+      child = spawn(
+        process.execPath,
+        [
+          join(ROOT, "bin", "opal-node.mjs"),
+          "--network=op-sepolia",
+          "--l2=http://127.0.0.1:9",
+          `--l2.jwt-secret=${secret}`,
+          "--rpc.addr=127.0.0.1",
+          "--rpc.port=0",
+          "--log.format=logfmt",
+        ],
+        { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let text = "";
+      child.stdout?.on("data", (d) => (text += d));
+      child.stderr?.on("data", (d) => (text += d));
+      const deadline = Date.now() + 30_000;
+      while (!/Rollup node started/.test(text) && Date.now() < deadline && child.exitCode === null) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(text, /Rollup node started/, text);
+      const line = text.split("\n").find((l) => l.includes("Rollup config")) ?? "";
+      assert.match(line, /lvl=info/);
+      assert.match(line, /l2_chain_id=11155420/);
+      assert.match(line, /l1_chain_id=11155111/);
+      assert.match(line, /ecotone=1708534800/);
+      assert.match(line, /isthmus=1744905600/);
+      // The secret file did not exist: a new one was written.
+      assert.match(readFileSync(secret, "utf8"), /^0x[0-9a-f]{64}$/);
+      const rpcLine = text.split("\n").find((l) => l.includes("Started JSON-RPC server")) ?? "";
+      const port = /:(\d+)/.exec(rpcLine.slice(rpcLine.indexOf("endpoint")))?.[1];
+      const hz = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.equal(await hz.text(), "v0.1.0-opal");
+      const exited = new Promise<number | null>((r) => child!.once("exit", (c) => r(c)));
+      child.kill("SIGTERM");
+      assert.equal(await exited, 0);
+    } finally {
+      if (child !== null && child.exitCode === null) child.kill("SIGKILL");
+      dir.remove();
+    }
+  });
+});

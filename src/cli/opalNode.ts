@@ -7,7 +7,13 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { forkTimeFields, nodeRollupConfigOf, RollupNode, resolveRollupConfig } from "../node/rollupNode.js";
+import {
+  forkTimeFields,
+  loadL1ChainConfig,
+  nodeRollupConfigOf,
+  RollupNode,
+  resolveRollupConfig,
+} from "../node/rollupNode.js";
 import type { RollupFork } from "../rollup/config.js";
 import { OPAL_VERSION } from "./execFlags.js";
 import { type NodeConfig, parseNodeArgs } from "./nodeFlags.js";
@@ -51,6 +57,11 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
       "rollup.config": config["rollup.config"],
       overrides: overridesOf(config),
     });
+    const l1ConfigPath = config["rollup.l1-chain-config"];
+    if (l1ConfigPath !== undefined) {
+      const l1 = loadL1ChainConfig(l1ConfigPath, rollup.l1ChainId);
+      log.info("L1 chain config", { chain_id: l1.chainId, file: l1ConfigPath });
+    }
     log.info("Rollup config", {
       network: config.network ?? config["rollup.config"],
       l1_chain_id: rollup.l1ChainId,

@@ -16,6 +16,7 @@ import { bytesToHex } from "../primitives/hex.js";
 import {
   applyForkOverrides,
   OPTIONAL_ROLLUP_FORKS,
+  parseL1ChainConfig,
   parseRollupConfig,
   ROLLUP_FORKS,
   type RollupConfig,
@@ -30,6 +31,7 @@ import { RpcClient } from "../rollup/rpcClient.js";
 import { SequencerControl } from "../rollup/sequencerControl.js";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../rpc/registry.js";
+import type { ChainConfig } from "../spec/chainConfig.js";
 
 /** What the node needs to log; util/logger.ts `Logger` fits. */
 export interface NodeLog {
@@ -148,6 +150,27 @@ export function resolveRollupConfig(f: RollupConfigFlags): RollupConfig {
     return applyForkOverrides(cfg, overrides);
   } catch (e) {
     throw new RollupNodeError(`--override.*: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * `--rollup.l1-chain-config`: the L1 chain config (geth genesis `config`, bare or inside a
+ * genesis.json), checked against the rollup config's L1 chain id at startup. Ethereum mainnet and
+ * Sepolia need none (op-node knows them); the blob schedule of any other L1 comes from here.
+ */
+export function loadL1ChainConfig(path: string, l1ChainId: bigint): ChainConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code !== undefined ? code : "not JSON";
+    throw new RollupNodeError(`--rollup.l1-chain-config: ${path}: ${why}`);
+  }
+  try {
+    return parseL1ChainConfig(json, l1ChainId);
+  } catch (e) {
+    throw new RollupNodeError(`--rollup.l1-chain-config: ${path}: ${(e as Error).message}`);
   }
 }
 

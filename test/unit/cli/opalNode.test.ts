@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../../../src/cli/opalNode.js";
@@ -82,6 +82,19 @@ describe("cli/opalNode", function () {
       ]);
       assert.equal(r.code, 1);
       assert.deepEqual(r.err, ["opal-node: missing rollup configuration: give --network or --rollup.config"]);
+      // An L1 chain config for another chain than the rollup's L1 (op-sepolia is on Sepolia).
+      const l1 = join(dir.path, "l1.json");
+      writeFileSync(l1, JSON.stringify({ config: { chainId: 1, homesteadBlock: 0 } }));
+      const wrongL1 = await run([
+        "--network=op-sepolia",
+        "--l2=http://127.0.0.1:1",
+        `--l2.jwt-secret=${join(dir.path, "jwt")}`,
+        `--rollup.l1-chain-config=${l1}`,
+        "--log.level=error",
+      ]);
+      assert.equal(wrongL1.code, 1);
+      assert.equal(wrongL1.err.length, 1);
+      assert.match(wrongL1.err[0]!, /^opal-node: --rollup\.l1-chain-config: .*chain id 1, rollup config says 11155111/);
     } finally {
       dir.remove();
     }

@@ -10,10 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Tracer } from "../evm/tracer.js";
 import { type EvmArgs, evmUsage, parseEvmArgs, UsageError } from "./evmTool/flags.js";
 import type { CaseResult } from "./evmTool/stateTest.js";
-
-const EXIT_OK = 0;
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./processIo.js";
 
 /**
  * Output buffered into chunks and written with `writeSync` on the file descriptor: synchronous, so

@@ -21,8 +21,6 @@ import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
 import { dumpConfig } from "./flagTable.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
 
-export { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./processIo.js";
-
 /** An error that ends the run with one line and an exit code. */
 export class ExitError extends Error {
   override readonly name = "ExitError";

@@ -23,7 +23,7 @@ import {
   type RollupFork,
   rollupConfigToJson,
 } from "../rollup/config.js";
-import { L2Source } from "../rollup/l2Source.js";
+import { checkPayloadEnvelope, L2Source } from "../rollup/l2Source.js";
 import { networkRollupConfig } from "../rollup/network.js";
 import { adminMethods, type NodeApiDeps, optimismMethods } from "../rollup/nodeApi.js";
 import { type L2BlockRef, type SyncStatus, ZERO_L1_REF, ZERO_L2_REF } from "../rollup/refs.js";
@@ -49,6 +49,8 @@ export interface NodeRollupConfig {
   readonly blockTime: number;
   /** optimism_rollupConfig's answer (op-node's rollup.json shape). */
   readonly json: unknown;
+  /** The whole config (fork times choose payload versions). */
+  readonly config: RollupConfig;
 }
 
 export interface RollupNodeConfig {
@@ -182,6 +184,7 @@ export function nodeRollupConfigOf(cfg: RollupConfig): NodeRollupConfig {
     genesisL2: cfg.genesis.l2,
     blockTime: cfg.blockTime,
     json: rollupConfigToJson(cfg),
+    config: cfg,
   };
 }
 
@@ -280,8 +283,13 @@ export class RollupNode {
         overrideLeader: () => log.warn("Conductor leader overridden"),
       },
       setRecoverMode: (on) => log.info("Sequencer recover mode", { enabled: on }),
-      postUnsafePayload: async () => {
-        throw new Error("unsafe payload insertion needs the engine driver");
+      // op-conductor failover: the hash is recomputed first, then the payload becomes the unsafe head.
+      postUnsafePayload: async (env) => {
+        const { version, envelope } = checkPayloadEnvelope(rollup.config, env);
+        const s = node === null ? ZERO_STATUS : node.status;
+        await l2.insertUnsafePayload(version, envelope, s.safeL2.hash, s.finalizedL2.hash);
+        log.info("Inserted unsafe payload from the admin API", { hash: String(envelope.executionPayload.blockHash) });
+        await node?.pollHeads();
       },
     };
     const methods = [...optimismMethods(apiDeps), ...(config["rpc.enable-admin"] ? adminMethods(apiDeps) : [])];

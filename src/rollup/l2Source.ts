@@ -7,10 +7,13 @@
  * keccak256(bytes32(0) ‖ stateRoot ‖ messagePasserStorageRoot ‖ blockHash), the message passer's
  * (0x4200…0016) storage root taken from eth_getProof at the block.
  */
+import { headerHash } from "../block/header.js";
 import { keccak256 } from "../crypto/keccak.js";
+import { PayloadError, type PayloadJson, payloadToBlock } from "../engine/payload.js";
 import { parseL1BlockInfo } from "../executor/op/l1BlockInfo.js";
-import { concatBytes } from "../primitives/bytes.js";
+import { concatBytes, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { isForkActive, type RollupConfig } from "./config.js";
 import type { BlockId, L2BlockRef } from "./refs.js";
 import type { RpcClient } from "./rpcClient.js";
 
@@ -52,6 +55,64 @@ export function outputRootV0(stateRoot: Uint8Array, passerStorageRoot: Uint8Arra
   return keccak256(concatBytes(OUTPUT_VERSION_V0, stateRoot, passerStorageRoot, blockHash));
 }
 
+/** An `ExecutionPayloadEnvelope` of admin_postUnsafePayload / gossip: the payload and the V3+ beacon root. */
+export interface PayloadEnvelopeJson {
+  readonly executionPayload: PayloadJson;
+  readonly parentBeaconBlockRoot?: string | null;
+}
+
+/** The Engine API version of a payload at `timestamp`: V4 from Isthmus, V3 Ecotone, V2 Canyon, else V1. */
+export function payloadVersionAt(cfg: RollupConfig, timestamp: number): number {
+  if (isForkActive(cfg, "isthmus", timestamp)) return 4;
+  if (isForkActive(cfg, "ecotone", timestamp)) return 3;
+  if (isForkActive(cfg, "canyon", timestamp)) return 2;
+  return 1;
+}
+
+/**
+ * Checks that an envelope's payload hashes to its `blockHash` (op-node recomputes it before it trusts
+ * a payload from the admin API or gossip). Returns the payload version to use, or throws
+ * L2SourceError naming the problem.
+ */
+export function checkPayloadEnvelope(
+  cfg: RollupConfig,
+  env: unknown,
+): { version: number; envelope: PayloadEnvelopeJson } {
+  if (env === null || typeof env !== "object" || Array.isArray(env))
+    throw new L2SourceError("envelope: want an object");
+  const e = env as PayloadEnvelopeJson;
+  const p = e.executionPayload;
+  if (p === null || typeof p !== "object") throw new L2SourceError("envelope: missing executionPayload");
+  const ts =
+    typeof p.timestamp === "string" && /^0x[0-9a-fA-F]+$/.test(p.timestamp) ? Number(BigInt(p.timestamp)) : null;
+  if (ts === null) throw new L2SourceError("executionPayload.timestamp: want a quantity");
+  const version = payloadVersionAt(cfg, ts);
+  const root = e.parentBeaconBlockRoot;
+  if (version >= 3 && (typeof root !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(root))) {
+    throw new L2SourceError("parentBeaconBlockRoot: required from Ecotone");
+  }
+  let decoded: ReturnType<typeof payloadToBlock>;
+  try {
+    decoded = payloadToBlock(
+      p,
+      version,
+      version >= 3 ? hexToBytes(root as string) : null,
+      version >= 4 ? [] : null,
+      true,
+    );
+  } catch (err) {
+    if (err instanceof PayloadError) throw new L2SourceError(`invalid payload: ${err.message}`);
+    throw err;
+  }
+  const actual = headerHash(decoded.header);
+  if (!equalBytes(actual, decoded.blockHash)) {
+    throw new L2SourceError(
+      `payload has bad block hash: claimed ${bytesToHex(decoded.blockHash)}, actual ${bytesToHex(actual)}`,
+    );
+  }
+  return { version, envelope: e };
+}
+
 export class L2Source {
   constructor(
     private readonly client: RpcClient,
@@ -83,6 +144,42 @@ export class L2Source {
       l1origin: { hash: info.hash, number: Number(info.number) },
       sequenceNumber: Number(info.sequenceNumber),
     };
+  }
+
+  /**
+   * Inserts a checked envelope as the new unsafe head (engine_newPayload, then
+   * engine_forkchoiceUpdated with the given safe and finalized blocks); throws L2SourceError when
+   * the engine refuses the payload.
+   */
+  async insertUnsafePayload(
+    version: number,
+    env: PayloadEnvelopeJson,
+    safe: Uint8Array,
+    finalized: Uint8Array,
+  ): Promise<void> {
+    const p = env.executionPayload;
+    const params: unknown[] = [p];
+    if (version >= 3) params.push([], env.parentBeaconBlockRoot);
+    if (version >= 4) params.push([]);
+    const status = await this.client.call<{ status: string; validationError?: string | null }>(
+      `engine_newPayloadV${version}`,
+      params,
+    );
+    if (status.status !== "VALID") {
+      throw new L2SourceError(
+        `engine refused the payload: ${status.status}${status.validationError ? ` (${status.validationError})` : ""}`,
+      );
+    }
+    const fcu = await this.client.call<{ payloadStatus: { status: string; validationError?: string | null } }>(
+      `engine_forkchoiceUpdatedV${Math.min(version, 3)}`,
+      [
+        { headBlockHash: p.blockHash, safeBlockHash: bytesToHex(safe), finalizedBlockHash: bytesToHex(finalized) },
+        null,
+      ],
+    );
+    if (fcu.payloadStatus.status !== "VALID") {
+      throw new L2SourceError(`engine refused the forkchoice update: ${fcu.payloadStatus.status}`);
+    }
   }
 
   /** optimism_outputAtBlock's output: the v0 output root of block `number`. */

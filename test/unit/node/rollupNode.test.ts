@@ -11,16 +11,19 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { main as opalExec } from "../../../src/cli/opalExec.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
+import { blockToPayload } from "../../../src/engine/payload.js";
 import { ExecNode } from "../../../src/node/execNode.js";
 import {
   type NodeLog,
   type NodeRollupConfig,
+  nodeRollupConfigOf,
   RollupNode,
   type RollupNodeConfig,
   RollupNodeError,
   type ShellMetrics,
 } from "../../../src/node/rollupNode.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { parseRollupConfig } from "../../../src/rollup/config.js";
 import { configOf, rpc, tempDir, waitFor } from "./helpers.js";
 
 const quietLog: NodeLog = { error() {}, warn() {}, info() {}, debug() {} };
@@ -58,13 +61,38 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
     );
     engineUrl = `http://127.0.0.1:${exec.authServer.address().port}`;
     const genesis = exec.chain.store.header(exec.chain.store.canonicalHash(0)!)!;
-    rollup = {
-      l2ChainId: 901n,
-      genesisL1: { hash: new Uint8Array(32).fill(7), number: 100 },
-      genesisL2: { hash: exec.chain.store.canonicalHash(0)!, number: 0 },
-      blockTime: 2,
-      json: { l2_chain_id: 901, block_time: 2, genesis: { l2_time: genesis.timestamp } },
+    const z = (n: number) => `0x${String(n).padStart(40, "0")}`;
+    const json = {
+      genesis: {
+        l1: { hash: `0x${"07".repeat(32)}`, number: 100 },
+        l2: { hash: bytesToHex(exec.chain.store.canonicalHash(0)!), number: 0 },
+        l2_time: genesis.timestamp,
+        system_config: {
+          batcherAddr: z(1),
+          overhead: `0x${"00".repeat(32)}`,
+          scalar: `0x01${"00".repeat(23)}000c5fc500000558`,
+          gasLimit: 30_000_000,
+        },
+      },
+      block_time: 2,
+      max_sequencer_drift: 600,
+      seq_window_size: 3600,
+      channel_timeout: 300,
+      l1_chain_id: 900,
+      l2_chain_id: 901,
+      regolith_time: 0,
+      canyon_time: 0,
+      delta_time: 0,
+      ecotone_time: 0,
+      fjord_time: 0,
+      granite_time: 0,
+      holocene_time: 0,
+      isthmus_time: 0,
+      batch_inbox_address: z(0xff),
+      deposit_contract_address: z(2),
+      l1_system_config_address: z(3),
     };
+    rollup = nodeRollupConfigOf(parseRollupConfig(json));
   });
 
   after(async () => {
@@ -159,7 +187,10 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
       assert.equal(out.stateRoot, bytesToHex(block1.stateRoot));
       assert.ok(out.syncStatus !== undefined && out.blockRef !== undefined);
 
-      assert.deepEqual((await rpc(url, "optimism_rollupConfig")).json?.result, rollup.json);
+      const served = (await rpc(url, "optimism_rollupConfig")).json?.result as Record<string, unknown>;
+      assert.deepEqual(served, JSON.parse(JSON.stringify(rollup.json)));
+      assert.equal(served.l2_chain_id, 901);
+      assert.equal(served.block_time, 2);
       assert.equal((await rpc(url, "optimism_version")).json?.result, "v0.1.0-opal");
       const noDb = (await rpc(url, "optimism_safeHeadAtL1Block", ["0x1"])).json?.error;
       assert.deepEqual(noDb, { code: -32000, message: "safe head database not enabled" });
@@ -202,6 +233,21 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
       });
       assert.equal((await rpc(url, "admin_setLogLevel", ["info"])).json?.result, null);
       assert.equal((await rpc(url, "admin_setLogLevel", ["loud"])).json?.error?.code, -32000);
+
+      // admin_postUnsafePayload: the block hash is recomputed; a good payload becomes the unsafe head.
+      const hash = exec.chain.headBlockHash;
+      const header = exec.chain.store.header(hash)!;
+      const body = exec.chain.store.body(hash)!;
+      const envelope = {
+        executionPayload: blockToPayload(header, body, hash, 4, true),
+        parentBeaconBlockRoot: bytesToHex(header.parentBeaconBlockRoot!),
+      };
+      const tampered = { ...envelope, executionPayload: { ...envelope.executionPayload, gasUsed: "0x1" } };
+      const bad = (await rpc(url, "admin_postUnsafePayload", [tampered])).json?.error;
+      assert.equal(bad?.code, -32000);
+      assert.match(bad?.message ?? "", /^payload has bad block hash: claimed 0x[0-9a-f]{64}, actual 0x[0-9a-f]{64}$/);
+      assert.equal((await rpc(url, "admin_postUnsafePayload", [envelope])).json?.result, null);
+      assert.equal(node.syncStatus.unsafeL2.number >= header.number, true);
     } finally {
       await node.stop();
     }

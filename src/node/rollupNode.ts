@@ -63,6 +63,7 @@ export interface RollupNodeConfig {
   readonly "l2.engine-rpc-timeout": number;
   readonly "sequencer.enabled": boolean;
   readonly "sequencer.stopped": boolean;
+  readonly "sequencer.recover": boolean;
   readonly "conductor.enabled": boolean;
 }
 
@@ -267,6 +268,7 @@ export class RollupNode {
         started: sequencer.restoredFrom.sequencerStarted,
       });
     }
+    sequencer.recoverMode = config["sequencer.recover"];
     sequencer.onChange((active) => log.info(active ? "Sequencer started" : "Sequencer stopped"));
 
     const apiDeps: NodeApiDeps = {
@@ -277,12 +279,21 @@ export class RollupNode {
       safeHeadAtL1Block: null,
       sequencer,
       setLogLevel: deps.setLogLevel,
-      resetDerivationPipeline: () => log.info("Derivation pipeline reset requested"),
+      // No derivation pipeline runs yet (the derivation issue): say so instead of pretending a reset.
+      resetDerivationPipeline: () => {
+        throw new Error("derivation pipeline is not running");
+      },
       conductor: {
         enabled: () => config["conductor.enabled"],
-        overrideLeader: () => log.warn("Conductor leader overridden"),
+        // op-node's no-op conductor when disabled; the conductor client itself is the sequencer issue's.
+        overrideLeader: () => {
+          if (config["conductor.enabled"]) throw new Error("conductor client is not running");
+        },
       },
-      setRecoverMode: (on) => log.info("Sequencer recover mode", { enabled: on }),
+      setRecoverMode: (on) => {
+        sequencer.recoverMode = on;
+        log.info("Sequencer recover mode", { enabled: on });
+      },
       // op-conductor failover: the hash is recomputed first, then the payload becomes the unsafe head.
       postUnsafePayload: async (env) => {
         const { version, envelope } = checkPayloadEnvelope(rollup.config, env);

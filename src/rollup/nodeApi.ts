@@ -110,10 +110,11 @@ export function adminMethods(d: NodeApiDeps): AnyMethod[] {
     defineMethod({
       name: "admin_resetDerivationPipeline",
       params: [],
-      handler: () => {
-        d.resetDerivationPipeline();
-        return null;
-      },
+      handler: () =>
+        served(() => {
+          d.resetDerivationPipeline();
+          return null;
+        }),
     }),
     defineMethod({
       name: "admin_postUnsafePayload",
@@ -127,10 +128,11 @@ export function adminMethods(d: NodeApiDeps): AnyMethod[] {
     defineMethod({
       name: "admin_overrideLeader",
       params: [],
-      handler: () => {
-        d.conductor.overrideLeader();
-        return null;
-      },
+      handler: () =>
+        served(() => {
+          d.conductor.overrideLeader();
+          return null;
+        }),
     }),
     defineMethod({ name: "admin_conductorEnabled", params: [], handler: () => d.conductor.enabled() }),
     defineMethod({

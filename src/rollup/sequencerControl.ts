@@ -38,6 +38,11 @@ export interface SequencerControlOptions {
 export class SequencerControl {
   private running: boolean;
   private readonly listeners: ((active: boolean) => void)[] = [];
+  /**
+   * admin_setRecoverMode / --sequencer.recover: build deposit-only blocks with strict L1 origin
+   * preparation (the sequencer reads it before each block).
+   */
+  recoverMode = false;
   /** Set when a stored admin state decided the start state (the caller logs it as a warning). */
   readonly restoredFrom: AdminState | null;
 

@@ -110,6 +110,7 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
     "l2.engine-rpc-timeout": 5000,
     "sequencer.enabled": false,
     "sequencer.stopped": false,
+    "sequencer.recover": false,
     "conductor.enabled": false,
     ...over,
   });
@@ -233,6 +234,15 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
       });
       assert.equal((await rpc(url, "admin_setLogLevel", ["info"])).json?.result, null);
       assert.equal((await rpc(url, "admin_setLogLevel", ["loud"])).json?.error?.code, -32000);
+
+      assert.deepEqual((await rpc(url, "admin_resetDerivationPipeline")).json?.error, {
+        code: -32000,
+        message: "derivation pipeline is not running",
+      });
+      assert.equal((await rpc(url, "admin_setRecoverMode", [true])).json?.result, null);
+      assert.equal(node.sequencer.recoverMode, true);
+      assert.equal((await rpc(url, "admin_conductorEnabled")).json?.result, false);
+      assert.equal((await rpc(url, "admin_overrideLeader")).json?.result, null);
 
       // admin_postUnsafePayload: the block hash is recomputed; a good payload becomes the unsafe head.
       const hash = exec.chain.headBlockHash;

@@ -3,8 +3,10 @@
  * 7300; op-service/metrics/server.go): `GET /metrics` answers the Prometheus text exposition with
  * the registry's content type; other paths are 404 and other methods on /metrics are 405.
  */
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { closeGracefully, listenOn } from "../util/httpServe.js";
 
 export interface MetricsServerOptions {
   /** Listen address (`--metrics.addr`). */
@@ -27,15 +29,10 @@ export interface MetricsServerDeps {
 const CLOSE_GRACE_MS = 2000;
 
 /** `host:port`, with IPv6 hosts bracketed. */
-function hostPort(addr: string, port: number): string {
-  return addr.includes(":") ? `[${addr}]:${port}` : `${addr}:${port}`;
-}
-
 export class MetricsServer {
   /** The service name the node logs when closing it (node/rollupNode.ts `OwnedService`). */
   readonly name = "metrics server";
   private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -43,10 +40,6 @@ export class MetricsServer {
     private readonly deps: MetricsServerDeps,
   ) {
     this.server = createServer((req, res) => this.onRequest(req, res));
-    this.server.on("connection", (s: Socket) => {
-      this.sockets.add(s);
-      s.once("close", () => this.sockets.delete(s));
-    });
   }
 
   /**
@@ -54,25 +47,7 @@ export class MetricsServer {
    * with a one-line Error naming the address when it cannot bind.
    */
   listen(): Promise<AddressInfo> {
-    const where = hostPort(this.opts.addr, this.opts.port);
-    return new Promise((resolve, reject) => {
-      const onError = (e: NodeJS.ErrnoException): void => {
-        const why =
-          e.code === "EADDRINUSE"
-            ? "is already in use"
-            : e.code === "EACCES"
-              ? "cannot be bound: permission denied"
-              : e.code === "EADDRNOTAVAIL"
-                ? "cannot be bound: the address is not available on this host"
-                : `cannot be bound: ${e.code ?? e.message.split("\n")[0]}`;
-        reject(new Error(`metrics server: ${where} ${why}`));
-      };
-      this.server.once("error", onError);
-      this.server.listen(this.opts.port, this.opts.addr, () => {
-        this.server.off("error", onError);
-        resolve(this.address());
-      });
-    });
+    return listenOn(this.server, "metrics", this.opts.addr, this.opts.port);
   }
 
   address(): AddressInfo {
@@ -83,18 +58,7 @@ export class MetricsServer {
 
   /** Stops accepting connections; a scrape still running after the grace period is cut. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      if (!this.server.listening) return resolve();
-      const timer = setTimeout(() => {
-        for (const s of this.sockets) s.destroy();
-      }, CLOSE_GRACE_MS);
-      timer.unref();
-      this.server.close(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.server.closeIdleConnections();
-    });
+    this.closing ??= closeGracefully(this.server, CLOSE_GRACE_MS);
     return this.closing;
   }
 

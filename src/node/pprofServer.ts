@@ -13,7 +13,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { encode, heap, time } from "@datadog/pprof";
-import { listenError, type NodeLog, type OwnedService } from "./rollupNode.js";
+import { closeGracefully, listenError } from "../util/httpServe.js";
+import type { NodeLog, OwnedService } from "./rollupNode.js";
 
 /** A profiler failure: one line for the operator. */
 export class PprofError extends Error {
@@ -183,15 +184,7 @@ export class PprofServer implements OwnedService {
     this.cpuRun?.finish(false);
     if (this.ownsHeap) heap.stop();
     this.ownsHeap = false;
-    return new Promise((resolve) => {
-      if (!this.server.listening) return resolve();
-      const force = setTimeout(() => this.server.closeAllConnections(), CLOSE_GRACE_MS);
-      this.server.close(() => {
-        clearTimeout(force);
-        resolve();
-      });
-      this.server.closeIdleConnections();
-    });
+    return closeGracefully(this.server, CLOSE_GRACE_MS);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {

@@ -32,6 +32,7 @@ import { SequencerControl } from "../rollup/sequencerControl.js";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../rpc/registry.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
+import { listenError } from "../util/httpServe.js";
 
 /** What the node needs to log; util/logger.ts `Logger` fits. */
 export interface NodeLog {
@@ -425,13 +426,4 @@ function timed(m: AnyMethod, metrics: ShellMetrics): AnyMethod {
     return r;
   };
   return { ...m, handler: wrapped } as AnyMethod;
-}
-
-/** One line for a server that could not listen (port in use, address not available). */
-export function listenError(what: string, addr: string, port: number, e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === "EADDRINUSE") return `${what} server: ${addr}:${port} is already in use`;
-  if (code === "EADDRNOTAVAIL") return `${what} server: address ${addr} is not available on this machine`;
-  if (code === "EACCES") return `${what} server: no permission to listen on ${addr}:${port}`;
-  return `${what} server: cannot listen on ${addr}:${port}: ${(e as Error).message}`;
 }

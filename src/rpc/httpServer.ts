@@ -8,8 +8,9 @@
  * Content-Length on a keep-alive connection.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { gzip } from "node:zlib";
+import { closeGracefully } from "../util/httpServe.js";
 import { CorsPolicy, type HeaderList } from "./cors.js";
 import type { Dispatcher, Reply, RpcConnection } from "./dispatch.js";
 import type { Registry } from "./registry.js";
@@ -134,7 +135,6 @@ export class RpcHttpServer {
   private readonly server: Server;
   private readonly vhosts: VirtualHosts;
   private readonly cors: CorsPolicy | null;
-  private readonly sockets = new Set<Socket>();
   private closing: Promise<void> | null = null;
 
   constructor(opts: Partial<HttpServerOptions>, deps: { registry: Registry }) {
@@ -150,10 +150,6 @@ export class RpcHttpServer {
       (req, res) => this.onRequest(req, res),
     );
     this.server.keepAliveTimeout = this.opts.keepAliveTimeoutMs;
-    this.server.on("connection", (s: Socket) => {
-      this.sockets.add(s);
-      s.once("close", () => this.sockets.delete(s));
-    });
   }
 
   /** Starts listening; resolves with the bound address (the real port when `port` is 0). */
@@ -178,18 +174,7 @@ export class RpcHttpServer {
    * destroys whatever is still open after `graceMs`.
    */
   close(graceMs = 5000): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      if (!this.server.listening) return resolve();
-      const timer = setTimeout(() => {
-        for (const s of this.sockets) s.destroy();
-      }, graceMs);
-      timer.unref();
-      this.server.close(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.server.closeIdleConnections();
-    });
+    this.closing ??= closeGracefully(this.server, graceMs);
     return this.closing;
   }
 

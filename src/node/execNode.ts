@@ -7,6 +7,7 @@
  * need: producers, servers, worker pools, then the database (storage-bindings.md: pool.destroy()
  * before db.close()).
  */
+
 import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { arch, platform } from "node:os";
@@ -35,6 +36,7 @@ import { CachedKv } from "../storage/cachedKv.js";
 import { RocksKv } from "../storage/rocksdb.js";
 import { TxPool } from "../txpool/txPool.js";
 import { txSourceOf } from "../txpool/txsByPriceAndNonce.js";
+import { Log, type LogLevelNumber } from "../util/log.js";
 import { type DevAccount, devAccounts, formatDevAccounts, l1DevGenesis } from "./devGenesis.js";
 import { DevSealer } from "./devSealer.js";
 import { createPools, type Pools } from "./pools.js";
@@ -93,72 +95,19 @@ export interface ExecNodeConfig {
 // ---------------------------------------------------------------------------------------------
 // Logging
 
-export type LogLevel = 1 | 2 | 3 | 4 | 5;
-const LEVEL_NAMES: Record<LogLevel, string> = { 1: "ERROR", 2: "WARN", 3: "INFO", 4: "DEBUG", 5: "TRACE" };
-/** geth's terminal format pads the message to this width before the context. */
-const TERMINAL_MSG_WIDTH = 40;
-
-function pad2(n: number, w = 2): string {
-  return String(n).padStart(w, "0");
-}
-
-function logValue(v: unknown): string {
-  if (typeof v === "bigint") return v.toString();
-  if (v instanceof Uint8Array) return bytesToHex(v);
-  if (Array.isArray(v)) return v.map(logValue).join(",");
-  return String(v);
-}
-
-function quoted(s: string): string {
-  return /[\s"=]/.test(s) ? JSON.stringify(s) : s;
-}
-
 /**
- * A tiny structured logger with geth's three formats: terminal (`INFO [11-22|08:45:01.123] msg
- * k=v`), logfmt (`t=… lvl=info msg=… k=v`) and JSON lines. Level = --verbosity (0 silent … 5 trace).
+ * opal-exec's logger: util/log.ts `Log` at geth's `--verbosity` (0 silent … 5 trace) in one of
+ * geth's formats (terminal, logfmt, json).
  */
-export class Logger {
+export class Logger extends Log {
   constructor(
     readonly verbosity: number,
-    readonly format: "terminal" | "logfmt" | "json",
-    private readonly write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
-    private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  error(msg: string, ctx: Record<string, unknown> = {}): void {
-    this.log(1, msg, ctx);
-  }
-  warn(msg: string, ctx: Record<string, unknown> = {}): void {
-    this.log(2, msg, ctx);
-  }
-  info(msg: string, ctx: Record<string, unknown> = {}): void {
-    this.log(3, msg, ctx);
-  }
-  debug(msg: string, ctx: Record<string, unknown> = {}): void {
-    this.log(4, msg, ctx);
-  }
-
-  log(level: LogLevel, msg: string, ctx: Record<string, unknown>): void {
-    if (level > this.verbosity) return;
-    this.write(this.formatLine(level, msg, ctx));
-  }
-
-  formatLine(level: LogLevel, msg: string, ctx: Record<string, unknown>): string {
-    const t = this.now();
-    const entries = Object.entries(ctx);
-    if (this.format === "json") {
-      const o: Record<string, unknown> = { t: t.toISOString(), lvl: LEVEL_NAMES[level].toLowerCase(), msg };
-      for (const [k, v] of entries) o[k] = typeof v === "string" || typeof v === "number" ? v : logValue(v);
-      return JSON.stringify(o);
-    }
-    const kv = entries.map(([k, v]) => `${k}=${quoted(logValue(v))}`).join(" ");
-    if (this.format === "logfmt") {
-      const head = `t=${t.toISOString()} lvl=${LEVEL_NAMES[level].toLowerCase()} msg=${quoted(msg)}`;
-      return kv === "" ? head : `${head} ${kv}`;
-    }
-    const stamp = `${pad2(t.getMonth() + 1)}-${pad2(t.getDate())}|${pad2(t.getHours())}:${pad2(t.getMinutes())}:${pad2(t.getSeconds())}.${pad2(t.getMilliseconds(), 3)}`;
-    const head = `${LEVEL_NAMES[level].padEnd(5)} [${stamp}] ${kv === "" ? msg : msg.padEnd(TERMINAL_MSG_WIDTH)}`;
-    return kv === "" ? head : `${head} ${kv}`;
+    format: "terminal" | "logfmt" | "json",
+    write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+    now: () => Date = () => new Date(),
+  ) {
+    const level = Math.max(0, Math.min(5, Math.trunc(verbosity))) as LogLevelNumber;
+    super({ level, format, sink: write, clock: now });
   }
 }
 

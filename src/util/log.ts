@@ -74,10 +74,13 @@ function jsonValue(v: unknown): unknown {
   return typeof v === "number" || typeof v === "boolean" || typeof v === "string" || v === null ? v : text(v);
 }
 
-/** logfmt quoting: bare unless empty or holding spaces, quotes, `=` or control characters. */
+/**
+ * logfmt quoting as geth's handlers: bare unless holding spaces, quotes, `=`, backslashes or control
+ * characters; an empty value is written bare (`prefix=`), as geth prints it.
+ */
 function quote(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must be quoted
-  return s === "" || /[\s"=\\\x00-\x1f\x7f]/.test(s) ? JSON.stringify(s) : s;
+  return /[\s"=\\\x00-\x1f\x7f]/.test(s) ? JSON.stringify(s) : s;
 }
 
 function pad(n: number, w = 2): string {

@@ -33,7 +33,7 @@ describe("util/log", () => {
     const t = CLOCK().toISOString();
     const a = logger("logfmt");
     a.log.error("Bad thing", { err: new Error('no "way"'), empty: "" });
-    assert.deepEqual(a.lines, [`t=${t} lvl=error msg="Bad thing" err="no \\"way\\"" empty=""`]);
+    assert.deepEqual(a.lines, [`t=${t} lvl=error msg="Bad thing" err="no \\"way\\"" empty=`]);
     const b = logger("json");
     b.log.info("x", fields);
     assert.deepEqual(JSON.parse(b.lines[0]!), {

@@ -82,6 +82,7 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
     io.err(`opal-node: ${(e as Error).message}`);
     return EXIT_FAILED;
   }
+  services.metrics.recordUp();
   log.info("Rollup node started", { version: NODE_VERSION });
   await new Promise<void>((done) => {
     let got = false;

@@ -115,6 +115,9 @@ describe("cli/opalNode", function () {
           "--rpc.addr=127.0.0.1",
           "--rpc.port=0",
           "--log.format=logfmt",
+          "--metrics.enabled",
+          "--metrics.addr=127.0.0.1",
+          "--metrics.port=0",
         ],
         { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
       );
@@ -138,6 +141,18 @@ describe("cli/opalNode", function () {
       const port = /:(\d+)/.exec(rpcLine.slice(rpcLine.indexOf("endpoint")))?.[1];
       const hz = await fetch(`http://127.0.0.1:${port}/healthz`);
       assert.equal(await hz.text(), "v0.1.0-opal");
+      // Metrics of the running binary: up, the version, and the RPC call just made.
+      const mLine = text.split("\n").find((l) => l.includes("Started metrics server")) ?? "";
+      const metricsUrl = /endpoint=(\S+)/.exec(mLine)?.[1];
+      await fetch(`http://127.0.0.1:${port}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "optimism_version", params: [] }),
+      });
+      const scrape = await (await fetch(metricsUrl!)).text();
+      assert.match(scrape, /^op_node_default_up 1$/m);
+      assert.match(scrape, /^op_node_default_info\{version="v0\.1\.0-opal"\} 1$/m);
+      assert.match(scrape, /^op_node_default_rpc_server_requests_total\{method="optimism_version"\} 1$/m);
       const exited = new Promise<number | null>((r) => child!.once("exit", (c) => r(c)));
       child.kill("SIGTERM");
       assert.equal(await exited, 0);

@@ -28,6 +28,7 @@ import { networkRollupConfig } from "../rollup/network.js";
 import { adminMethods, type NodeApiDeps, optimismMethods } from "../rollup/nodeApi.js";
 import { type L2BlockRef, type SyncStatus, ZERO_L1_REF, ZERO_L2_REF } from "../rollup/refs.js";
 import { RpcClient } from "../rollup/rpcClient.js";
+import { SafeDb } from "../rollup/safeDb.js";
 import { SequencerControl } from "../rollup/sequencerControl.js";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../rpc/registry.js";
@@ -66,6 +67,7 @@ export interface RollupNodeConfig {
   readonly "sequencer.stopped": boolean;
   readonly "sequencer.recover": boolean;
   readonly "conductor.enabled": boolean;
+  readonly "safedb.path": string | undefined;
 }
 
 /** Metrics the shell records (node/metrics.ts `NodeMetrics`, or its no-op twin). */
@@ -222,6 +224,8 @@ export class RollupNode {
     readonly sequencer: SequencerControl,
     readonly rpcServer: RpcHttpServer,
     readonly jwt: LoadedJwtSecret,
+    /** --safedb.path (null when not enabled); the derivation writes it. */
+    readonly safeDb: SafeDb | null,
   ) {}
 
   get syncStatus(): SyncStatus {
@@ -272,12 +276,22 @@ export class RollupNode {
     sequencer.recoverMode = config["sequencer.recover"];
     sequencer.onChange((active) => log.info(active ? "Sequencer started" : "Sequencer stopped"));
 
+    let safeDb: SafeDb | null = null;
+    const safeDbPath = config["safedb.path"];
+    if (safeDbPath !== undefined) {
+      try {
+        safeDb = await SafeDb.open(safeDbPath);
+      } catch (e) {
+        throw new RollupNodeError(`--safedb.path: ${safeDbPath}: ${(e as Error).message.split("\n")[0]}`);
+      }
+    }
+    const db = safeDb;
     const apiDeps: NodeApiDeps = {
       version: deps.version,
       rollupConfigJson: rollup.json,
       syncStatus: () => (node === null ? ZERO_STATUS : node.status),
       l2,
-      safeHeadAtL1Block: null,
+      safeHeadAtL1Block: db === null ? null : (n) => db.safeHeadAtL1(n),
       sequencer,
       setLogLevel: deps.setLogLevel,
       // No derivation pipeline runs yet (the derivation issue): say so instead of pretending a reset.
@@ -322,9 +336,10 @@ export class RollupNode {
       const addr = await rpcServer.listen();
       log.info("Started JSON-RPC server", { endpoint: `http://${addr.address}:${addr.port}` });
     } catch (e) {
+      await safeDb?.close();
       throw new RollupNodeError(listenError("RPC", config["rpc.addr"], config["rpc.port"], e));
     }
-    node = new RollupNode(deps, l2, sequencer, rpcServer, jwt);
+    node = new RollupNode(deps, l2, sequencer, rpcServer, jwt, safeDb);
     await node.pollHeads();
     node.poller = setInterval(() => void node!.pollHeads(), deps.headPollMs ?? 2000);
     node.poller.unref();
@@ -371,6 +386,7 @@ export class RollupNode {
     this.stopped = true;
     if (this.poller !== null) clearInterval(this.poller);
     await this.rpcServer.close();
+    await this.safeDb?.close();
     for (const s of [...(this.deps.services ?? [])].reverse()) {
       await s.close().catch((e: unknown) => this.deps.log.error(`Failed to close the ${s.name}`, { err: String(e) }));
     }

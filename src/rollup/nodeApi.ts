@@ -10,12 +10,8 @@ import { bool, string as goString, hash, json, uint64 } from "../rpc/params.js";
 import { type AnyMethod, defineMethod } from "../rpc/registry.js";
 import type { L2Source } from "./l2Source.js";
 import { blockIdJson, l2RefJson, type SyncStatus, syncStatusJson } from "./refs.js";
+import type { SafeHeadEntry } from "./safeDb.js";
 import { type SequencerControl, SequencerControlError } from "./sequencerControl.js";
-
-export interface SafeHeadEntry {
-  readonly l1Block: { readonly hash: Uint8Array; readonly number: number };
-  readonly safeHead: { readonly hash: Uint8Array; readonly number: number };
-}
 
 export interface NodeApiDeps {
   /** optimism_version: "<version>-<meta>". */

@@ -38,6 +38,12 @@ export const TABLES = {
    * state can be rewound past it (reorgs, crash recovery). key: block hash → encoded WriteBatch.
    */
   history: "key: block hash; value: encoded inverse WriteBatch",
+  /**
+   * The rollup node's safe-head DB (`--safedb.path`; op-node safedb): which L2 block was safe after
+   * each L1 block was processed. key: L1 block number (u64 BE) → L1 hash (32) ‖ L2 safe hash (32) ‖
+   * L2 safe number (u64 BE).
+   */
+  safeHeads: "key: u64 BE L1 block number; value: l1 hash ++ l2 safe hash ++ u64 BE l2 safe number",
 } as const;
 
 export type TableName = keyof typeof TABLES;

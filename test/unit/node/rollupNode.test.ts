@@ -112,6 +112,7 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
     "sequencer.stopped": false,
     "sequencer.recover": false,
     "conductor.enabled": false,
+    "safedb.path": undefined,
     ...over,
   });
 
@@ -214,6 +215,7 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
   it("--sequencer.stopped with the admin API: start needs the unsafe head; the state survives a restart", async () => {
     const state = join(dir.path, "admin", "state.json");
     const cfg = {
+      "safedb.path": join(dir.path, "safedb"),
       "rpc.enable-admin": true,
       "rpc.admin-state": state,
       "sequencer.enabled": true,
@@ -243,6 +245,20 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
       assert.equal(node.sequencer.recoverMode, true);
       assert.equal((await rpc(url, "admin_conductorEnabled")).json?.result, false);
       assert.equal((await rpc(url, "admin_overrideLeader")).json?.result, null);
+
+      // --safedb.path: empty until the derivation records a safe head, then op-node's shape.
+      assert.deepEqual((await rpc(url, "optimism_safeHeadAtL1Block", ["0x10"])).json?.error, {
+        code: -32000,
+        message: "not found",
+      });
+      node.safeDb!.safeHeadUpdated(
+        { hash: new Uint8Array(32).fill(2), number: 7 },
+        { hash: new Uint8Array(32).fill(1), number: 16 },
+      );
+      assert.deepEqual((await rpc(url, "optimism_safeHeadAtL1Block", ["0x20"])).json?.result, {
+        l1Block: { hash: `0x${"01".repeat(32)}`, number: 16 },
+        safeHead: { hash: `0x${"02".repeat(32)}`, number: 7 },
+      });
 
       // admin_postUnsafePayload: the block hash is recomputed; a good payload becomes the unsafe head.
       const hash = exec.chain.headBlockHash;

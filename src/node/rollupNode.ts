@@ -202,17 +202,20 @@ export function forkTimeFields(cfg: RollupConfig): Record<string, number> {
   return out;
 }
 
+/** What the node reports before it has seen anything. */
+const ZERO_STATUS: SyncStatus = {
+  currentL1: ZERO_L1_REF,
+  headL1: ZERO_L1_REF,
+  safeL1: ZERO_L1_REF,
+  finalizedL1: ZERO_L1_REF,
+  unsafeL2: ZERO_L2_REF,
+  safeL2: ZERO_L2_REF,
+  finalizedL2: ZERO_L2_REF,
+  pendingSafeL2: ZERO_L2_REF,
+};
+
 export class RollupNode {
-  private status: SyncStatus = {
-    currentL1: ZERO_L1_REF,
-    headL1: ZERO_L1_REF,
-    safeL1: ZERO_L1_REF,
-    finalizedL1: ZERO_L1_REF,
-    unsafeL2: ZERO_L2_REF,
-    safeL2: ZERO_L2_REF,
-    finalizedL2: ZERO_L2_REF,
-    pendingSafeL2: ZERO_L2_REF,
-  };
+  private status: SyncStatus = ZERO_STATUS;
   private poller: NodeJS.Timeout | null = null;
   private polling = false;
   private lastPollError = "";
@@ -393,17 +396,6 @@ export class RollupNode {
     this.deps.log.info("Rollup node stopped", { unsafe: bytesToHex(this.status.unsafeL2.hash) });
   }
 }
-
-const ZERO_STATUS: SyncStatus = {
-  currentL1: ZERO_L1_REF,
-  headL1: ZERO_L1_REF,
-  safeL1: ZERO_L1_REF,
-  finalizedL1: ZERO_L1_REF,
-  unsafeL2: ZERO_L2_REF,
-  safeL2: ZERO_L2_REF,
-  finalizedL2: ZERO_L2_REF,
-  pendingSafeL2: ZERO_L2_REF,
-};
 
 /**
  * op-service ObtainJWTSecret: the secret in the file; a missing or empty file gets a new secret

@@ -9,7 +9,7 @@
 import { Piscina } from "piscina";
 import type { TaskPool } from "../util/taskPool.js";
 
-export type WorkerName = "sigRecover" | "trieHash" | "evmCall";
+export type WorkerName = "sigRecover" | "trieHash" | "evmCall" | "kzgVerify";
 
 const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 

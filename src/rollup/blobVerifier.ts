@@ -1,0 +1,175 @@
+/**
+ * Checks blobs fetched from a beacon node before derivation uses them (specs ecotone/derivation.md:
+ * "MUST be verified, if the source is untrusted"; op-node blobsFromSidecars): the sidecar's KZG
+ * commitment must hash to the versioned hash the batcher tx committed to, and the sidecar's KZG proof
+ * must show that the blob is the polynomial behind that commitment. One boolean per item, in order;
+ * malformed items (wrong sizes, a blob with a non-canonical field element, a bad point) are false.
+ *
+ * Two implementations: in the calling thread, and on a worker pool (workers/kzgVerify.ts), where a
+ * batch of blobs costs the main thread nothing (a 6-blob batch proof takes a few ms of CPU). The
+ * versioned-hash check is a sha256 and always runs in the calling thread; only items that pass it go
+ * to KZG.
+ *
+ * c-kzg's trusted setup can be loaded once per thread only (a second loadTrustedSetup throws), and the
+ * EVM's point-evaluation precompile keeps its own "loaded" flag, failing every call if someone else
+ * loaded the setup first. Until one shared loader exists (src/crypto), `loadKzg` loads through the
+ * precompile (a valid evaluation of the zero polynomial) so both stay usable in one thread.
+ */
+import { createRequire } from "node:module";
+import { pointEvaluation } from "../evm/precompiles/0a-pointEvaluation.js";
+import { PrecompileStatus } from "../evm/precompiles/types.js";
+import { Fork, l1Rules } from "../spec/forks.js";
+import { kzgToVersionedHash } from "../tx/blobNetwork.js";
+import type { TaskPool } from "../util/taskPool.js";
+
+/** One blob to check against the versioned hash it is expected to have. */
+export interface BlobCheckItem {
+  readonly blob: Uint8Array;
+  /** 48-byte KZG commitment, as the beacon node sent it. */
+  readonly commitment: Uint8Array;
+  /** 48-byte KZG blob proof, as the beacon node sent it. */
+  readonly proof: Uint8Array;
+  /** 32-byte versioned hash from the batcher tx. */
+  readonly versionedHash: Uint8Array;
+}
+
+export interface BlobVerifier {
+  /** One result per item, in order: true when the commitment matches the hash and the proof holds. */
+  verify(items: readonly BlobCheckItem[]): Promise<boolean[]>;
+}
+
+/** The worker's task (workers/kzgVerify.ts). Plain data: Uint8Arrays are structured-cloned. */
+export type KzgVerifyTask =
+  | { kind: "ping" }
+  | { kind: "verify"; blobs: Uint8Array[]; commitments: Uint8Array[]; proofs: Uint8Array[] };
+
+interface CKzg {
+  loadTrustedSetup(precompute: number, filePath?: string): void;
+  verifyBlobKzgProof(blob: Uint8Array, commitment: Uint8Array, proof: Uint8Array): boolean;
+  verifyBlobKzgProofBatch(blobs: Uint8Array[], commitments: Uint8Array[], proofs: Uint8Array[]): boolean;
+}
+
+const BLOB_BYTES = 131_072;
+const POINT_BYTES = 48;
+
+/** The loaded binding of this thread (each worker thread has its own). */
+let kzg: CKzg | null = null;
+
+/** The compressed point at infinity: the commitment and proof of the zero polynomial. */
+function infinity(): Uint8Array {
+  const p = new Uint8Array(POINT_BYTES);
+  p[0] = 0xc0;
+  return p;
+}
+
+/** Loads c-kzg and its trusted setup for this thread, once (about 2 s the first time). */
+export function loadKzg(): CKzg {
+  if (kzg !== null) return kzg;
+  // Let the precompile load the setup first (see the file comment): p(0) = 0 for p = 0.
+  const input = new Uint8Array(192);
+  input.set(kzgToVersionedHash(infinity()), 0);
+  input.set(infinity(), 96);
+  input.set(infinity(), 144);
+  const primed = pointEvaluation(input, 50_000, l1Rules(Fork.Cancun)).status === PrecompileStatus.Ok;
+  const k = createRequire(import.meta.url)("c-kzg") as CKzg;
+  if (!primed) {
+    try {
+      k.loadTrustedSetup(0);
+    } catch (e) {
+      if (!(e instanceof Error && e.message.includes("already loaded"))) throw e;
+    }
+  }
+  kzg = k;
+  return k;
+}
+
+function wellFormed(blob: Uint8Array, commitment: Uint8Array, proof: Uint8Array): boolean {
+  return blob.length === BLOB_BYTES && commitment.length === POINT_BYTES && proof.length === POINT_BYTES;
+}
+
+function verifyOne(k: CKzg, blob: Uint8Array, commitment: Uint8Array, proof: Uint8Array): boolean {
+  if (!wellFormed(blob, commitment, proof)) return false;
+  try {
+    return k.verifyBlobKzgProof(blob, commitment, proof);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * KZG blob proofs, one boolean per index. A batch proof first (cheaper than one by one); only when it
+ * fails or throws are the items checked singly to find the bad ones.
+ */
+export function verifyKzgProofs(
+  blobs: readonly Uint8Array[],
+  commitments: readonly Uint8Array[],
+  proofs: readonly Uint8Array[],
+): boolean[] {
+  const n = blobs.length;
+  if (commitments.length !== n || proofs.length !== n) {
+    throw new RangeError(`${n} blobs, ${commitments.length} commitments, ${proofs.length} proofs`);
+  }
+  if (n === 0) return [];
+  const k = loadKzg();
+  if (n > 1) {
+    let batchOk = false;
+    try {
+      batchOk =
+        blobs.every((b, i) => wellFormed(b, commitments[i], proofs[i])) &&
+        k.verifyBlobKzgProofBatch([...blobs], [...commitments], [...proofs]);
+    } catch {
+      batchOk = false;
+    }
+    if (batchOk) return new Array<boolean>(n).fill(true);
+  }
+  return blobs.map((b, i) => verifyOne(k, b, commitments[i], proofs[i]));
+}
+
+function hashMatches(item: BlobCheckItem): boolean {
+  if (item.commitment.length !== POINT_BYTES || item.versionedHash.length !== 32) return false;
+  const h = kzgToVersionedHash(item.commitment);
+  for (let i = 0; i < 32; i++) if (h[i] !== item.versionedHash[i]) return false;
+  return true;
+}
+
+/** Splits items into those whose commitment matches their hash (to prove) and the rest (false). */
+async function verifyWith(
+  items: readonly BlobCheckItem[],
+  prove: (blobs: Uint8Array[], commitments: Uint8Array[], proofs: Uint8Array[]) => Promise<boolean[]>,
+): Promise<boolean[]> {
+  const out = new Array<boolean>(items.length).fill(false);
+  const idx: number[] = [];
+  for (let i = 0; i < items.length; i++) if (hashMatches(items[i])) idx.push(i);
+  if (idx.length === 0) return out;
+  const res = await prove(
+    idx.map((i) => items[i].blob),
+    idx.map((i) => items[i].commitment),
+    idx.map((i) => items[i].proof),
+  );
+  for (let j = 0; j < idx.length; j++) out[idx[j]] = res[j] === true;
+  return out;
+}
+
+/** Verifies in the calling thread (blocks it for the proof checks). */
+export class InThreadBlobVerifier implements BlobVerifier {
+  verify(items: readonly BlobCheckItem[]): Promise<boolean[]> {
+    return verifyWith(items, async (b, c, p) => verifyKzgProofs(b, c, p));
+  }
+}
+
+/**
+ * Verifies on a worker pool running workers/kzgVerify.ts (src/node/pools.ts: `new PiscinaPool("kzgVerify", …)`).
+ * The blobs are copied to the worker, not moved: the caller keeps them. When the pool's queue is full
+ * the batch runs in the calling thread instead.
+ */
+export class PoolBlobVerifier implements BlobVerifier {
+  constructor(private readonly pool: TaskPool) {}
+
+  verify(items: readonly BlobCheckItem[]): Promise<boolean[]> {
+    return verifyWith(items, async (blobs, commitments, proofs) => {
+      if (!this.pool.canAcceptWork()) return verifyKzgProofs(blobs, commitments, proofs);
+      const task: KzgVerifyTask = { kind: "verify", blobs, commitments, proofs };
+      return this.pool.run<boolean[]>(task);
+    });
+  }
+}

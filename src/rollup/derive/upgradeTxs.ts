@@ -1,0 +1,212 @@
+/**
+ * Network-upgrade transactions: the deposits the rollup node puts into the first L2 block of a
+ * hard fork, after the L1-info deposit and the user deposits (op-stack.md §2.8, §2.12). SPEC:
+ * specs/protocol/{ecotone,fjord,isthmus,jovian}/derivation.md "Network upgrade automation
+ * transactions"; op-node rollup/derive/{ecotone,fjord,isthmus,jovian}_upgrade_transactions.go.
+ *
+ * Every one is a deposit with mint 0, value 0, isSystemTx false and a source hash of domain 2 over
+ * its intent string. The pattern per fork: deploy the new implementation from a fixed deployer at
+ * nonce 0 (so its address is CREATE(deployer, 0)), point the predeploy proxy at it with
+ * `upgradeTo(address)` sent from the zero address, then call the fork's `setX()` from the depositor.
+ * Deployment bytecode is protocol data, bundled in upgradeBytecode.ts.
+ *
+ * Not covered: Karst and Interop upgrade transactions.
+ */
+
+import { keccak256 } from "../../crypto/keccak.js";
+import { L1_INFO_DEPOSITOR } from "../../executor/op/l1InfoDeposit.js";
+import { GAS_PRICE_ORACLE_ADDRESS, L1_BLOCK_ADDRESS } from "../../executor/op/predeploys.js";
+import { concatBytes, EMPTY_BYTES, padLeft, utf8ToBytes } from "../../primitives/bytes.js";
+import { hexToBytes } from "../../primitives/hex.js";
+import { bigintToBytes32 } from "../../primitives/u256.js";
+import { encodeRlp } from "../../rlp/encode.js";
+import { encodeTx } from "../../tx/envelope.js";
+import { type DepositTx, TxType } from "../../tx/tx.js";
+import { isForkActivationBlock, type RollupConfig, type RollupFork } from "../config.js";
+import {
+  ECOTONE_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
+  ECOTONE_L1_BLOCK_DEPLOYMENT_HEX,
+  EIP2935_BLOCK_HASH_HISTORY_DEPLOYMENT_HEX,
+  EIP4788_BEACON_ROOTS_DEPLOYMENT_HEX,
+  FJORD_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
+  ISTHMUS_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
+  ISTHMUS_L1_BLOCK_DEPLOYMENT_HEX,
+  ISTHMUS_OPERATOR_FEE_DEPLOYMENT_HEX,
+  JOVIAN_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
+  JOVIAN_L1_BLOCK_DEPLOYMENT_HEX,
+} from "./upgradeBytecode.js";
+
+/** Source-hash domain of upgrade deposits (user deposits are 0, L1 info 1). */
+const UPGRADE_DOMAIN = 2n;
+
+/** `upgradeTo(address)` of the ERC-1967 proxies. */
+const UPGRADE_TO_SELECTOR = hexToBytes("0x3659cfe6");
+/** GasPriceOracle fork switches: `setEcotone()`, `setFjord()`, `setIsthmus()`, `setJovian()`. */
+const SET_ECOTONE = hexToBytes("0x22b90ab3");
+const SET_FJORD = hexToBytes("0x8e98b106");
+const SET_ISTHMUS = hexToBytes("0x291b0383");
+const SET_JOVIAN = hexToBytes("0xb3d72079");
+
+/** OperatorFeeVault predeploy proxy. */
+const OPERATOR_FEE_VAULT_ADDRESS = hexToBytes("0x420000000000000000000000000000000000001b");
+/** Sender of the proxy updates. */
+const ZERO_ADDRESS = new Uint8Array(20);
+/** EIP-4788 beacon-roots deployer (its pre-signed deployment tx's sender, as the EIP gives it). */
+const EIP4788_DEPLOYER = hexToBytes("0x0b799c86a49deeb90402691f1041aa3af2d3c875");
+/** EIP-2935 block-hash-history deployer (as the EIP gives it). */
+const EIP2935_DEPLOYER = hexToBytes("0x3462413af4609098e1e27a490f554f260213d685");
+
+/** Upgrade deployer `0x4210000000000000000000000000000000000000 + n`. */
+function deployer(n: number): Uint8Array {
+  const a = hexToBytes("0x4210000000000000000000000000000000000000");
+  a[19] = n;
+  return a;
+}
+
+/** keccak256(uint256_be(2) ‖ keccak256(utf8(intent))): the source hash of an upgrade deposit. */
+export function upgradeSourceHash(intent: string): Uint8Array {
+  return keccak256(concatBytes(bigintToBytes32(UPGRADE_DOMAIN), keccak256(utf8ToBytes(intent))));
+}
+
+/** CREATE address of `from` at nonce 0: keccak256(rlp([from, 0]))[12:]. */
+function createdAt(from: Uint8Array): Uint8Array {
+  return keccak256(encodeRlp([from, EMPTY_BYTES])).slice(12);
+}
+
+function upgradeToCalldata(implementation: Uint8Array): Uint8Array {
+  return concatBytes(UPGRADE_TO_SELECTOR, padLeft(implementation, 32));
+}
+
+/** One upgrade deposit: intent (→ source hash), sender, target (null = create), gas, data. */
+interface UpgradeDeposit {
+  readonly intent: string;
+  readonly from: Uint8Array;
+  readonly to: Uint8Array | null;
+  readonly gas: bigint;
+  readonly data: Uint8Array;
+}
+
+function deploy(intent: string, from: Uint8Array, gas: bigint, bytecodeHex: string): UpgradeDeposit {
+  return { intent, from, to: null, gas, data: hexToBytes(bytecodeHex) };
+}
+
+function proxyUpdate(intent: string, proxy: Uint8Array, implementationDeployer: Uint8Array): UpgradeDeposit {
+  return {
+    intent,
+    from: ZERO_ADDRESS,
+    to: proxy,
+    gas: 50_000n,
+    data: upgradeToCalldata(createdAt(implementationDeployer)),
+  };
+}
+
+function gpoCall(intent: string, gas: bigint, selector: Uint8Array): UpgradeDeposit {
+  return { intent, from: L1_INFO_DEPOSITOR, to: GAS_PRICE_ORACLE_ADDRESS, gas, data: selector };
+}
+
+function encodeAll(list: readonly UpgradeDeposit[]): Uint8Array[] {
+  return list.map((d) => {
+    const tx: DepositTx = {
+      type: TxType.Deposit,
+      sourceHash: upgradeSourceHash(d.intent),
+      from: d.from,
+      to: d.to,
+      mint: 0n,
+      value: 0n,
+      gasLimit: d.gas,
+      isSystemTx: false,
+      data: d.data,
+    };
+    return encodeTx(tx);
+  });
+}
+
+/** The 6 Ecotone upgrade deposits (SPEC: specs/protocol/ecotone/derivation.md), encoded, in order. */
+export function ecotoneUpgradeTxs(): Uint8Array[] {
+  const l1BlockDeployer = deployer(0);
+  const gpoDeployer = deployer(1);
+  return encodeAll([
+    deploy("Ecotone: L1 Block Deployment", l1BlockDeployer, 375_000n, ECOTONE_L1_BLOCK_DEPLOYMENT_HEX),
+    deploy("Ecotone: Gas Price Oracle Deployment", gpoDeployer, 1_000_000n, ECOTONE_GAS_PRICE_ORACLE_DEPLOYMENT_HEX),
+    proxyUpdate("Ecotone: L1 Block Proxy Update", L1_BLOCK_ADDRESS, l1BlockDeployer),
+    proxyUpdate("Ecotone: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_ADDRESS, gpoDeployer),
+    gpoCall("Ecotone: Gas Price Oracle Set Ecotone", 80_000n, SET_ECOTONE),
+    // EIP-4788 beacon-roots contract: its deployment with the EIP's sender and gas (0x3d090).
+    deploy(
+      "Ecotone: beacon block roots contract deployment",
+      EIP4788_DEPLOYER,
+      0x3d090n,
+      EIP4788_BEACON_ROOTS_DEPLOYMENT_HEX,
+    ),
+  ]);
+}
+
+/** The 3 Fjord upgrade deposits (SPEC: specs/protocol/fjord/derivation.md), encoded, in order. */
+export function fjordUpgradeTxs(): Uint8Array[] {
+  const gpoDeployer = deployer(2);
+  return encodeAll([
+    deploy("Fjord: Gas Price Oracle Deployment", gpoDeployer, 1_450_000n, FJORD_GAS_PRICE_ORACLE_DEPLOYMENT_HEX),
+    proxyUpdate("Fjord: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_ADDRESS, gpoDeployer),
+    gpoCall("Fjord: Gas Price Oracle Set Fjord", 90_000n, SET_FJORD),
+  ]);
+}
+
+/** The 8 Isthmus upgrade deposits (SPEC: specs/protocol/isthmus/derivation.md), encoded, in order. */
+export function isthmusUpgradeTxs(): Uint8Array[] {
+  const l1BlockDeployer = deployer(3);
+  const gpoDeployer = deployer(4);
+  const vaultDeployer = deployer(5);
+  return encodeAll([
+    deploy("Isthmus: L1 Block Deployment", l1BlockDeployer, 425_000n, ISTHMUS_L1_BLOCK_DEPLOYMENT_HEX),
+    deploy("Isthmus: Gas Price Oracle Deployment", gpoDeployer, 1_625_000n, ISTHMUS_GAS_PRICE_ORACLE_DEPLOYMENT_HEX),
+    deploy("Isthmus: Operator Fee Vault Deployment", vaultDeployer, 500_000n, ISTHMUS_OPERATOR_FEE_DEPLOYMENT_HEX),
+    proxyUpdate("Isthmus: L1 Block Proxy Update", L1_BLOCK_ADDRESS, l1BlockDeployer),
+    proxyUpdate("Isthmus: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_ADDRESS, gpoDeployer),
+    proxyUpdate("Isthmus: Operator Fee Vault Proxy Update", OPERATOR_FEE_VAULT_ADDRESS, vaultDeployer),
+    gpoCall("Isthmus: Gas Price Oracle Set Isthmus", 90_000n, SET_ISTHMUS),
+    // EIP-2935 block-hash-history contract, with the EIP's sender.
+    deploy(
+      "Isthmus: EIP-2935 Contract Deployment",
+      EIP2935_DEPLOYER,
+      250_000n,
+      EIP2935_BLOCK_HASH_HISTORY_DEPLOYMENT_HEX,
+    ),
+  ]);
+}
+
+/**
+ * The 5 Jovian upgrade deposits (SPEC: specs/protocol/jovian/derivation.md), encoded, in order.
+ * Unlike the earlier forks, each proxy update directly follows its deployment.
+ */
+export function jovianUpgradeTxs(): Uint8Array[] {
+  const l1BlockDeployer = deployer(6);
+  const gpoDeployer = deployer(7);
+  return encodeAll([
+    deploy("Jovian: L1Block Deployment", l1BlockDeployer, 447_315n, JOVIAN_L1_BLOCK_DEPLOYMENT_HEX),
+    proxyUpdate("Jovian: L1Block Proxy Update", L1_BLOCK_ADDRESS, l1BlockDeployer),
+    deploy("Jovian: GasPriceOracle Deployment", gpoDeployer, 1_750_714n, JOVIAN_GAS_PRICE_ORACLE_DEPLOYMENT_HEX),
+    proxyUpdate("Jovian: GasPriceOracle Proxy Update", GAS_PRICE_ORACLE_ADDRESS, gpoDeployer),
+    gpoCall("Jovian: Gas Price Oracle Set Jovian", 90_000n, SET_JOVIAN),
+  ]);
+}
+
+/** Forks with upgrade transactions, in activation order, with their builders. */
+const UPGRADES: readonly (readonly [RollupFork, () => Uint8Array[]])[] = [
+  ["ecotone", ecotoneUpgradeTxs],
+  ["fjord", fjordUpgradeTxs],
+  ["isthmus", isthmusUpgradeTxs],
+  ["jovian", jovianUpgradeTxs],
+];
+
+/**
+ * The upgrade transactions of the L2 block at `l2Timestamp`: those of every fork whose activation
+ * block it is (`isForkActivationBlock`), in fork order; empty for any other block. Several forks
+ * can activate in one block, then their txs are concatenated (op-node attributes.go).
+ */
+export function upgradeTxsAt(cfg: RollupConfig, l2Timestamp: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const [fork, txs] of UPGRADES) {
+    if (isForkActivationBlock(cfg, fork, l2Timestamp)) out.push(...txs());
+  }
+  return out;
+}

@@ -1,0 +1,269 @@
+/**
+ * The verifier's driver (op-node rollup/driver): runs derivation steps into the engine controller,
+ * reacts to their errors by class — a temporary error is retried after a backoff, a reset error
+ * finds the sync start again and restarts the pipeline, a critical error stops derivation — and
+ * takes the L1 head, safe and finalized signals from the L1 pollers. Every step is explicit
+ * (`step`), so action tests drive it without timers; `run` is the production loop around it.
+ */
+import { bytesToHex } from "../primitives/hex.js";
+import type { RollupConfig } from "./config.js";
+import { DeriveError } from "./derive/errors.js";
+import { DerivationPipeline, type PipelineDeps } from "./derive/pipeline.js";
+import type { EngineClient } from "./engine/engineClient.js";
+import type { AttributesOutcome, Heads } from "./engine/engineController.js";
+import { EngineController } from "./engine/engineController.js";
+import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "./refs.js";
+import { ZERO_L1_REF } from "./refs.js";
+import { findL2Heads, type SyncStartL1 } from "./syncStart.js";
+
+export interface DriverLog {
+  debug(msg: string, ctx?: Record<string, unknown>): void;
+  info(msg: string, ctx?: Record<string, unknown>): void;
+  warn(msg: string, ctx?: Record<string, unknown>): void;
+  error(msg: string, ctx?: Record<string, unknown>): void;
+}
+
+/** Where safe-head updates go (the safe-head DB of `--safedb.path`). */
+export interface SafeHeadListener {
+  safeHeadUpdated(safe: BlockId, l1: BlockId): void;
+  safeHeadReset(newSafe: L2BlockRef): void;
+}
+
+export interface DriverDeps extends Omit<PipelineDeps, "l1"> {
+  readonly l1: PipelineDeps["l1"] & SyncStartL1;
+  readonly engine: EngineClient;
+  readonly log: DriverLog;
+  readonly safeDb?: SafeHeadListener | null;
+}
+
+export interface DriverOptions {
+  readonly skipSyncStartCheck?: boolean;
+}
+
+/** What one `step` did, for tests and metrics. */
+export type DriverStep =
+  | { readonly kind: "reset"; readonly heads: Heads; readonly base: L1BlockRef }
+  | { readonly kind: "attributes"; readonly outcome: AttributesOutcome }
+  | { readonly kind: "advanced"; readonly origin: L1BlockRef }
+  | { readonly kind: "progress" }
+  | { readonly kind: "idle" }
+  | { readonly kind: "temporary"; readonly error: DeriveError }
+  | { readonly kind: "critical"; readonly error: Error };
+
+export class Driver {
+  readonly controller: EngineController;
+  readonly pipeline: DerivationPipeline;
+  private needReset = true;
+  private critical: Error | null = null;
+  private l1Head: L1BlockRef = ZERO_L1_REF;
+  private l1Safe: L1BlockRef = ZERO_L1_REF;
+  private l1Finalized: L1BlockRef = ZERO_L1_REF;
+  /** Consecutive temporary errors (drives the backoff of `run`). */
+  private failures = 0;
+  private wake: (() => void) | null = null;
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+  /** Steps taken, resets done (metrics). */
+  readonly counters = { steps: 0, resets: 0, derived: 0, consolidated: 0, reorgs: 0, temporaryErrors: 0 };
+
+  constructor(
+    private readonly cfg: RollupConfig,
+    private readonly deps: DriverDeps,
+    private readonly opts: DriverOptions = {},
+  ) {
+    this.controller = new EngineController(cfg, deps.engine, deps.log);
+    this.pipeline = new DerivationPipeline(cfg, {
+      ...deps,
+      warn: deps.warn ?? ((m, c) => deps.log.warn(m, c)),
+    });
+    this.controller.onSafe = (safe, l1) => this.deps.safeDb?.safeHeadUpdated(safe, l1);
+  }
+
+  get stoppedBy(): Error | null {
+    return this.critical;
+  }
+
+  /** A new L1 head (the poller or subscription); wakes an idle loop. */
+  onL1Head(ref: L1BlockRef): void {
+    this.l1Head = ref;
+    this.wake?.();
+  }
+
+  onL1Safe(ref: L1BlockRef): void {
+    this.l1Safe = ref;
+  }
+
+  /** L1 finalized a block: finalize the L2 blocks derived from it. */
+  async onL1Finalized(ref: L1BlockRef): Promise<void> {
+    this.l1Finalized = ref;
+    try {
+      await this.controller.finalize(ref, async (n) => {
+        const b = await this.deps.l1.l1BlockRefByNumber(n);
+        return b === null ? new Uint8Array(32) : b.hash;
+      });
+    } catch (e) {
+      this.deps.log.warn("failed to finalize", { err: (e as Error).message });
+    }
+  }
+
+  /** Asks for a pipeline reset at the next step (admin_resetDerivationPipeline). */
+  requestReset(): void {
+    this.needReset = true;
+    this.wake?.();
+  }
+
+  syncStatus(): SyncStatus {
+    const h = this.controller.state;
+    return {
+      currentL1: this.pipeline.origin(),
+      headL1: this.l1Head,
+      safeL1: this.l1Safe,
+      finalizedL1: this.l1Finalized,
+      unsafeL2: h.unsafe,
+      safeL2: h.safe,
+      finalizedL2: h.finalized,
+      pendingSafeL2: h.pendingSafe,
+    };
+  }
+
+  /** One unit of work; never throws. */
+  async step(): Promise<DriverStep> {
+    if (this.critical !== null) return { kind: "critical", error: this.critical };
+    this.counters.steps++;
+    try {
+      if (this.needReset) return await this.reset();
+      const h = this.controller.state;
+      const r = await this.pipeline.step(h.pendingSafe);
+      switch (r.kind) {
+        case "progress":
+          this.failures = 0;
+          return { kind: "progress" };
+        case "eof":
+          this.failures = 0;
+          return { kind: "idle" };
+        case "advanced":
+          this.failures = 0;
+          this.controller.recordDerivedFrom(r.finished);
+          this.deps.log.debug("advanced L1 origin", { origin: this.pipeline.origin().number });
+          return { kind: "advanced", origin: this.pipeline.origin() };
+        case "attributes": {
+          const outcome = await this.controller.processAttributes(r.attributes);
+          this.failures = 0;
+          this.account(outcome, r.attributes.isLastInSpan);
+          return { kind: "attributes", outcome };
+        }
+      }
+    } catch (e) {
+      return this.onError(e);
+    }
+  }
+
+  private account(outcome: AttributesOutcome, _lastInSpan: boolean): void {
+    switch (outcome.kind) {
+      case "consolidated":
+        this.counters.consolidated++;
+        break;
+      case "built":
+        this.counters.derived++;
+        if (outcome.reorged) this.counters.reorgs++;
+        this.deps.log.info("derived block", { number: outcome.ref.number, hash: bytesToHex(outcome.ref.hash) });
+        break;
+      case "depositsOnly":
+        this.counters.derived++;
+        this.pipeline.flushChannel();
+        break;
+      case "dropped":
+        break;
+      case "stale":
+        this.deps.log.warn("attributes do not build on the pending safe head, resetting", { reason: outcome.reason });
+        this.needReset = true;
+        break;
+    }
+  }
+
+  private async reset(): Promise<DriverStep> {
+    const engine = this.deps.engine;
+    const [unsafe, safe, finalized] = await Promise.all([
+      engine.blockRef("latest"),
+      engine.blockRef("safe"),
+      engine.blockRef("finalized"),
+    ]);
+    if (unsafe === null || safe === null || finalized === null) {
+      throw new DeriveError("temporary", "the engine has no head, safe or finalized block yet");
+    }
+    const heads = await findL2Heads(this.cfg, this.deps.l1, engine, { unsafe, safe, finalized }, this.opts);
+    await this.controller.reset(heads);
+    const base = await this.pipeline.reset(heads.safe);
+    this.deps.safeDb?.safeHeadReset(heads.safe);
+    this.needReset = false;
+    this.counters.resets++;
+    this.deps.log.info("derivation pipeline reset", {
+      unsafe: heads.unsafe.number,
+      safe: heads.safe.number,
+      finalized: heads.finalized.number,
+      base: base.number,
+    });
+    return { kind: "reset", heads: this.controller.state, base };
+  }
+
+  private onError(e: unknown): DriverStep {
+    if (e instanceof DeriveError && e.severity === "reset") {
+      this.deps.log.warn("derivation reset", { err: e.message });
+      this.needReset = true;
+      return { kind: "progress" };
+    }
+    if (e instanceof DeriveError && e.severity === "critical") {
+      this.critical = e;
+      this.deps.log.error("derivation stopped on a critical error", { err: e.message });
+      return { kind: "critical", error: e };
+    }
+    const err =
+      e instanceof DeriveError ? e : new DeriveError("temporary", (e as Error).message ?? String(e), { cause: e });
+    this.failures++;
+    this.counters.temporaryErrors++;
+    this.deps.log.warn("derivation failed, retrying", { err: err.message, attempt: this.failures });
+    return { kind: "temporary", error: err };
+  }
+
+  /** Steps until derivation has nothing more to do (or fails); for tests and the run loop. */
+  async stepUntilIdle(maxSteps = 100_000): Promise<DriverStep> {
+    let last: DriverStep = { kind: "idle" };
+    for (let i = 0; i < maxSteps; i++) {
+      last = await this.step();
+      if (last.kind === "idle" || last.kind === "critical" || last.kind === "temporary") return last;
+    }
+    return last;
+  }
+
+  /** The production loop: step, back off on temporary errors (up to 10 s), wait for L1 when idle. */
+  start(idleWaitMs: number): void {
+    if (this.loop !== null) return;
+    this.loop = (async () => {
+      while (!this.stopped) {
+        const r = await this.step();
+        if (r.kind === "critical") return;
+        if (r.kind === "idle" || r.kind === "temporary") {
+          const wait = r.kind === "idle" ? idleWaitMs : Math.min(10_000, 250 * 2 ** Math.min(this.failures, 6));
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, wait);
+            t.unref?.();
+            this.wake = () => {
+              clearTimeout(t);
+              resolve();
+            };
+          });
+          this.wake = null;
+        } else if (this.counters.steps % 64 === 0) {
+          // Let timers, RPC and pollers run during long catch-ups.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+  }
+}

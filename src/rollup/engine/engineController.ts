@@ -1,0 +1,287 @@
+/**
+ * The engine controller (op-node rollup/engine/engine_controller.go and the attributes handler):
+ * owns the four L2 heads — unsafe (latest), pending safe, safe (derived from L1), finalized (derived
+ * from finalized L1) — and moves them only through the engine:
+ *
+ * - unsafe payloads (gossip, admin_postUnsafePayload, the sequencer) must extend the unsafe head:
+ *   newPayload, then forkchoiceUpdated keeping safe and finalized;
+ * - derived attributes either *consolidate* with the unsafe block already at that height (equal in
+ *   every compared field: the block becomes pending safe with no new execution) or are *built*:
+ *   forkchoiceUpdated with attributes → getPayload → newPayload → forkchoiceUpdated, which reorgs
+ *   the unsafe chain when it differed;
+ * - the safe head moves to pending safe when the attributes conclude a batch (the last block of a
+ *   span), so a half-applied span batch is never reported safe;
+ * - finality: each time derivation finishes an L1 block, the safe head reached is recorded against
+ *   it; when L1 finalizes a block, the newest safe head derived from at most that block is finalized
+ *   (op-node finality/finalizer.go).
+ *
+ * Invalid derived attributes: before Holocene they are dropped; from Holocene the block is rebuilt
+ * with its deposits only (steady block derivation), and the caller flushes the rest of the channel;
+ * a deposit-only block the engine refuses is a critical error.
+ */
+import { equalBytes } from "../../primitives/bytes.js";
+import { bytesToHex } from "../../primitives/hex.js";
+import { isForkActive, type RollupConfig } from "../config.js";
+import type { AttributesWithParent, PayloadAttributes } from "../derive/attributes.js";
+import { criticalError, resetError, temporaryError } from "../derive/errors.js";
+import type { L1BlockRef, L2BlockRef } from "../refs.js";
+import { attributesMismatch } from "./consolidate.js";
+import type { EngineClient, PayloadEnvelope, PayloadStatus } from "./engineClient.js";
+
+const DEPOSIT_TX_TYPE = 0x7e;
+
+export interface EngineControllerLog {
+  info(msg: string, ctx?: Record<string, unknown>): void;
+  warn(msg: string, ctx?: Record<string, unknown>): void;
+}
+
+const NO_LOG: EngineControllerLog = { info: () => undefined, warn: () => undefined };
+
+/** What processing one set of derived attributes did. */
+export type AttributesOutcome =
+  | { readonly kind: "consolidated"; readonly ref: L2BlockRef }
+  | { readonly kind: "built"; readonly ref: L2BlockRef; readonly reorged: boolean }
+  | { readonly kind: "depositsOnly"; readonly ref: L2BlockRef }
+  | { readonly kind: "dropped"; readonly reason: string }
+  | { readonly kind: "stale"; readonly reason: string };
+
+export interface Heads {
+  readonly unsafe: L2BlockRef;
+  readonly pendingSafe: L2BlockRef;
+  readonly safe: L2BlockRef;
+  readonly finalized: L2BlockRef;
+}
+
+/** The engine refused a payload (INVALID / INVALID_BLOCK_HASH). */
+export class PayloadRejectedError extends Error {
+  override readonly name = "PayloadRejectedError";
+  constructor(
+    readonly status: PayloadStatus,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function isDepositTx(tx: Uint8Array): boolean {
+  return tx.length > 0 && tx[0] === DEPOSIT_TX_TYPE;
+}
+
+export class EngineController {
+  private heads: Heads;
+  /** Safe heads by the L1 block they were derived from, oldest first (finality candidates). */
+  private finalityData: { l1: L1BlockRef; l2: L2BlockRef }[] = [];
+  private static readonly FINALITY_LOOKBACK = 4 * 32 + 1;
+  /** Called whenever the safe head moves, with the L1 block it was derived from. */
+  onSafe: ((safe: L2BlockRef, derivedFrom: L1BlockRef) => void) | null = null;
+
+  constructor(
+    private readonly cfg: RollupConfig,
+    readonly engine: EngineClient,
+    private readonly log: EngineControllerLog = NO_LOG,
+  ) {
+    const g = cfg.genesis;
+    const genesis: L2BlockRef = {
+      hash: g.l2.hash,
+      number: g.l2.number,
+      parentHash: new Uint8Array(32),
+      timestamp: g.l2Time,
+      l1origin: g.l1,
+      sequenceNumber: 0,
+    };
+    this.heads = { unsafe: genesis, pendingSafe: genesis, safe: genesis, finalized: genesis };
+  }
+
+  get state(): Heads {
+    return this.heads;
+  }
+
+  /** Sets all heads (after a pipeline reset found them) and tells the engine. */
+  async reset(h: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }): Promise<void> {
+    this.heads = { unsafe: h.unsafe, pendingSafe: h.safe, safe: h.safe, finalized: h.finalized };
+    this.finalityData = this.finalityData.filter((f) => f.l2.number <= h.safe.number);
+    await this.forkchoice();
+  }
+
+  /** Sends the current heads to the engine; a refusal is a reset (the engine lost our chain). */
+  async forkchoice(): Promise<void> {
+    const h = this.heads;
+    const r = await this.engine.forkchoiceUpdate(
+      { head: h.unsafe.hash, safe: h.safe.hash, finalized: h.finalized.hash },
+      null,
+    );
+    if (r.status.status === "INVALID" || r.status.status === "INVALID_BLOCK_HASH") {
+      throw resetError(`engine refused the forkchoice update: ${r.status.validationError ?? r.status.status}`);
+    }
+  }
+
+  /**
+   * Inserts a payload as the new unsafe head. It must extend the current unsafe head; returns false
+   * (and changes nothing) when it does not.
+   */
+  async insertUnsafePayload(env: PayloadEnvelope): Promise<boolean> {
+    const parent = (env.executionPayload as { parentHash?: string }).parentHash;
+    if (parent !== bytesToHex(this.heads.unsafe.hash)) return false;
+    const status = await this.engine.newPayload(env);
+    if (status.status === "INVALID" || status.status === "INVALID_BLOCK_HASH") {
+      throw new PayloadRejectedError(
+        status,
+        `engine refused payload ${bytesToHex(env.blockHash)}: ${status.validationError ?? status.status}`,
+      );
+    }
+    const h = this.heads;
+    const r = await this.engine.forkchoiceUpdate(
+      { head: env.blockHash, safe: h.safe.hash, finalized: h.finalized.hash },
+      null,
+    );
+    if (r.status.status !== "VALID") {
+      throw new PayloadRejectedError(
+        r.status,
+        `engine refused forkchoice to ${bytesToHex(env.blockHash)}: ${r.status.status}`,
+      );
+    }
+    const ref = await this.engine.blockRef(env.blockHash);
+    if (ref === null) throw temporaryError(`engine lost block ${bytesToHex(env.blockHash)}`);
+    this.heads = { ...this.heads, unsafe: ref };
+    return true;
+  }
+
+  /** Derived attributes: consolidate with the unsafe chain or build; see the file comment. */
+  async processAttributes(a: AttributesWithParent): Promise<AttributesOutcome> {
+    const h = this.heads;
+    if (a.parent.number !== h.pendingSafe.number || !equalBytes(a.parent.hash, h.pendingSafe.hash)) {
+      return {
+        kind: "stale",
+        reason: `attributes build on ${a.parent.number} but the pending safe head is ${h.pendingSafe.number}`,
+      };
+    }
+    let reorg = false;
+    if (h.pendingSafe.number < h.unsafe.number) {
+      const block = await this.engine.block(h.pendingSafe.number + 1);
+      if (block !== null) {
+        const why = attributesMismatch(this.cfg, a.attributes, a.parent.hash, block);
+        if (why === null) {
+          this.promote(block.ref, a.isLastInSpan, a.derivedFrom);
+          await this.forkchoice();
+          return { kind: "consolidated", ref: block.ref };
+        }
+        this.log.warn("L2 reorg: existing unsafe block does not match derived attributes from L1", {
+          number: block.ref.number,
+          reason: why,
+        });
+        reorg = true;
+      }
+    }
+    const built = await this.build(a.parent, a.attributes);
+    if (built.ok) {
+      this.heads = { ...this.heads, unsafe: built.ref };
+      this.promote(built.ref, a.isLastInSpan, a.derivedFrom);
+      await this.forkchoice();
+      return { kind: "built", ref: built.ref, reorged: reorg };
+    }
+    if (!isForkActive(this.cfg, "holocene", a.attributes.timestamp)) {
+      this.log.warn("dropping invalid derived attributes", { reason: built.reason });
+      return { kind: "dropped", reason: built.reason };
+    }
+    const depositsOnly: PayloadAttributes = {
+      ...a.attributes,
+      transactions: a.attributes.transactions.filter(isDepositTx),
+      noTxPool: true,
+    };
+    this.log.warn("Holocene: invalid derived payload, building a deposit-only block", { reason: built.reason });
+    const retry = await this.build(a.parent, depositsOnly);
+    if (!retry.ok) throw criticalError(`deposit-only block was refused by the engine: ${retry.reason}`);
+    this.heads = { ...this.heads, unsafe: retry.ref };
+    this.promote(retry.ref, true, a.derivedFrom);
+    await this.forkchoice();
+    return { kind: "depositsOnly", ref: retry.ref };
+  }
+
+  /**
+   * Builds a block from attributes on `parent` without moving safe: forkchoiceUpdated with
+   * attributes, getPayload, newPayload. Also the sequencer's path (issue 7). Returns the envelope too.
+   */
+  async build(
+    parent: L2BlockRef,
+    attrs: PayloadAttributes,
+  ): Promise<{ ok: true; ref: L2BlockRef; envelope: PayloadEnvelope } | { ok: false; reason: string }> {
+    const h = this.heads;
+    const start = await this.engine.forkchoiceUpdate(
+      { head: parent.hash, safe: h.safe.hash, finalized: h.finalized.hash },
+      attrs,
+    );
+    if (start.status.status === "INVALID" || start.status.status === "INVALID_BLOCK_HASH") {
+      return { ok: false, reason: start.status.validationError ?? start.status.status };
+    }
+    if (start.status.status !== "VALID" || start.payloadId === null) {
+      throw temporaryError(`engine not ready to build on ${parent.number}: ${start.status.status}`);
+    }
+    const env = await this.engine.getPayload(start.payloadId, attrs.timestamp);
+    const status = await this.engine.newPayload(env);
+    if (status.status === "INVALID" || status.status === "INVALID_BLOCK_HASH") {
+      return { ok: false, reason: status.validationError ?? status.status };
+    }
+    if (status.status !== "VALID") throw temporaryError(`engine answered ${status.status} to a built payload`);
+    const ref = await this.engine.blockRef(env.blockHash);
+    if (ref === null) throw temporaryError(`engine lost built block ${bytesToHex(env.blockHash)}`);
+    return { ok: true, ref, envelope: env };
+  }
+
+  /**
+   * Sequencing: builds a block from `attrs` on the unsafe head and makes it the new unsafe head
+   * (safe and finalized stay). Throws PayloadRejectedError when the engine refuses the attributes.
+   */
+  async buildUnsafe(attrs: PayloadAttributes): Promise<{ ref: L2BlockRef; envelope: PayloadEnvelope }> {
+    const built = await this.build(this.heads.unsafe, attrs);
+    if (!built.ok) {
+      throw new PayloadRejectedError(
+        { status: "INVALID", latestValidHash: null, validationError: built.reason },
+        `engine refused to build on ${this.heads.unsafe.number}: ${built.reason}`,
+      );
+    }
+    this.heads = { ...this.heads, unsafe: built.ref };
+    await this.forkchoice();
+    return { ref: built.ref, envelope: built.envelope };
+  }
+
+  private promote(ref: L2BlockRef, concluding: boolean, derivedFrom: L1BlockRef): void {
+    this.heads = { ...this.heads, pendingSafe: ref, ...(concluding ? { safe: ref } : {}) };
+    if (this.heads.unsafe.number < ref.number) this.heads = { ...this.heads, unsafe: ref };
+    if (concluding) this.onSafe?.(ref, derivedFrom);
+  }
+
+  /** Derivation finished L1 block `l1`: the current safe head is a finality candidate for it. */
+  recordDerivedFrom(l1: L1BlockRef): void {
+    const last = this.finalityData.at(-1);
+    const safe = this.heads.safe;
+    if (last !== undefined && last.l1.number === l1.number) {
+      last.l2 = safe;
+      last.l1 = l1;
+      return;
+    }
+    if (last !== undefined && last.l1.number > l1.number) {
+      this.finalityData = this.finalityData.filter((f) => f.l1.number < l1.number);
+    }
+    this.finalityData.push({ l1, l2: safe });
+    if (this.finalityData.length > EngineController.FINALITY_LOOKBACK) this.finalityData.shift();
+  }
+
+  /**
+   * L1 finalized `l1Finalized`: finalize the newest safe head derived from L1 at or below it.
+   * `canonical(n)` returns the canonical L1 hash at n so a reorged-out record is never used.
+   */
+  async finalize(l1Finalized: L1BlockRef, canonical: (n: number) => Promise<Uint8Array>): Promise<boolean> {
+    let pick: L2BlockRef | null = null;
+    for (const f of this.finalityData) {
+      if (f.l1.number > l1Finalized.number) break;
+      if (f.l2.number > (pick?.number ?? this.heads.finalized.number)) {
+        if (!equalBytes(await canonical(f.l1.number), f.l1.hash)) continue;
+        pick = f.l2;
+      }
+    }
+    if (pick === null) return false;
+    this.heads = { ...this.heads, finalized: pick };
+    await this.forkchoice();
+    return true;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * An opal-exec in the test's own process: a chain on a memory store, its tx pool, the Engine API and
+ * every RPC namespace behind one dispatcher, reached through `RpcTransport` with the same JSON text
+ * a socket would carry — so the rollup node's clients run unchanged, with no ports and no timers.
+ */
+import { Blockchain } from "../../src/chain/blockchain.js";
+import { parseGenesis } from "../../src/chain/genesis.js";
+import { EngineApi } from "../../src/engine/engineApi.js";
+import { engineMethods, testingMethods } from "../../src/engine/methods.js";
+import { coreApis } from "../../src/node/execNode.js";
+import { RpcCallError, RpcTransportError } from "../../src/rollup/rpcClient.js";
+import type { RpcTransport } from "../../src/rollup/rpcTransport.js";
+import type { Dispatcher, RpcConnection } from "../../src/rpc/dispatch.js";
+import { Registry } from "../../src/rpc/registry.js";
+import { MemoryKv } from "../../src/storage/memory.js";
+import { TxPool } from "../../src/txpool/txPool.js";
+
+const CONN: RpcConnection = { ctx: { transport: "http", remoteAddr: "in-process" }, subs: null };
+
+export class InProcessRpc implements RpcTransport {
+  private nextId = 1;
+  /** Every method called, in order (tests check which calls a client made). */
+  readonly calls: string[] = [];
+
+  constructor(private readonly dispatcher: Dispatcher) {}
+
+  async call<T = unknown>(method: string, params: readonly unknown[] = []): Promise<T> {
+    this.calls.push(method);
+    const text = await this.dispatcher.handleText(
+      JSON.stringify({ jsonrpc: "2.0", id: this.nextId++, method, params }),
+      CONN,
+    );
+    if (text === null) throw new RpcTransportError(`${method}: no answer`);
+    return resultOf<T>(method, JSON.parse(text));
+  }
+
+  async callBatch(calls: readonly { method: string; params: readonly unknown[] }[]): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const c of calls) {
+      try {
+        out.push(await this.call(c.method, c.params));
+      } catch (e) {
+        out.push(e);
+      }
+    }
+    return out;
+  }
+}
+
+function resultOf<T>(method: string, r: { result?: unknown; error?: { code: number; message: string } }): T {
+  if (r.error !== undefined) throw new RpcCallError(method, r.error.code, r.error.message);
+  return r.result as T;
+}
+
+export class InProcessExec {
+  readonly rpc: InProcessRpc;
+
+  private constructor(
+    readonly chain: Blockchain,
+    readonly pool: TxPool,
+    readonly engine: EngineApi,
+    dispatcher: Dispatcher,
+  ) {
+    this.rpc = new InProcessRpc(dispatcher);
+  }
+
+  /** A fresh chain from a genesis document (with its `config`). */
+  static create(genesis: Record<string, unknown>): InProcessExec {
+    const chain = Blockchain.init(new MemoryKv(), parseGenesis(genesis), genesis.config as never);
+    const pool = new TxPool({}, { chain });
+    const engine = new EngineApi(chain, null);
+    const apis = coreApis({
+      chain,
+      pool,
+      networkId: chain.config.chainId,
+      clientVersion: "opal/test",
+      gasCap: 50_000_000n,
+      txFeeCap: 0,
+      evmTimeoutMs: 5000,
+      devAccounts: [],
+      forwardRawTx: null,
+    });
+    engine.onHead = (change) => {
+      pool.onNewHead(change.newHead);
+      apis.events?.emitHeadChange(change);
+    };
+    const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...apis.methods]);
+    const dispatcher = registry.forApis(["eth", "engine", "debug", "testing", "net", "web3", "txpool"]);
+    return new InProcessExec(chain, pool, engine, dispatcher);
+  }
+}

@@ -15,6 +15,7 @@ import {
   resolveRollupConfig,
 } from "../node/rollupNode.js";
 import type { RollupFork } from "../rollup/config.js";
+import type { ChainConfig } from "../spec/chainConfig.js";
 import { OPAL_VERSION } from "./execFlags.js";
 import { type NodeConfig, parseNodeArgs } from "./nodeFlags.js";
 import { type NodeServices, startNodeServices } from "./nodeServices.js";
@@ -58,9 +59,10 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
       overrides: overridesOf(config),
     });
     const l1ConfigPath = config["rollup.l1-chain-config"];
+    let l1ChainConfig: ChainConfig | null = null;
     if (l1ConfigPath !== undefined) {
-      const l1 = loadL1ChainConfig(l1ConfigPath, rollup.l1ChainId);
-      log.info("L1 chain config", { chain_id: l1.chainId, file: l1ConfigPath });
+      l1ChainConfig = loadL1ChainConfig(l1ConfigPath, rollup.l1ChainId);
+      log.info("L1 chain config", { chain_id: l1ChainConfig.chainId, file: l1ConfigPath });
     }
     log.info("Rollup config", {
       network: config.network ?? config["rollup.config"],
@@ -76,6 +78,8 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
       metrics: services.metrics,
       setLogLevel: services.setLogLevel,
       services: services.owned,
+      l1ChainConfig,
+      derivationMetrics: services.metrics,
     });
   } catch (e) {
     await services.close();
@@ -84,7 +88,13 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
   }
   services.metrics.recordUp();
   log.info("Rollup node started", { version: NODE_VERSION });
+  let haltReason: string | null = null;
   await new Promise<void>((done) => {
+    void node.halted.then((reason) => {
+      haltReason = reason;
+      log.error("Halting the node", { reason });
+      node.stop().then(done, () => done());
+    });
     let got = false;
     const onSignal = (sig: NodeJS.Signals): void => {
       if (got) {
@@ -106,6 +116,10 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+  if (haltReason !== null) {
+    io.err(`opal-node: ${haltReason}`);
+    return EXIT_FAILED;
+  }
   return EXIT_OK;
 }
 

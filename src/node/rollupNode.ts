@@ -5,9 +5,10 @@
  * node RPC (`optimism_*` always, `admin_*` with `--rpc.enable-admin`, `GET /healthz`), the sequencer
  * run state with `--rpc.admin-state`, metrics and the profiler, and an ordered shutdown.
  *
- * Until the derivation pipeline runs (a later layer), the L2 heads of the sync status are read from
- * the execution client's own labels (latest, safe, finalized: what op-node's FindL2Heads starts
- * from) every `headPollMs`; the L1 references stay zero until L1 is followed.
+ * With `--l1` the derivation service (node/derivationService.ts) follows L1 and drives the engine;
+ * the sync status is then the driver's. Until its first pipeline reset (and without `--l1`), the L2
+ * heads are read from the execution client's own labels (latest, safe, finalized: what op-node's
+ * FindL2Heads starts from) every `headPollMs`.
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -23,6 +24,7 @@ import {
   type RollupFork,
   rollupConfigToJson,
 } from "../rollup/config.js";
+import { EngineClient, envelopeOf } from "../rollup/engine/engineClient.js";
 import { checkPayloadEnvelope, L2Source } from "../rollup/l2Source.js";
 import { networkRollupConfig } from "../rollup/network.js";
 import { adminMethods, type NodeApiDeps, optimismMethods } from "../rollup/nodeApi.js";
@@ -34,6 +36,7 @@ import { RpcHttpServer } from "../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../rpc/registry.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { listenError } from "../util/httpServe.js";
+import { type DerivationConfig, type DerivationMetrics, DerivationService } from "./derivationService.js";
 
 /** What the node needs to log; util/logger.ts `Logger` fits. */
 export interface NodeLog {
@@ -68,7 +71,11 @@ export interface RollupNodeConfig {
   readonly "sequencer.recover": boolean;
   readonly "conductor.enabled": boolean;
   readonly "safedb.path": string | undefined;
+  readonly "fetch-withdrawal-root-from-state"?: boolean;
 }
+
+/** The node's options with the derivation ones; derivation runs when `l1` is set. */
+export type RollupNodeOptions = RollupNodeConfig & Partial<DerivationConfig>;
 
 /** Metrics the shell records (node/metrics.ts `NodeMetrics`, or its no-op twin). */
 export interface ShellMetrics {
@@ -94,6 +101,10 @@ export interface RollupNodeDeps {
   readonly services?: readonly OwnedService[];
   /** L2 head polling period, ms (default 2000). */
   readonly headPollMs?: number;
+  /** The L1 chain config (`--rollup.l1-chain-config`): blob fee schedule; null when unknown. */
+  readonly l1ChainConfig?: ChainConfig | null;
+  /** Derivation metrics (node/metrics.ts NodeMetrics). */
+  readonly derivationMetrics?: DerivationMetrics;
 }
 
 /** A startup failure: one line for the operator. */
@@ -221,6 +232,12 @@ export class RollupNode {
   private lastPollError = "";
   private stopped = false;
 
+  /** Resolves with the reason when the node must stop on its own (`--rollup.halt`). */
+  readonly halted: Promise<string>;
+  private halt: (reason: string) => void = () => undefined;
+  /** The derivation service; null without `--l1`. */
+  derivation: DerivationService | null = null;
+
   private constructor(
     private readonly deps: RollupNodeDeps,
     readonly l2: L2Source,
@@ -229,13 +246,23 @@ export class RollupNode {
     readonly jwt: LoadedJwtSecret,
     /** --safedb.path (null when not enabled); the derivation writes it. */
     readonly safeDb: SafeDb | null,
-  ) {}
+  ) {
+    this.halted = new Promise<string>((resolve) => {
+      this.halt = resolve;
+    });
+  }
 
   get syncStatus(): SyncStatus {
     return this.status;
   }
 
-  static async start(config: RollupNodeConfig, deps: RollupNodeDeps): Promise<RollupNode> {
+  /** The driver's status once its pipeline has been reset; the polled one before. */
+  private get liveStatus(): SyncStatus {
+    const d = this.derivation;
+    return d !== null && d.driver.counters.resets > 0 ? d.syncStatus() : this.status;
+  }
+
+  static async start(config: RollupNodeOptions, deps: RollupNodeDeps): Promise<RollupNode> {
     const { log, rollup } = deps;
     const secretPath = config["l2.jwt-secret"];
     if (secretPath === undefined || secretPath.trim() === "") {
@@ -253,7 +280,12 @@ export class RollupNode {
       });
     }
     const client = new RpcClient(config.l2[0]!, { jwtSecret: jwt.secret, timeoutMs: config["l2.engine-rpc-timeout"] });
-    const l2 = new L2Source(client, { l1: rollup.genesisL1, l2: rollup.genesisL2 });
+    const l2 = new L2Source(
+      client,
+      { l1: rollup.genesisL1, l2: rollup.genesisL2 },
+      { cfg: rollup.config, fromState: config["fetch-withdrawal-root-from-state"] === true },
+    );
+    const engine = new EngineClient(client, rollup.config);
 
     let node: RollupNode | null = null;
     const unsafeHead = (): Uint8Array => (node === null ? rollup.genesisL2.hash : node.status.unsafeL2.hash);
@@ -292,14 +324,15 @@ export class RollupNode {
     const apiDeps: NodeApiDeps = {
       version: deps.version,
       rollupConfigJson: rollup.json,
-      syncStatus: () => (node === null ? ZERO_STATUS : node.status),
+      syncStatus: () => (node === null ? ZERO_STATUS : node.liveStatus),
       l2,
       safeHeadAtL1Block: db === null ? null : (n) => db.safeHeadAtL1(n),
       sequencer,
       setLogLevel: deps.setLogLevel,
-      // No derivation pipeline runs yet (the derivation issue): say so instead of pretending a reset.
       resetDerivationPipeline: () => {
-        throw new Error("derivation pipeline is not running");
+        const d = node?.derivation ?? null;
+        if (d === null) throw new Error("derivation pipeline is not running");
+        d.driver.requestReset();
       },
       conductor: {
         enabled: () => config["conductor.enabled"],
@@ -315,8 +348,18 @@ export class RollupNode {
       // op-conductor failover: the hash is recomputed first, then the payload becomes the unsafe head.
       postUnsafePayload: async (env) => {
         const { version, envelope } = checkPayloadEnvelope(rollup.config, env);
-        const s = node === null ? ZERO_STATUS : node.status;
-        await l2.insertUnsafePayload(version, envelope, s.safeL2.hash, s.finalizedL2.hash);
+        const d = node?.derivation ?? null;
+        if (d !== null && d.driver.counters.resets > 0) {
+          const p = envelopeOf(envelope.executionPayload, envelope.parentBeaconBlockRoot ?? null);
+          if (!(await d.driver.controller.insertUnsafePayload(p))) {
+            throw new Error(
+              `payload ${String(envelope.executionPayload.blockHash)} does not extend the unsafe head ${bytesToHex(d.driver.controller.state.unsafe.hash)}`,
+            );
+          }
+        } else {
+          const s = node === null ? ZERO_STATUS : node.status;
+          await l2.insertUnsafePayload(version, envelope, s.safeL2.hash, s.finalizedL2.hash);
+        }
         log.info("Inserted unsafe payload from the admin API", { hash: String(envelope.executionPayload.blockHash) });
         await node?.pollHeads();
       },
@@ -343,6 +386,24 @@ export class RollupNode {
       throw new RollupNodeError(listenError("RPC", config["rpc.addr"], config["rpc.port"], e));
     }
     node = new RollupNode(deps, l2, sequencer, rpcServer, jwt, safeDb);
+    const self = node;
+    if (config.l1 !== undefined) {
+      try {
+        self.derivation = await DerivationService.start(config as RollupNodeConfig & DerivationConfig, {
+          cfg: rollup.config,
+          engine,
+          log,
+          l1Chain: deps.l1ChainConfig ?? null,
+          safeDb,
+          ...(deps.derivationMetrics === undefined ? {} : { metrics: deps.derivationMetrics }),
+          onHalt: (reason) => self.halt(reason),
+        });
+      } catch (e) {
+        await rpcServer.close();
+        await safeDb?.close();
+        throw new RollupNodeError((e as Error).message);
+      }
+    }
     await node.pollHeads();
     node.poller = setInterval(() => void node!.pollHeads(), deps.headPollMs ?? 2000);
     node.poller.unref();
@@ -360,6 +421,11 @@ export class RollupNode {
         this.l2.blockRef("finalized"),
       ]);
       const s = this.status;
+      if (this.derivation !== null && this.derivation.driver.counters.resets > 0) {
+        this.status = this.derivation.syncStatus();
+        this.recordStatus();
+        return;
+      }
       this.status = {
         ...s,
         unsafeL2: unsafe ?? s.unsafeL2,
@@ -367,10 +433,7 @@ export class RollupNode {
         pendingSafeL2: safe ?? s.pendingSafeL2,
         finalizedL2: finalized ?? s.finalizedL2,
       };
-      const m = this.deps.metrics;
-      m.recordL2Ref("l2_unsafe", this.status.unsafeL2);
-      m.recordL2Ref("l2_safe", this.status.safeL2);
-      m.recordL2Ref("l2_finalized", this.status.finalizedL2);
+      this.recordStatus();
       if (this.lastPollError !== "") this.deps.log.info("Execution engine reachable again");
       this.lastPollError = "";
     } catch (e) {
@@ -383,11 +446,20 @@ export class RollupNode {
     }
   }
 
+  private recordStatus(): void {
+    const m = this.deps.metrics;
+    m.recordL2Ref("l2_unsafe", this.status.unsafeL2);
+    m.recordL2Ref("l2_safe", this.status.safeL2);
+    m.recordL2Ref("l2_finalized", this.status.finalizedL2);
+    if (this.derivation !== null) this.deps.derivationMetrics?.recordL1Ref("l1_derived", this.status.currentL1);
+  }
+
   /** Stops the poller, the RPC server, then the owned services (metrics, profiler) in reverse order. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.poller !== null) clearInterval(this.poller);
+    await this.derivation?.stop();
     await this.rpcServer.close();
     await this.safeDb?.close();
     for (const s of [...(this.deps.services ?? [])].reverse()) {

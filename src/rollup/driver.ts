@@ -34,6 +34,7 @@ export interface DriverDeps extends Omit<PipelineDeps, "l1"> {
   readonly engine: EngineClient;
   readonly log: DriverLog;
   readonly safeDb?: SafeHeadListener | null;
+  readonly metrics?: { recordPipelineReset(): void; recordDerivationError(): void };
 }
 
 export interface DriverOptions {
@@ -63,6 +64,8 @@ export class Driver {
   private wake: (() => void) | null = null;
   private stopped = false;
   private loop: Promise<void> | null = null;
+  /** Called after anything that may have moved a head (derived block, reset, finality, L1 head). */
+  onChange: (() => void) | null = null;
   /** Steps taken, resets done (metrics). */
   readonly counters = { steps: 0, resets: 0, derived: 0, consolidated: 0, reorgs: 0, temporaryErrors: 0 };
 
@@ -86,6 +89,7 @@ export class Driver {
   /** A new L1 head (the poller or subscription); wakes an idle loop. */
   onL1Head(ref: L1BlockRef): void {
     this.l1Head = ref;
+    this.onChange?.();
     this.wake?.();
   }
 
@@ -101,6 +105,7 @@ export class Driver {
         const b = await this.deps.l1.l1BlockRefByNumber(n);
         return b === null ? new Uint8Array(32) : b.hash;
       });
+      this.onChange?.();
     } catch (e) {
       this.deps.log.warn("failed to finalize", { err: (e as Error).message });
     }
@@ -150,6 +155,7 @@ export class Driver {
           const outcome = await this.controller.processAttributes(r.attributes);
           this.failures = 0;
           this.account(outcome, r.attributes.isLastInSpan);
+          this.onChange?.();
           return { kind: "attributes", outcome };
         }
       }
@@ -197,12 +203,14 @@ export class Driver {
     this.deps.safeDb?.safeHeadReset(heads.safe);
     this.needReset = false;
     this.counters.resets++;
+    this.deps.metrics?.recordPipelineReset();
     this.deps.log.info("derivation pipeline reset", {
       unsafe: heads.unsafe.number,
       safe: heads.safe.number,
       finalized: heads.finalized.number,
       base: base.number,
     });
+    this.onChange?.();
     return { kind: "reset", heads: this.controller.state, base };
   }
 
@@ -221,6 +229,7 @@ export class Driver {
       e instanceof DeriveError ? e : new DeriveError("temporary", (e as Error).message ?? String(e), { cause: e });
     this.failures++;
     this.counters.temporaryErrors++;
+    this.deps.metrics?.recordDerivationError();
     this.deps.log.warn("derivation failed, retrying", { err: err.message, attempt: this.failures });
     return { kind: "temporary", error: err };
   }

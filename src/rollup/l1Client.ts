@@ -26,7 +26,8 @@
  */
 
 import type { Receipt } from "../block/receipt.js";
-import { bytesToHex } from "../primitives/hex.js";
+import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { bigintToBytes32 } from "../primitives/u256.js";
 import type { Tx } from "../tx/tx.js";
 import {
   type AccountProof,
@@ -499,5 +500,28 @@ export class L1Client {
       verifyAccountProof(p, info.header.stateRoot);
     }
     return p;
+  }
+
+  /**
+   * One storage word of `address` at block `blockHash` (op-service `ReadStorageAt`): through
+   * eth_getProof verified against the block's state root, or eth_getStorageAt with --l1.trustrpc.
+   */
+  async readStorageAt(address: Uint8Array, slot: Uint8Array, blockHash: Uint8Array): Promise<Uint8Array> {
+    if (this.trustRpc) {
+      const v = await this.call<unknown>("eth_getStorageAt", [
+        bytesToHex(address),
+        bytesToHex(slot),
+        bytesToHex(blockHash),
+      ]);
+      if (typeof v !== "string" || !/^0x[0-9a-fA-F]{0,64}$/.test(v)) {
+        throw new L1VerifyError("storage", `eth_getStorageAt answered ${JSON.stringify(v)}`);
+      }
+      const out = new Uint8Array(32);
+      const raw = hexToBytes(v.length % 2 === 0 ? v : `0x0${v.slice(2)}`);
+      out.set(raw, 32 - raw.length);
+      return out;
+    }
+    const p = await this.getProof(address, [slot], blockHash);
+    return bigintToBytes32(p.storageProof[0]!.value);
   }
 }

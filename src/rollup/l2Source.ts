@@ -45,6 +45,7 @@ interface BlockJson {
   parentHash: string;
   timestamp: string;
   stateRoot: string;
+  withdrawalsRoot?: string | null;
   transactions: { input?: string; type?: string }[];
 }
 
@@ -117,6 +118,12 @@ export class L2Source {
   constructor(
     private readonly client: RpcClient,
     private readonly genesis: L2Genesis,
+    /**
+     * The rollup config and `--fetch-withdrawal-root-from-state`: from Isthmus the header's
+     * withdrawalsRoot is the message passer's storage root, read from there unless the flag asks for
+     * the state (eth_getProof, the pre-Isthmus way). Without a config the state is always used.
+     */
+    private readonly output: { cfg: RollupConfig; fromState: boolean } | null = null,
   ) {}
 
   /** The reference of the block at `tag` (latest, safe, finalized) or number; null when absent. */
@@ -187,13 +194,19 @@ export class L2Source {
     const b = await this.client.call<BlockJson | null>("eth_getBlockByNumber", [`0x${number.toString(16)}`, true]);
     if (b === null) throw new L2SourceError(`failed to get L2 block ref with sync status: block ${number} not found`);
     const ref = this.refOf(b);
-    const proof = await this.client.call<{ storageHash: string }>("eth_getProof", [
-      L2_TO_L1_MESSAGE_PASSER,
-      [],
-      bytesToHex(ref.hash),
-    ]);
     const stateRoot = hexToBytes(b.stateRoot);
-    const passerRoot = hexToBytes(proof.storageHash);
+    let passerRoot: Uint8Array;
+    const o = this.output;
+    if (o !== null && !o.fromState && isForkActive(o.cfg, "isthmus", ref.timestamp) && b.withdrawalsRoot) {
+      passerRoot = hexToBytes(b.withdrawalsRoot);
+    } else {
+      const proof = await this.client.call<{ storageHash: string }>("eth_getProof", [
+        L2_TO_L1_MESSAGE_PASSER,
+        [],
+        bytesToHex(ref.hash),
+      ]);
+      passerRoot = hexToBytes(proof.storageHash);
+    }
     return {
       version: OUTPUT_VERSION_V0,
       outputRoot: outputRootV0(stateRoot, passerRoot, ref.hash),

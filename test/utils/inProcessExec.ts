@@ -59,6 +59,8 @@ export class InProcessExec {
     readonly chain: Blockchain,
     readonly pool: TxPool,
     readonly engine: EngineApi,
+    /** Every namespace, for serving this chain over HTTP in node tests. */
+    readonly registry: Registry,
     dispatcher: Dispatcher,
   ) {
     this.rpc = new InProcessRpc(dispatcher);
@@ -86,6 +88,6 @@ export class InProcessExec {
     };
     const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...apis.methods]);
     const dispatcher = registry.forApis(["eth", "engine", "debug", "testing", "net", "web3", "txpool"]);
-    return new InProcessExec(chain, pool, engine, dispatcher);
+    return new InProcessExec(chain, pool, engine, registry, dispatcher);
   }
 }

@@ -37,6 +37,8 @@ export interface BlobSource {
 
 /** Turns an Alt-DA commitment payload (version byte 0x01 first) into the data it commits to. */
 export interface AltDaResolver {
+  /** Called once for every L1 block before its data is read (challenge tracking). */
+  advance(l1: L1BlockRef): Promise<void>;
   resolve(l1: L1BlockRef, payload: Uint8Array): Promise<Uint8Array | null>;
 }
 
@@ -74,6 +76,7 @@ export async function openData(
   ref: L1BlockRef,
   batcher: Uint8Array,
 ): Promise<Uint8Array[]> {
+  if (deps.altDa !== null) await deps.altDa.advance(ref);
   let txs: readonly Tx[];
   try {
     txs = await deps.l1.txsByHash(ref.hash);

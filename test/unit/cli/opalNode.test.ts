@@ -95,6 +95,31 @@ describe("cli/opalNode", function () {
       assert.equal(wrongL1.code, 1);
       assert.equal(wrongL1.err.length, 1);
       assert.match(wrongL1.err[0]!, /^opal-node: --rollup\.l1-chain-config: .*chain id 1, rollup config says 11155111/);
+      // A chain with Ecotone needs a beacon endpoint for blobs (op-node refuses to start without one).
+      const noBeacon = await run([
+        "--network=op-sepolia",
+        "--l1=http://127.0.0.1:1",
+        "--l2=http://127.0.0.1:1",
+        `--l2.jwt-secret=${join(dir.path, "jwt")}`,
+        "--rpc.port=0",
+        "--log.level=error",
+      ]);
+      assert.equal(noBeacon.code, 1);
+      assert.equal(noBeacon.err.length, 1);
+      assert.match(noBeacon.err[0]!, /^opal-node: expected L1 Beacon API endpoint \(--l1\.beacon\)/);
+      // A beacon endpoint that does not answer stops the node unless --l1.beacon.ignore.
+      const deadBeacon = await run([
+        "--network=op-sepolia",
+        "--l1=http://127.0.0.1:1",
+        "--l1.beacon=http://127.0.0.1:1",
+        "--l2=http://127.0.0.1:1",
+        `--l2.jwt-secret=${join(dir.path, "jwt")}`,
+        "--rpc.port=0",
+        "--log.level=error",
+      ]);
+      assert.equal(deadBeacon.code, 1);
+      assert.equal(deadBeacon.err.length, 1);
+      assert.match(deadBeacon.err[0]!, /^opal-node: failed to check L1 Beacon API version: .*--l1\.beacon\.ignore=true/);
     } finally {
       dir.remove();
     }
@@ -110,6 +135,8 @@ describe("cli/opalNode", function () {
         [
           join(ROOT, "bin", "opal-node.mjs"),
           "--network=op-sepolia",
+          "--l1=http://127.0.0.1:9",
+          "--l1.beacon.ignore",
           "--l2=http://127.0.0.1:9",
           `--l2.jwt-secret=${secret}`,
           "--rpc.addr=127.0.0.1",

@@ -10,9 +10,9 @@ import { type DevAccount, devAccounts, l1DevGenesis } from "../../../src/node/de
 import { concatBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";
-import { encodeTx } from "../../../src/tx/envelope.js";
+import { decodeTx, encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
-import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
+import { type BlobTx, type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
 import { InProcessExec } from "../inProcessExec.js";
 
 /** LOG4 emitter: calldata = topic0‖topic1‖topic2‖topic3‖data. */
@@ -90,6 +90,31 @@ export class L1Miner {
     return encodeTx(signTx(unsigned, from.privateKey));
   }
 
+  /** A signed blob tx from `from` to `to` carrying blobs with these versioned hashes (no calldata). */
+  blobTx(from: DevAccount, to: Uint8Array, versionedHashes: readonly Uint8Array[]): Uint8Array {
+    const key = bytesToHex(from.address);
+    const nonce = this.nonces.get(key) ?? 0n;
+    this.nonces.set(key, nonce + 1n);
+    const unsigned: BlobTx = {
+      type: TxType.Blob,
+      chainId: this.chainId,
+      nonce,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      maxFeePerGas: 100_000_000_000n,
+      gasLimit: 100_000n,
+      to,
+      value: 0n,
+      data: new Uint8Array(0),
+      accessList: [],
+      maxFeePerBlobGas: 1_000_000_000n,
+      blobVersionedHashes: versionedHashes,
+      yParity: 0,
+      r: 0n,
+      s: 0n,
+    };
+    return encodeTx(signTx(unsigned, from.privateKey));
+  }
+
   /** Sets the next nonce of `from` (after a reorg dropped some of its txs). */
   setNonce(from: DevAccount, nonce: bigint): void {
     this.nonces.set(bytesToHex(from.address), nonce);
@@ -116,9 +141,14 @@ export class L1Miner {
       ],
     );
     const payload = env.executionPayload;
+    const blobHashes: string[] = [];
+    for (const t of txs) {
+      const tx = decodeTx(t);
+      if (tx.type === TxType.Blob) for (const h of tx.blobVersionedHashes) blobHashes.push(bytesToHex(h));
+    }
     const st = await rpc.call<{ status: string; validationError?: string }>("engine_newPayloadV4", [
       payload,
-      [],
+      blobHashes,
       bytesToHex(keccak256(parentHash)),
       env.executionRequests ?? [],
     ]);

@@ -1,0 +1,322 @@
+/**
+ * The verifier half of opal-node, wired from its options: the L1 client (`--l1`, `--l1.trustrpc`,
+ * `--l1.rpckind`, concurrency, batching, rate limit and cache), new heads over HTTP polling or a
+ * WebSocket subscription, safe/finalized polling, the beacon client for blobs with its startup health
+ * check (`--l1.beacon*`; KZG proofs checked in a kzgVerify worker), Alt-DA (`--altda.*`), the runtime
+ * config from L1 state and `--rollup.halt`, the derivation driver over the engine, the safe-head DB
+ * and the snapshot log. `start` runs the checks that must stop the node; `stop` undoes everything.
+ */
+import { appendFileSync } from "node:fs";
+import { AltDaSource } from "../rollup/altDa/altDaSource.js";
+import { DaClient } from "../rollup/altDa/daClient.js";
+import { AltDaManager } from "../rollup/altDa/daState.js";
+import { BeaconClient } from "../rollup/beaconClient.js";
+import { PoolBlobVerifier } from "../rollup/blobVerifier.js";
+import type { RollupConfig } from "../rollup/config.js";
+import { Driver, type DriverLog, type SafeHeadListener } from "../rollup/driver.js";
+import type { EngineClient } from "../rollup/engine/engineClient.js";
+import { type L1Client, L1Client as L1ClientImpl, type RpcProviderKind } from "../rollup/l1Client.js";
+import { L1HeadPoller } from "../rollup/l1HeadPoller.js";
+import { L1Source } from "../rollup/l1Source.js";
+import {
+  compareProtocolVersions,
+  formatProtocolVersion,
+  type HaltLevel,
+  OPAL_PROTOCOL_SUPPORT,
+  shouldHalt,
+} from "../rollup/protocolVersion.js";
+import type { L1BlockRef, SyncStatus } from "../rollup/refs.js";
+import { l1RefJson, l2RefJson } from "../rollup/refs.js";
+import { loadRuntimeConfig, type RuntimeConfigValues } from "../rollup/runtimeConfig.js";
+import { WsRpcClient } from "../rollup/wsRpcClient.js";
+import type { ChainConfig } from "../spec/chainConfig.js";
+import { PiscinaPool } from "./pools.js";
+
+export interface DerivationConfig {
+  readonly l1: string;
+  readonly "l1.trustrpc": boolean;
+  readonly "l1.rpckind": string;
+  readonly "l1.max-concurrency": number;
+  readonly "l1.rpc-max-batch-size": number;
+  readonly "l1.rpc-rate-limit": number;
+  readonly "l1.cache-size": number;
+  readonly "l1.http-poll-interval": number;
+  readonly "l1.epoch-poll-interval": number;
+  readonly "l1.runtime-config-reload-interval": number;
+  readonly "l1.beacon": string | undefined;
+  readonly "l1.beacon-header": string | undefined;
+  readonly "l1.beacon-fallbacks": readonly string[] | undefined;
+  readonly "l1.beacon.fetch-all-sidecars": boolean;
+  readonly "l1.beacon.ignore": boolean;
+  readonly "verifier.l1-confs": number;
+  readonly syncmode: string;
+  readonly "l2.enginekind": string;
+  readonly "l2.skip-sync-start-check"?: boolean;
+  readonly "rollup.halt": string | undefined;
+  readonly "snapshotlog.file": string | undefined;
+  readonly "altda.enabled": boolean;
+  readonly "altda.da-server": string | undefined;
+  readonly "altda.da-service": boolean;
+  readonly "altda.get-timeout": number;
+  readonly "altda.put-timeout": number;
+  readonly "altda.max-concurrent-da-requests": number;
+  readonly "altda.verify-on-read": boolean;
+}
+
+/** What the service records (node/metrics.ts NodeMetrics fits). */
+export interface DerivationMetrics {
+  recordPipelineReset(): void;
+  recordDerivationError(): void;
+  recordL1Ref(type: "l1_head" | "l1_safe" | "l1_finalized" | "l1_derived", ref: L1BlockRef): void;
+  recordL2Ref(type: "l2_unsafe" | "l2_safe" | "l2_finalized" | "l2_pending_safe", ref: SyncStatus["unsafeL2"]): void;
+}
+
+export class DerivationStartError extends Error {
+  override readonly name = "DerivationStartError";
+}
+
+export interface DerivationDeps {
+  readonly cfg: RollupConfig;
+  readonly engine: EngineClient;
+  readonly log: DriverLog;
+  readonly l1Chain: ChainConfig | null;
+  readonly safeDb: SafeHeadListener | null;
+  readonly metrics?: DerivationMetrics;
+  /** Called when `--rollup.halt` asks the node to stop. */
+  readonly onHalt?: (reason: string) => void;
+}
+
+const IDLE_WAIT_MS = 2_000;
+const RUNTIME_LOAD_ATTEMPTS = 1;
+
+export class DerivationService {
+  readonly driver: Driver;
+  readonly l1Client: L1Client;
+  private readonly poller: L1HeadPoller;
+  private readonly kzgPool: PiscinaPool | null;
+  private readonly ws: WsRpcClient | null;
+  private head: L1BlockRef | null = null;
+  private runtime: RuntimeConfigValues | null = null;
+  private reloader: NodeJS.Timeout | null = null;
+  private lastSnapshot = "";
+
+  private constructor(
+    private readonly config: DerivationConfig,
+    private readonly deps: DerivationDeps,
+    parts: {
+      l1Client: L1Client;
+      ws: WsRpcClient | null;
+      beacon: BeaconClient | null;
+      kzgPool: PiscinaPool | null;
+      altDa: AltDaSource | null;
+    },
+  ) {
+    this.l1Client = parts.l1Client;
+    this.ws = parts.ws;
+    this.kzgPool = parts.kzgPool;
+    const confs = config["verifier.l1-confs"];
+    const l1 = new L1Source(parts.l1Client, confs, () => this.head);
+    this.driver = new Driver(
+      deps.cfg,
+      {
+        l1,
+        l2: deps.engine,
+        engine: deps.engine,
+        blobs: parts.beacon,
+        altDa: parts.altDa,
+        l1Chain: deps.l1Chain,
+        log: deps.log,
+        safeDb: deps.safeDb,
+        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+      },
+      { skipSyncStartCheck: config["l2.skip-sync-start-check"] === true },
+    );
+    const isWs = /^wss?:\/\//.test(config.l1);
+    this.poller = new L1HeadPoller({
+      source: parts.l1Client,
+      ...(isWs ? { wsUrl: config.l1 } : {}),
+      trustRpc: config["l1.trustrpc"],
+      httpPollIntervalMs: config["l1.http-poll-interval"],
+      epochPollIntervalMs: config["l1.epoch-poll-interval"],
+      onHead: (ref) => {
+        this.head = ref;
+        deps.metrics?.recordL1Ref("l1_head", ref);
+        this.driver.onL1Head(ref);
+      },
+      onSafe: (ref) => {
+        deps.metrics?.recordL1Ref("l1_safe", ref);
+        this.driver.onL1Safe(ref);
+      },
+      onFinalized: (ref) => {
+        deps.metrics?.recordL1Ref("l1_finalized", ref);
+        void this.driver.onL1Finalized(ref);
+      },
+      onError: (err, what) => deps.log.warn(`L1 ${what} poll failed`, { err: (err as Error).message }),
+    });
+  }
+
+  /** Builds the clients and runs the startup checks (beacon health, runtime config); then derives. */
+  static async start(config: DerivationConfig, deps: DerivationDeps): Promise<DerivationService> {
+    const { cfg, log } = deps;
+    const isWs = /^wss?:\/\//.test(config.l1);
+    const ws = isWs ? new WsRpcClient(config.l1) : null;
+    let cacheSize = config["l1.cache-size"];
+    if (cacheSize === 0) cacheSize = Math.floor((cfg.seqWindowSize * 3) / 2);
+    const l1Client = new L1ClientImpl({
+      url: config.l1,
+      ...(ws === null ? {} : { transport: ws }),
+      trustRpc: config["l1.trustrpc"],
+      rpcKind: config["l1.rpckind"] as RpcProviderKind,
+      maxConcurrency: config["l1.max-concurrency"],
+      maxBatchSize: config["l1.rpc-max-batch-size"],
+      rateLimit: config["l1.rpc-rate-limit"],
+      cacheSize,
+    });
+
+    let beacon: BeaconClient | null = null;
+    let kzgPool: PiscinaPool | null = null;
+    const ecotoneScheduled = cfg.ecotoneTime !== null;
+    const beaconUrl = config["l1.beacon"];
+    if (beaconUrl !== undefined && beaconUrl !== "") {
+      kzgPool = new PiscinaPool("kzgVerify", { threads: 1 });
+      try {
+        beacon = new BeaconClient({
+          url: beaconUrl,
+          headers: config["l1.beacon-header"] === undefined ? [] : [config["l1.beacon-header"]],
+          fallbacks: config["l1.beacon-fallbacks"] ?? [],
+          fetchAllSidecars: config["l1.beacon.fetch-all-sidecars"],
+          verifier: new PoolBlobVerifier(kzgPool),
+        });
+        const version = await beacon.checkHealth();
+        log.info("Connected to L1 Beacon API", { version });
+      } catch (e) {
+        if (!config["l1.beacon.ignore"]) {
+          await kzgPool.destroy();
+          throw new DerivationStartError(
+            `failed to check L1 Beacon API version: ${(e as Error).message} (--l1.beacon.ignore=true to start anyway)`,
+          );
+        }
+        log.warn("Failed to check L1 Beacon API version, but continuing (--l1.beacon.ignore)", {
+          err: (e as Error).message,
+        });
+      }
+    } else if (ecotoneScheduled && !config["l1.beacon.ignore"]) {
+      throw new DerivationStartError(
+        "expected L1 Beacon API endpoint (--l1.beacon), but got none; blobs cannot be read without it (--l1.beacon.ignore=true to start anyway)",
+      );
+    }
+
+    let altDa: AltDaSource | null = null;
+    if (config["altda.enabled"]) {
+      if (cfg.altDa === null) {
+        await kzgPool?.destroy();
+        throw new DerivationStartError("--altda.enabled, but the rollup config has no alt_da section");
+      }
+      const server = config["altda.da-server"];
+      if (server === undefined || server === "") {
+        await kzgPool?.destroy();
+        throw new DerivationStartError("--altda.enabled needs --altda.da-server");
+      }
+      const client = new DaClient({
+        url: server,
+        getTimeoutMs: config["altda.get-timeout"],
+        putTimeoutMs: config["altda.put-timeout"],
+        maxConcurrent: config["altda.max-concurrent-da-requests"],
+        verifyOnRead: config["altda.verify-on-read"],
+        daService: config["altda.da-service"],
+      });
+      const manager = new AltDaManager(cfg.altDa, client, {
+        fetchReceipts: async (h) => (await l1Client.fetchReceipts(h)).receipts,
+        txsByHash: async (h) => (await l1Client.infoAndTxsByHash(h)).txs,
+        l1BlockRefByNumber: (n) => l1Client.l1BlockRefByNumber(n),
+      });
+      altDa = new AltDaSource(manager, (m, c) => log.warn(m, c));
+    }
+
+    const svc = new DerivationService(config, deps, { l1Client, ws, beacon, kzgPool, altDa });
+    await svc.loadRuntime(true);
+    svc.poller.start();
+    const every = config["l1.runtime-config-reload-interval"];
+    if (every > 0) {
+      svc.reloader = setInterval(() => void svc.loadRuntime(false), every);
+      svc.reloader.unref();
+    }
+    if (config["snapshotlog.file"] !== undefined) svc.driver.onChange = () => svc.snapshot();
+    svc.driver.start(IDLE_WAIT_MS);
+    return svc;
+  }
+
+  syncStatus(): SyncStatus {
+    return this.driver.syncStatus();
+  }
+
+  get runtimeConfig(): RuntimeConfigValues | null {
+    return this.runtime;
+  }
+
+  /**
+   * Reads the runtime config at the L1 head and applies `--rollup.halt`. At startup a few attempts
+   * are made; failures are logged (the reload loop tries again later), never fatal.
+   */
+  private async loadRuntime(startup: boolean): Promise<void> {
+    const attempts = startup ? RUNTIME_LOAD_ATTEMPTS : 1;
+    for (let i = 0; i < attempts; i++) {
+      try {
+        const head = await this.l1Client.l1BlockRefByLabel("latest");
+        this.runtime = await loadRuntimeConfig(this.deps.cfg, this.l1Client, head);
+        this.checkProtocolVersions();
+        return;
+      } catch (e) {
+        this.deps.log.warn("failed to load the runtime config from L1", { err: (e as Error).message, attempt: i + 1 });
+        if (i + 1 < attempts) await new Promise((r) => setTimeout(r, 1000).unref());
+      }
+    }
+  }
+
+  private checkProtocolVersions(): void {
+    const r = this.runtime;
+    if (r === null || r.required.every((b) => b === 0)) return;
+    const cmp = compareProtocolVersions(OPAL_PROTOCOL_SUPPORT, r.required);
+    this.deps.log.info("protocol version signal", {
+      required: formatProtocolVersion(r.required),
+      recommended: formatProtocolVersion(r.recommended),
+      local: formatProtocolVersion(OPAL_PROTOCOL_SUPPORT),
+      comparison: cmp,
+    });
+    if (shouldHalt(this.config["rollup.halt"] as HaltLevel | undefined, cmp)) {
+      const why = `opted to halt, unprepared for protocol change: required ${formatProtocolVersion(r.required)}, local ${formatProtocolVersion(OPAL_PROTOCOL_SUPPORT)}`;
+      this.deps.log.error(why);
+      this.deps.onHalt?.(why);
+    }
+  }
+
+  /** `--snapshotlog.file`: one JSON line whenever the rollup state changed (op-node's snapshot log). */
+  private snapshot(): void {
+    const s = this.driver.syncStatus();
+    const line = JSON.stringify({
+      l1Head: l1RefJson(s.headL1),
+      l1Current: l1RefJson(s.currentL1),
+      l2Head: l2RefJson(s.unsafeL2),
+      l2Safe: l2RefJson(s.safeL2),
+      l2FinalizedHead: l2RefJson(s.finalizedL2),
+    });
+    if (line === this.lastSnapshot) return;
+    this.lastSnapshot = line;
+    try {
+      appendFileSync(
+        this.config["snapshotlog.file"]!,
+        `${JSON.stringify({ t: new Date().toISOString(), lvl: "info", msg: "Rollup State Snapshot", event: "snapshot", ...JSON.parse(line) })}\n`,
+      );
+    } catch (e) {
+      this.deps.log.warn("failed to write the snapshot log", { err: (e as Error).message });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.poller.stop();
+    if (this.reloader !== null) clearInterval(this.reloader);
+    await this.driver.stop();
+    this.ws?.close();
+    await this.kzgPool?.destroy();
+  }
+}

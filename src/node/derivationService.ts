@@ -129,7 +129,11 @@ export class DerivationService {
         safeDb: deps.safeDb,
         ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
       },
-      { skipSyncStartCheck: config["l2.skip-sync-start-check"] === true },
+      {
+        skipSyncStartCheck: config["l2.skip-sync-start-check"] === true,
+        syncMode: config.syncmode === "execution-layer" ? "execution-layer" : "consensus-layer",
+        engineKind: (config["l2.enginekind"] ?? "geth") as "geth" | "reth" | "erigon",
+      },
     );
     const isWs = /^wss?:\/\//.test(config.l1);
     this.poller = new L1HeadPoller({

@@ -349,7 +349,7 @@ export class RollupNode {
       postUnsafePayload: async (env) => {
         const { version, envelope } = checkPayloadEnvelope(rollup.config, env);
         const d = node?.derivation ?? null;
-        if (d !== null && d.driver.counters.resets > 0) {
+        if (d !== null && (d.driver.counters.resets > 0 || d.driver.controller.elSyncing)) {
           const p = envelopeOf(envelope.executionPayload, envelope.parentBeaconBlockRoot ?? null);
           if (!(await d.driver.controller.insertUnsafePayload(p))) {
             throw new Error(

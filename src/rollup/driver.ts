@@ -39,6 +39,13 @@ export interface DriverDeps extends Omit<PipelineDeps, "l1"> {
 
 export interface DriverOptions {
   readonly skipSyncStartCheck?: boolean;
+  /** `--syncmode`: with execution-layer the engine first syncs itself from unsafe payloads. */
+  readonly syncMode?: "consensus-layer" | "execution-layer";
+  /**
+   * `--l2.enginekind`: geth can only EL-sync before its first finalized block, so with geth EL sync
+   * is skipped when the engine already has one; reth and erigon sync at any point.
+   */
+  readonly engineKind?: "geth" | "reth" | "erigon";
 }
 
 /** What one `step` did, for tests and metrics. */
@@ -80,7 +87,12 @@ export class Driver {
       warn: deps.warn ?? ((m, c) => deps.log.warn(m, c)),
     });
     this.controller.onSafe = (safe, l1) => this.deps.safeDb?.safeHeadUpdated(safe, l1);
+    this.controller.onElSyncDone = () => this.requestReset();
+    this.elSyncChecked = opts.syncMode !== "execution-layer";
   }
+
+  /** Whether the EL-sync decision has been made (at the first reset). */
+  private elSyncChecked: boolean;
 
   get stoppedBy(): Error | null {
     return this.critical;
@@ -149,6 +161,9 @@ export class Driver {
         case "advanced":
           this.failures = 0;
           this.controller.recordDerivedFrom(r.finished);
+          // L1 may have finalized this block before derivation got past it (op-node finalizer:
+          // finality is tried again on every derived L1 block).
+          if (this.l1Finalized.number >= r.finished.number) await this.onL1Finalized(this.l1Finalized);
           this.deps.log.debug("advanced L1 origin", { origin: this.pipeline.origin().number });
           return { kind: "advanced", origin: this.pipeline.origin() };
         case "attributes": {
@@ -197,6 +212,19 @@ export class Driver {
     if (unsafe === null || safe === null || finalized === null) {
       throw new DeriveError("temporary", "the engine has no head, safe or finalized block yet");
     }
+    if (!this.elSyncChecked) {
+      this.elSyncChecked = true;
+      const atGenesis = finalized.number === this.cfg.genesis.l2.number;
+      if (atGenesis || (this.opts.engineKind ?? "geth") !== "geth") {
+        this.controller.elSyncing = true;
+        this.deps.log.info("Starting EL sync: waiting for unsafe payloads", { engine: this.opts.engineKind ?? "geth" });
+      } else {
+        this.deps.log.info("Skipping EL sync: the engine already has a finalized block", {
+          finalized: finalized.number,
+        });
+      }
+    }
+    if (this.controller.elSyncing) return { kind: "idle" };
     const heads = await findL2Heads(this.cfg, this.deps.l1, engine, { unsafe, safe, finalized }, this.opts);
     await this.controller.reset(heads);
     const base = await this.pipeline.reset(heads.safe);

@@ -25,10 +25,14 @@ import { isForkActive, type RollupConfig } from "../config.js";
 import type { AttributesWithParent, PayloadAttributes } from "../derive/attributes.js";
 import { criticalError, resetError, temporaryError } from "../derive/errors.js";
 import type { L1BlockRef, L2BlockRef } from "../refs.js";
+import { RpcCallError } from "../rpcClient.js";
 import { attributesMismatch } from "./consolidate.js";
 import type { EngineClient, PayloadEnvelope, PayloadStatus } from "./engineClient.js";
 
 const DEPOSIT_TX_TYPE = 0x7e;
+/** Engine API error codes (execution-apis common.md). */
+const INVALID_FORKCHOICE_STATE = -38002;
+const INVALID_PAYLOAD_ATTRIBUTES = -38003;
 
 export interface EngineControllerLog {
   info(msg: string, ctx?: Record<string, unknown>): void;
@@ -120,6 +124,7 @@ export class EngineController {
    * (and changes nothing) when it does not.
    */
   async insertUnsafePayload(env: PayloadEnvelope): Promise<boolean> {
+    if (this.elSyncing) return this.insertElSync(env);
     const parent = (env.executionPayload as { parentHash?: string }).parentHash;
     if (parent !== bytesToHex(this.heads.unsafe.hash)) return false;
     const status = await this.engine.newPayload(env);
@@ -143,6 +148,39 @@ export class EngineController {
     const ref = await this.engine.blockRef(env.blockHash);
     if (ref === null) throw temporaryError(`engine lost block ${bytesToHex(env.blockHash)}`);
     this.heads = { ...this.heads, unsafe: ref };
+    return true;
+  }
+
+  /**
+   * `--syncmode execution-layer` (op-node engine controller, EL sync): the engine syncs itself to
+   * the newest unsafe payload it is given — newPayload answers SYNCING/ACCEPTED while it downloads —
+   * and once a forkchoice update to such a payload answers VALID, that block becomes the unsafe,
+   * safe and finalized head at once and derivation continues from there (`onElSyncDone`).
+   */
+  elSyncing = false;
+  onElSyncDone: ((ref: L2BlockRef) => void) | null = null;
+
+  private async insertElSync(env: PayloadEnvelope): Promise<boolean> {
+    const status = await this.engine.newPayload(env);
+    if (status.status === "INVALID" || status.status === "INVALID_BLOCK_HASH") {
+      throw new PayloadRejectedError(status, `engine refused payload ${bytesToHex(env.blockHash)} during EL sync`);
+    }
+    const zero = new Uint8Array(32);
+    const r = await this.engine.forkchoiceUpdate({ head: env.blockHash, safe: zero, finalized: zero }, null);
+    if (r.status.status === "INVALID" || r.status.status === "INVALID_BLOCK_HASH") {
+      throw new PayloadRejectedError(
+        r.status,
+        `engine refused forkchoice to ${bytesToHex(env.blockHash)} during EL sync`,
+      );
+    }
+    if (r.status.status !== "VALID") return true;
+    const ref = await this.engine.blockRef(env.blockHash);
+    if (ref === null) throw temporaryError(`engine lost block ${bytesToHex(env.blockHash)}`);
+    this.elSyncing = false;
+    this.heads = { unsafe: ref, pendingSafe: ref, safe: ref, finalized: ref };
+    await this.forkchoice();
+    this.log.info("finished EL sync", { number: ref.number, hash: bytesToHex(ref.hash) });
+    this.onElSyncDone?.(ref);
     return true;
   }
 
@@ -206,10 +244,21 @@ export class EngineController {
     attrs: PayloadAttributes,
   ): Promise<{ ok: true; ref: L2BlockRef; envelope: PayloadEnvelope } | { ok: false; reason: string }> {
     const h = this.heads;
-    const start = await this.engine.forkchoiceUpdate(
-      { head: parent.hash, safe: h.safe.hash, finalized: h.finalized.hash },
-      attrs,
-    );
+    let start: Awaited<ReturnType<EngineClient["forkchoiceUpdate"]>>;
+    try {
+      start = await this.engine.forkchoiceUpdate(
+        { head: parent.hash, safe: h.safe.hash, finalized: h.finalized.hash },
+        attrs,
+      );
+    } catch (e) {
+      // op-node startPayload: invalid attributes are the batch's fault (drop or deposit-only); an
+      // invalid forkchoice state means our heads are wrong (reset); anything else is retried.
+      if (e instanceof RpcCallError && e.code === INVALID_PAYLOAD_ATTRIBUTES) return { ok: false, reason: e.message };
+      if (e instanceof RpcCallError && e.code === INVALID_FORKCHOICE_STATE) {
+        throw resetError(`engine rejected the forkchoice state: ${e.message}`);
+      }
+      throw e;
+    }
     if (start.status.status === "INVALID" || start.status.status === "INVALID_BLOCK_HASH") {
       return { ok: false, reason: start.status.validationError ?? start.status.status };
     }

@@ -16,11 +16,11 @@ import { type AttributesDeps, preparePayloadAttributes } from "../../../src/roll
 import { encodeSingularBatch } from "../../../src/rollup/derive/batch.js";
 import type { SingularBatch } from "../../../src/rollup/derive/batchTypes.js";
 import { type CompressionAlgo, compressChannel } from "../../../src/rollup/derive/channelReader.js";
-import type { BlobSource } from "../../../src/rollup/derive/dataSource.js";
+import type { AltDaResolver, BlobSource } from "../../../src/rollup/derive/dataSource.js";
 import { encodeFramesTxData, type Frame } from "../../../src/rollup/derive/frame.js";
 import { encodeSpanBatch, spanBatchFromSingulars } from "../../../src/rollup/derive/spanBatch.js";
-import { Driver, type DriverLog } from "../../../src/rollup/driver.js";
-import { EngineClient } from "../../../src/rollup/engine/engineClient.js";
+import { Driver, type DriverLog, type DriverOptions } from "../../../src/rollup/driver.js";
+import { EngineClient, type PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
 import { EngineController } from "../../../src/rollup/engine/engineController.js";
 import { L1Client } from "../../../src/rollup/l1Client.js";
 import { L1Source } from "../../../src/rollup/l1Source.js";
@@ -66,6 +66,12 @@ export interface RollupOptions {
   /** The verifier's L1 transport (default the miner's in-process RPC; tests wrap it to tamper). */
   readonly verifierL1?: (inner: RpcTransport) => RpcTransport;
   readonly blobs?: BlobSource | null;
+  /** The rollup.json `alt_da` section. */
+  readonly altDaJson?: Record<string, unknown>;
+  /** The verifier's Alt-DA resolver (`--altda.enabled`). */
+  readonly altDa?: AltDaResolver | null;
+  /** Driver options of the verifier (sync mode, engine kind). */
+  readonly driver?: DriverOptions;
 }
 
 export const SILENT_LOG: DriverLog = { debug() {}, info() {}, warn() {}, error() {} };
@@ -103,14 +109,29 @@ export class Rollup {
       if (forks[f] === null) delete config[GETH_FORK_KEY[f]!];
       else config[GETH_FORK_KEY[f]!] = forks[f];
     }
+    // op-geth pins the L1 forks to their OP twins: Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus.
+    for (const [l1Fork, opFork] of [
+      ["shanghaiTime", "canyon"],
+      ["cancunTime", "ecotone"],
+      ["pragueTime", "isthmus"],
+    ] as const) {
+      if (forks[opFork] === null) delete config[l1Fork];
+      else config[l1Fork] = forks[opFork];
+    }
     if (forks.jovian === l2Time) g.extraData = bytesToHex(encodeJovianExtraData(250, 6, 0n));
     else if (forks.holocene !== l2Time) g.extraData = "0x";
     this.l2Genesis = g;
     const genesisHash = InProcessExec.create(g).chain.headBlockHash;
+    // The Ecotone (version 1) scalar once Ecotone is at genesis; before that the Bedrock formula reads
+    // the whole word, so a pre-Ecotone chain starts with a plain version-0 scalar (684000 = 0.684).
     const scalar = new Uint8Array(32);
-    scalar[0] = 1;
-    new DataView(scalar.buffer).setUint32(24, 810949);
-    new DataView(scalar.buffer).setUint32(28, 1368);
+    if (forks.ecotone === l2Time) {
+      scalar[0] = 1;
+      new DataView(scalar.buffer).setUint32(24, 810949);
+      new DataView(scalar.buffer).setUint32(28, 1368);
+    } else {
+      new DataView(scalar.buffer).setUint32(28, 684000);
+    }
     const json: Record<string, unknown> = {
       genesis: {
         l1: { hash: bytesToHex(l1Genesis.hash), number: 0 },
@@ -136,6 +157,7 @@ export class Rollup {
       chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
     };
     for (const f of L2_FORKS) if (forks[f] !== null) json[`${f}_time`] = forks[f];
+    if (opts.altDaJson !== undefined) json.alt_da = opts.altDaJson;
     this.cfg = parseRollupConfig(json);
     this.sequencer = new Sequencer(this);
     this.batcher = new Batcher(this);
@@ -168,15 +190,19 @@ export class Verifier {
     this.exec = InProcessExec.create(rollup.l2Genesis);
     this.engine = new EngineClient(this.exec.rpc, rollup.cfg);
     this.l1 = new L1Source(rollup.l1Client(rollup.opts.trustRpc ?? false, rollup.opts.verifierL1), 0, () => null);
-    this.driver = new Driver(rollup.cfg, {
-      l1: this.l1,
-      l2: this.engine,
-      engine: this.engine,
-      blobs: rollup.opts.blobs ?? null,
-      altDa: null,
-      l1Chain: null,
-      log,
-    });
+    this.driver = new Driver(
+      rollup.cfg,
+      {
+        l1: this.l1,
+        l2: this.engine,
+        engine: this.engine,
+        blobs: rollup.opts.blobs ?? null,
+        altDa: rollup.opts.altDa ?? null,
+        l1Chain: null,
+        log,
+      },
+      rollup.opts.driver ?? {},
+    );
   }
 
   /** Derive everything L1 has now. */
@@ -196,6 +222,8 @@ export class Sequencer {
   readonly engine: EngineClient;
   readonly controller: EngineController;
   readonly l1: L1Source;
+  /** Every payload built, in order (what gossip would carry). */
+  readonly envelopes: PayloadEnvelope[] = [];
   private initialized = false;
 
   constructor(private readonly rollup: Rollup) {
@@ -227,11 +255,12 @@ export class Sequencer {
     }
     const deps: AttributesDeps = { l1: this.l1, l2: this.engine, l1Chain: null };
     const attrs = await preparePayloadAttributes(cfg, deps, parent, origin);
-    const { ref } = await this.controller.buildUnsafe({
+    const { ref, envelope } = await this.controller.buildUnsafe({
       ...attrs,
       transactions: [...attrs.transactions, ...txs],
       noTxPool: true,
     });
+    this.envelopes.push(envelope);
     return ref;
   }
 

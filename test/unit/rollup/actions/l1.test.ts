@@ -65,7 +65,9 @@ describe("actions: the verifier and its L1", function () {
 
     // L1 block 1 is replaced: every L2 block with origin b1 is now invalid.
     const genesis = r.miner.refOf(0);
-    const alt: L1BlockRef[] = [await r.miner.mine([r.miner.tx(r.miner.accounts[5]!, BATCH_INBOX, Uint8Array.of(9))], genesis.hash)];
+    const alt: L1BlockRef[] = [
+      await r.miner.mine([r.miner.tx(r.miner.accounts[5]!, BATCH_INBOX, Uint8Array.of(9))], genesis.hash),
+    ];
     for (let i = 0; i < 6; i++) alt.push(await r.miner.mine());
     assert.ok(!equalBytes(alt[0]!.hash, b1.hash));
     await v.sync();

@@ -34,12 +34,16 @@ export class L1Miner {
   private safe: Uint8Array;
   private finalized: Uint8Array;
 
-  constructor() {
+  /** `extraAlloc`: more genesis accounts (address → geth alloc entry), e.g. contracts with storage. */
+  constructor(extraAlloc: Record<string, unknown> = {}) {
     this.accounts = devAccounts();
     const g = l1DevGenesis(30_000_000n, this.accounts);
     const alloc = g.alloc as Record<string, unknown>;
     alloc[bytesToHex(PORTAL)] = { balance: "0x0", code: bytesToHex(LOG4_EMITTER) };
     alloc[bytesToHex(SYSTEM_CONFIG)] = { balance: "0x0", code: bytesToHex(LOG3_EMITTER) };
+    for (const [addr, entry] of Object.entries(extraAlloc)) {
+      alloc[addr] = { ...(alloc[addr] as Record<string, unknown> | undefined), ...(entry as Record<string, unknown>) };
+    }
     g.timestamp = "0x64";
     this.exec = InProcessExec.create(g);
     this.safe = this.exec.chain.headBlockHash;

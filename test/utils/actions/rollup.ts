@@ -66,6 +66,10 @@ export interface RollupOptions {
   /** The verifier's L1 transport (default the miner's in-process RPC; tests wrap it to tamper). */
   readonly verifierL1?: (inner: RpcTransport) => RpcTransport;
   readonly blobs?: BlobSource | null;
+  /** Extra L1 genesis accounts (e.g. a ProtocolVersions contract's storage). */
+  readonly l1Alloc?: Record<string, unknown>;
+  /** rollup.json `protocol_versions_address`. */
+  readonly protocolVersionsAddress?: string;
   /** The rollup.json `alt_da` section. */
   readonly altDaJson?: Record<string, unknown>;
   /** The verifier's Alt-DA resolver (`--altda.enabled`). */
@@ -87,7 +91,7 @@ export function recordingLog(): DriverLog & { lines: string[] } {
 }
 
 export class Rollup {
-  readonly miner = new L1Miner();
+  readonly miner: L1Miner;
   readonly cfg: RollupConfig;
   readonly l2Genesis: Record<string, unknown>;
   readonly sequencer: Sequencer;
@@ -95,6 +99,7 @@ export class Rollup {
   readonly batcherAccount;
 
   constructor(readonly opts: RollupOptions = {}) {
+    this.miner = new L1Miner(opts.l1Alloc ?? {});
     this.batcherAccount = this.miner.accounts[1]!;
     const l1Genesis = this.miner.headRef();
     const l2Time = l1Genesis.timestamp;
@@ -158,6 +163,7 @@ export class Rollup {
     };
     for (const f of L2_FORKS) if (forks[f] !== null) json[`${f}_time`] = forks[f];
     if (opts.altDaJson !== undefined) json.alt_da = opts.altDaJson;
+    if (opts.protocolVersionsAddress !== undefined) json.protocol_versions_address = opts.protocolVersionsAddress;
     this.cfg = parseRollupConfig(json);
     this.sequencer = new Sequencer(this);
     this.batcher = new Batcher(this);

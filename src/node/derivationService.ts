@@ -67,6 +67,7 @@ export interface DerivationConfig {
 export interface DerivationMetrics {
   recordPipelineReset(): void;
   recordDerivationError(): void;
+  recordDerivedBatch(type: "singular" | "span"): void;
   recordL1Ref(type: "l1_head" | "l1_safe" | "l1_finalized" | "l1_derived", ref: L1BlockRef): void;
   recordL2Ref(type: "l2_unsafe" | "l2_safe" | "l2_finalized" | "l2_pending_safe", ref: SyncStatus["unsafeL2"]): void;
 }
@@ -127,7 +128,9 @@ export class DerivationService {
         l1Chain: deps.l1Chain,
         log: deps.log,
         safeDb: deps.safeDb,
-        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        ...(deps.metrics === undefined
+          ? {}
+          : { metrics: deps.metrics, onBatch: (t: "singular" | "span") => deps.metrics?.recordDerivedBatch(t) }),
       },
       {
         skipSyncStartCheck: config["l2.skip-sync-start-check"] === true,

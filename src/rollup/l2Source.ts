@@ -15,7 +15,7 @@ import { concatBytes, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { isForkActive, type RollupConfig } from "./config.js";
 import type { BlockId, L2BlockRef } from "./refs.js";
-import type { RpcClient } from "./rpcClient.js";
+import type { RpcTransport } from "./rpcTransport.js";
 
 export const L2_TO_L1_MESSAGE_PASSER = "0x4200000000000000000000000000000000000016";
 
@@ -116,7 +116,7 @@ export function checkPayloadEnvelope(
 
 export class L2Source {
   constructor(
-    private readonly client: RpcClient,
+    private readonly client: RpcTransport,
     private readonly genesis: L2Genesis,
     /**
      * The rollup config and `--fetch-withdrawal-root-from-state`: from Isthmus the header's

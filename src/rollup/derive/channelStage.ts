@@ -27,6 +27,8 @@ export class ChannelStage implements BatchSource {
   private readonly bank: ChannelBank;
   private readonly assembler: ChannelAssembler;
   private holocene: boolean | null = null;
+  /** Sees each decoded batch's type (the derived_batches metric). */
+  onBatch: ((type: "singular" | "span") => void) | null = null;
   /** Undecoded batches of the channel being read, with its inclusion block. */
   private current: { batches: Uint8Array[]; next: number; inclusion: L1BlockRef; id: string } | null = null;
 
@@ -81,6 +83,7 @@ export class ChannelStage implements BatchSource {
         this.current = null;
         return NOT_ENOUGH_DATA;
       }
+      this.onBatch?.(batch.type === BatchType.Span ? "span" : "singular");
       return { batch, inclusionBlock: cur.inclusion };
     }
     const ch = await this.nextChannel();

@@ -40,6 +40,8 @@ export interface PipelineDeps {
   readonly altDa: AltDaResolver | null;
   readonly l1Chain: ChainConfig | null;
   readonly warn?: StageWarn;
+  /** Sees each batch read from a channel, by type. */
+  readonly onBatch?: (type: "singular" | "span") => void;
   /** Sees every batch that was not accepted, with the reason. */
   readonly onBatchCheck?: BatchCheckObserver;
 }
@@ -76,6 +78,7 @@ export class DerivationPipeline {
     this.traversal = new L1Traversal(cfg, deps.l1, genesisL1, g.systemConfig, (m) => warn(m));
     this.frames = new FrameQueue(cfg, this.traversal, { l1: deps.l1, blobs: deps.blobs, altDa: deps.altDa, warn });
     this.channels = new ChannelStage(cfg, this.frames, warn);
+    if (deps.onBatch !== undefined) this.channels.onBatch = deps.onBatch;
     this.batches = new BatchMux(cfg, this.channels, deps.l2);
     if (deps.onBatchCheck !== undefined) this.batches.observer = deps.onBatchCheck;
     this.attributes = new AttributesQueue(

@@ -119,7 +119,10 @@ describe("cli/opalNode", function () {
       ]);
       assert.equal(deadBeacon.code, 1);
       assert.equal(deadBeacon.err.length, 1);
-      assert.match(deadBeacon.err[0]!, /^opal-node: failed to check L1 Beacon API version: .*--l1\.beacon\.ignore=true/);
+      assert.match(
+        deadBeacon.err[0]!,
+        /^opal-node: failed to check L1 Beacon API version: .*--l1\.beacon\.ignore=true/,
+      );
     } finally {
       dir.remove();
     }

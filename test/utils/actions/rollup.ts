@@ -74,6 +74,8 @@ export interface RollupOptions {
   readonly altDaJson?: Record<string, unknown>;
   /** The verifier's Alt-DA resolver (`--altda.enabled`). */
   readonly altDa?: AltDaResolver | null;
+  /** `--verifier.l1-confs` of the verifier (default 0). */
+  readonly verifierL1Confs?: number;
   /** Driver options of the verifier (sync mode, engine kind). */
   readonly driver?: DriverOptions;
 }
@@ -195,7 +197,11 @@ export class Verifier {
   constructor(rollup: Rollup, log: DriverLog) {
     this.exec = InProcessExec.create(rollup.l2Genesis);
     this.engine = new EngineClient(this.exec.rpc, rollup.cfg);
-    this.l1 = new L1Source(rollup.l1Client(rollup.opts.trustRpc ?? false, rollup.opts.verifierL1), 0, () => null);
+    this.l1 = new L1Source(
+      rollup.l1Client(rollup.opts.trustRpc ?? false, rollup.opts.verifierL1),
+      rollup.opts.verifierL1Confs ?? 0,
+      () => rollup.miner.headRef(),
+    );
     this.driver = new Driver(
       rollup.cfg,
       {

@@ -14,7 +14,10 @@ describe("actions: basic derivation", function () {
     const log = recordingLog();
     const v = r.verifier(log);
     await v.sync();
-    assert.ok(log.lines.some((l) => l.startsWith("info derived block")), "the verifier built blocks");
+    assert.ok(
+      log.lines.some((l) => l.startsWith("info derived block")),
+      "the verifier built blocks",
+    );
     const want = r.sequencer.unsafe;
     assert.equal(v.heads.safe.number, want.number);
     assert.equal(bytesToHex(v.heads.safe.hash), bytesToHex(want.hash));

@@ -176,3 +176,23 @@ describe("actions: the verifier and its L1", function () {
     await sameChain(r, v, v.heads.safe.number);
   });
 });
+
+describe("actions: --verifier.l1-confs", function () {
+  this.timeout(60_000);
+  it("the verifier derives only from L1 blocks with that many blocks on top", async () => {
+    const r = new Rollup({ verifierL1Confs: 2 });
+    await r.miner.mine();
+    await r.sequencer.catchUpToL1();
+    await r.miner.mine(await r.batcher.batchTxs());
+    const v = r.verifier();
+    await v.sync();
+    assert.equal(v.heads.safe.number, 0, "the batch block has no confirmations yet");
+    await r.miner.mine();
+    await v.sync();
+    assert.equal(v.heads.safe.number, 0, "one confirmation is not enough");
+    await r.miner.mine();
+    await v.sync();
+    assert.equal(v.heads.safe.number, r.sequencer.unsafe.number);
+    assert.ok(v.driver.pipeline.origin().number <= r.miner.headRef().number - 2);
+  });
+});

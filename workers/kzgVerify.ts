@@ -4,7 +4,8 @@
  * commitments and proofs (cloned). Out: one boolean per blob. A ping loads the trusted setup, so a
  * warmed pool pays that cost before the first batch.
  */
-import { type KzgVerifyTask, loadKzg, verifyKzgProofs } from "../src/rollup/blobVerifier.js";
+import { loadKzg } from "../src/crypto/kzg.js";
+import { type KzgVerifyTask, verifyKzgProofs } from "../src/rollup/blobVerifier.js";
 
 export default function kzgVerify(task: KzgVerifyTask): unknown {
   if (task.kind === "ping") {

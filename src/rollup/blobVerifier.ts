@@ -10,15 +10,10 @@
  * versioned-hash check is a sha256 and always runs in the calling thread; only items that pass it go
  * to KZG.
  *
- * c-kzg's trusted setup can be loaded once per thread only (a second loadTrustedSetup throws), and the
- * EVM's point-evaluation precompile keeps its own "loaded" flag, failing every call if someone else
- * loaded the setup first. Until one shared loader exists (src/crypto), `loadKzg` loads through the
- * precompile (a valid evaluation of the zero polynomial) so both stay usable in one thread.
+ * c-kzg's trusted setup is loaded once per thread through `crypto/kzg.ts`, shared with the EVM's
+ * point-evaluation precompile.
  */
-import { createRequire } from "node:module";
-import { pointEvaluation } from "../evm/precompiles/0a-pointEvaluation.js";
-import { PrecompileStatus } from "../evm/precompiles/types.js";
-import { Fork, l1Rules } from "../spec/forks.js";
+import { type CKzg, loadKzg } from "../crypto/kzg.js";
 import { kzgToVersionedHash } from "../tx/blobNetwork.js";
 import type { TaskPool } from "../util/taskPool.js";
 
@@ -43,45 +38,8 @@ export type KzgVerifyTask =
   | { kind: "ping" }
   | { kind: "verify"; blobs: Uint8Array[]; commitments: Uint8Array[]; proofs: Uint8Array[] };
 
-interface CKzg {
-  loadTrustedSetup(precompute: number, filePath?: string): void;
-  verifyBlobKzgProof(blob: Uint8Array, commitment: Uint8Array, proof: Uint8Array): boolean;
-  verifyBlobKzgProofBatch(blobs: Uint8Array[], commitments: Uint8Array[], proofs: Uint8Array[]): boolean;
-}
-
 const BLOB_BYTES = 131_072;
 const POINT_BYTES = 48;
-
-/** The loaded binding of this thread (each worker thread has its own). */
-let kzg: CKzg | null = null;
-
-/** The compressed point at infinity: the commitment and proof of the zero polynomial. */
-function infinity(): Uint8Array {
-  const p = new Uint8Array(POINT_BYTES);
-  p[0] = 0xc0;
-  return p;
-}
-
-/** Loads c-kzg and its trusted setup for this thread, once (about 2 s the first time). */
-export function loadKzg(): CKzg {
-  if (kzg !== null) return kzg;
-  // Let the precompile load the setup first (see the file comment): p(0) = 0 for p = 0.
-  const input = new Uint8Array(192);
-  input.set(kzgToVersionedHash(infinity()), 0);
-  input.set(infinity(), 96);
-  input.set(infinity(), 144);
-  const primed = pointEvaluation(input, 50_000, l1Rules(Fork.Cancun)).status === PrecompileStatus.Ok;
-  const k = createRequire(import.meta.url)("c-kzg") as CKzg;
-  if (!primed) {
-    try {
-      k.loadTrustedSetup(0);
-    } catch (e) {
-      if (!(e instanceof Error && e.message.includes("already loaded"))) throw e;
-    }
-  }
-  kzg = k;
-  return k;
-}
 
 function wellFormed(blob: Uint8Array, commitment: Uint8Array, proof: Uint8Array): boolean {
   return blob.length === BLOB_BYTES && commitment.length === POINT_BYTES && proof.length === POINT_BYTES;

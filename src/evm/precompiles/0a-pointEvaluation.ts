@@ -1,9 +1,9 @@
 /**
  * Point evaluation (0x0a, EIP-4844): verifies a KZG proof that p(z) = y for the blob committed to
  * by `commitment`, whose versioned hash is given. 50,000 gas. c-kzg's trusted setup (the one bundled
- * with c-kzg, ~2.5 s to load) is loaded lazily on first use and kept for the process.
+ * with c-kzg, ~2.5 s to load) is loaded lazily on first use through `crypto/kzg.ts` and kept.
  */
-import { createRequire } from "node:module";
+import { loadKzg } from "../../crypto/kzg.js";
 import { sha256 } from "../../crypto/sha256.js";
 import type { ForkRules } from "../../spec/forks.js";
 import { failure, ok, outOfGas, type PrecompileResult } from "./types.js";
@@ -11,11 +11,6 @@ import { failure, ok, outOfGas, type PrecompileResult } from "./types.js";
 const GAS = 50_000;
 const INPUT_LEN = 192;
 const VERSIONED_HASH_VERSION_KZG = 0x01;
-
-interface CKzg {
-  loadTrustedSetup(precompute: number, filePath?: string): void;
-  verifyKzgProof(commitment: Uint8Array, z: Uint8Array, y: Uint8Array, proof: Uint8Array): boolean;
-}
 
 /** FIELD_ELEMENTS_PER_BLOB (4096) ‖ BLS_MODULUS, each as a 32-byte word. */
 const RETURN_VALUE = Uint8Array.from(
@@ -25,18 +20,6 @@ const RETURN_VALUE = Uint8Array.from(
     "hex",
   ),
 );
-
-/** The loaded binding: set once on first call (the one documented lazy singleton here). */
-let kzg: CKzg | null = null;
-
-function loadKzg(): CKzg {
-  if (kzg === null) {
-    const k = createRequire(import.meta.url)("c-kzg") as CKzg;
-    k.loadTrustedSetup(0);
-    kzg = k;
-  }
-  return kzg;
-}
 
 export function pointEvaluation(input: Uint8Array, gasLimit: number, _rules: ForkRules): PrecompileResult {
   if (gasLimit < GAS) return outOfGas(gasLimit);

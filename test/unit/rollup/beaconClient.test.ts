@@ -9,6 +9,7 @@ import { strict as assert } from "node:assert";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { loadKzg } from "../../../src/crypto/kzg.js";
 import { PiscinaPool } from "../../../src/node/pools.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import {
@@ -20,7 +21,7 @@ import {
   type IndexedBlobHash,
   parseBeaconHeader,
 } from "../../../src/rollup/beaconClient.js";
-import { InThreadBlobVerifier, loadKzg, PoolBlobVerifier } from "../../../src/rollup/blobVerifier.js";
+import { InThreadBlobVerifier, PoolBlobVerifier } from "../../../src/rollup/blobVerifier.js";
 import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
 import { kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
 

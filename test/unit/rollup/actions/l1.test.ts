@@ -4,7 +4,7 @@
  * header's root, and blob data (Ecotone) read through a blob source that first lacks a blob.
  */
 import { strict as assert } from "node:assert";
-import { createRequire } from "node:module";
+import { loadKzg } from "../../../../src/crypto/kzg.js";
 import { equalBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { encodeBlob } from "../../../../src/rollup/derive/blobCodec.js";
@@ -127,15 +127,7 @@ describe("actions: the verifier and its L1", function () {
   });
 
   it("blob batches (Ecotone): derived from the blobs; a missing blob stalls derivation until it can be fetched", async () => {
-    const kzg = createRequire(import.meta.url)("c-kzg") as {
-      loadTrustedSetup(p: number): void;
-      blobToKzgCommitment(b: Uint8Array): Uint8Array;
-    };
-    try {
-      kzg.loadTrustedSetup(0);
-    } catch {
-      // already loaded in this thread
-    }
+    const kzg = loadKzg();
     const store = new Map<string, Uint8Array>();
     let withhold = true;
     const asked: number[] = [];

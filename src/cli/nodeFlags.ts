@@ -6,7 +6,9 @@
  * `validate` hooks; cross-flag rules (required --l2, --network vs --rollup.config) are applied
  * by `parseNodeArgs` after the generic parse.
  */
+
 import { isIP } from "node:net";
+import { RPC_PROVIDER_KINDS } from "../rollup/l1Client.js";
 import { OPAL_VERSION } from "./execFlags.js";
 import { defineCli, type InferConfig, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from "./flagTable.js";
 import { type Env, type ParseOptions, type ParseResult, parseArgs } from "./parseArgs.js";
@@ -40,19 +42,8 @@ export const LOG_LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4, det
 export const PPROF_TYPES = ["cpu", "heap", "goroutine", "threadcreate", "block", "mutex", "allocs"] as const;
 export const NODE_PPROF_TYPES: readonly string[] = ["cpu", "heap"];
 
-/** op-node's L1 RPC provider kinds (op-service/sources RPCProviderKinds). */
-export const L1_RPC_KINDS = [
-  "alchemy",
-  "quicknode",
-  "infura",
-  "parity",
-  "nethermind",
-  "debug_geth",
-  "erigon",
-  "basic",
-  "any",
-  "standard",
-] as const;
+/** op-node's L1 RPC provider kinds (one list, owned by the L1 client). */
+export const L1_RPC_KINDS = RPC_PROVIDER_KINDS;
 
 // ---------------------------------------------------------------------------------------------
 // Value checks (the `validate` hooks): each returns the problem in a few words, or undefined.

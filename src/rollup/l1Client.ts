@@ -49,20 +49,8 @@ import type { L1BlockRef } from "./refs.js";
 import { RpcCallError, RpcClient } from "./rpcClient.js";
 import type { RpcTransport } from "./rpcTransport.js";
 
-/** `--l1.rpckind` values. */
-export type RpcProviderKind =
-  | "alchemy"
-  | "quicknode"
-  | "infura"
-  | "parity"
-  | "nethermind"
-  | "debug_geth"
-  | "erigon"
-  | "basic"
-  | "any"
-  | "standard";
-
-export const RPC_PROVIDER_KINDS: readonly RpcProviderKind[] = Object.freeze([
+/** `--l1.rpckind` values: op-node's L1 RPC provider kinds (op-service/sources RPCProviderKinds). */
+export const RPC_PROVIDER_KINDS = [
   "alchemy",
   "quicknode",
   "infura",
@@ -73,7 +61,9 @@ export const RPC_PROVIDER_KINDS: readonly RpcProviderKind[] = Object.freeze([
   "basic",
   "any",
   "standard",
-]);
+] as const;
+
+export type RpcProviderKind = (typeof RPC_PROVIDER_KINDS)[number];
 
 export function isRpcProviderKind(s: string): s is RpcProviderKind {
   return (RPC_PROVIDER_KINDS as readonly string[]).includes(s);

@@ -9,9 +9,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
-import { opDevGenesis } from "../../../src/node/devGenesis.js";
+import { devAccounts, opDevGenesis } from "../../../src/node/devGenesis.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { parseRollupConfig, type RollupConfig, type RollupFork } from "../../../src/rollup/config.js";
+import { parseRollupConfig, ROLLUP_FORKS, type RollupConfig, type RollupFork } from "../../../src/rollup/config.js";
 import { type AttributesDeps, preparePayloadAttributes } from "../../../src/rollup/derive/attributes.js";
 import { encodeSingularBatch } from "../../../src/rollup/derive/batch.js";
 import type { SingularBatch } from "../../../src/rollup/derive/batchTypes.js";
@@ -26,21 +26,15 @@ import { L1Client } from "../../../src/rollup/l1Client.js";
 import { L1Source } from "../../../src/rollup/l1Source.js";
 import type { L2BlockRef } from "../../../src/rollup/refs.js";
 import type { RpcTransport } from "../../../src/rollup/rpcTransport.js";
+import { encodeTx } from "../../../src/tx/envelope.js";
+import { signTx } from "../../../src/tx/signer.js";
+import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
 import { InProcessExec } from "../inProcessExec.js";
 import { BATCH_INBOX, L1Miner, PORTAL, SYSTEM_CONFIG } from "./l1Miner.js";
 
 export const L2_CHAIN_ID = 901n;
-const L2_FORKS: readonly RollupFork[] = [
-  "regolith",
-  "canyon",
-  "delta",
-  "ecotone",
-  "fjord",
-  "granite",
-  "holocene",
-  "isthmus",
-  "jovian",
-];
+/** The forks the harness schedules: every one from Regolith through Jovian. */
+const L2_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("jovian") + 1);
 const GETH_FORK_KEY: Record<string, string> = {
   regolith: "regolithTime",
   canyon: "canyonTime",
@@ -370,4 +364,30 @@ export class Batcher {
     const frames = await this.channelFrames(opts);
     return frames.length === 0 ? [] : this.txsFor(frames, opts.framesPerTx);
   }
+}
+
+/**
+ * A signed EIP-1559 L2 transfer (21,000 gas, 10 gwei max fee) from a dev account funded on L2 —
+ * by default the first — to `to` (default 0x4242…42), of `value` (default 1000 + nonce wei).
+ */
+export function l2Transfer(
+  nonce: bigint,
+  opts: { readonly value?: bigint; readonly key?: Uint8Array; readonly to?: Uint8Array } = {},
+): Uint8Array {
+  const tx: FeeMarketTx = {
+    type: TxType.FeeMarket,
+    chainId: L2_CHAIN_ID,
+    nonce,
+    maxPriorityFeePerGas: 1_000_000n,
+    maxFeePerGas: 10_000_000_000n,
+    gasLimit: 21_000n,
+    to: opts.to ?? new Uint8Array(20).fill(0x42),
+    value: opts.value ?? 1000n + nonce,
+    data: new Uint8Array(0),
+    accessList: [],
+    yParity: 0,
+    r: 0n,
+    s: 0n,
+  };
+  return encodeTx(signTx(tx, opts.key ?? devAccounts()[0]!.privateKey));
 }

@@ -6,7 +6,6 @@
  */
 import { strict as assert } from "node:assert";
 import { randomBytes } from "node:crypto";
-import { devAccounts } from "../../../../src/node/devGenesis.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import type { RollupFork } from "../../../../src/rollup/config.js";
 import { preparePayloadAttributes } from "../../../../src/rollup/derive/attributes.js";
@@ -16,11 +15,8 @@ import { compressChannel } from "../../../../src/rollup/derive/channelReader.js"
 import { encodeFramesTxData } from "../../../../src/rollup/derive/frame.js";
 import type { PayloadEnvelope } from "../../../../src/rollup/engine/engineClient.js";
 import type { BlockId, L2BlockRef } from "../../../../src/rollup/refs.js";
-import { encodeTx } from "../../../../src/tx/envelope.js";
-import { signTx } from "../../../../src/tx/signer.js";
-import { type FeeMarketTx, TxType } from "../../../../src/tx/tx.js";
 import { BATCH_INBOX } from "../../../utils/actions/l1Miner.js";
-import { L2_CHAIN_ID, Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";
+import { l2Transfer, Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";
 
 type Forks = Partial<Record<RollupFork, number | null>>;
 
@@ -31,30 +27,9 @@ const FORK_SETS: readonly [string, Forks][] = [
   ["Holocene", HOLOCENE],
 ];
 
-const L2_USER = devAccounts()[0]!;
 const DEPOSIT_TX_TYPE = 0x7e;
 
-/** A signed L2 transfer (default from the first dev account, funded on L2). */
-function userTx(nonce: bigint, opts: { value?: bigint; key?: Uint8Array } = {}): Uint8Array {
-  const tx: FeeMarketTx = {
-    type: TxType.FeeMarket,
-    chainId: L2_CHAIN_ID,
-    nonce,
-    maxPriorityFeePerGas: 1_000_000n,
-    maxFeePerGas: 10_000_000_000n,
-    gasLimit: 21_000n,
-    to: new Uint8Array(20).fill(0x42),
-    value: opts.value ?? 1000n + nonce,
-    data: new Uint8Array(0),
-    accessList: [],
-    yParity: 0,
-    r: 0n,
-    s: 0n,
-  };
-  return encodeTx(signTx(tx, opts.key ?? L2_USER.privateKey));
-}
-
-/** Nonces of `L2_USER` handed out so far, per rollup. */
+/** Nonces of the first dev account handed out so far, per rollup. */
 class Nonces {
   private n = 0n;
   next(): bigint {
@@ -92,7 +67,7 @@ async function seqBuild(r: Rollup, txs: readonly Uint8Array[] = []): Promise<Pay
 async function catchUpWithTxs(r: Rollup, nonces: Nonces): Promise<PayloadEnvelope[]> {
   const out: PayloadEnvelope[] = [];
   const head = r.miner.headRef().number;
-  while (r.sequencer.unsafe.l1origin.number < head) out.push(await seqBuild(r, [userTx(nonces.next())]));
+  while (r.sequencer.unsafe.l1origin.number < head) out.push(await seqBuild(r, [l2Transfer(nonces.next())]));
   return out;
 }
 
@@ -152,7 +127,7 @@ async function twoEpochs(forks: Forks, extra = 2): Promise<{ r: Rollup; nonces: 
   await r.miner.mine();
   await catchUpWithTxs(r, nonces);
   assert.equal(r.sequencer.unsafe.number, 12);
-  for (let i = 0; i < extra; i++) await seqBuild(r, [userTx(nonces.next())]);
+  for (let i = 0; i < extra; i++) await seqBuild(r, [l2Transfer(nonces.next())]);
   return { r, nonces };
 }
 
@@ -168,7 +143,7 @@ describe("actions: batches", function () {
           const nonces = new Nonces();
           for (let i = 0; i < 3; i++) await r.miner.mine();
           await catchUpWithTxs(r, nonces);
-          for (let i = 0; i < 3; i++) await seqBuild(r, [userTx(nonces.next()), userTx(nonces.next())]);
+          for (let i = 0; i < 3; i++) await seqBuild(r, [l2Transfer(nonces.next()), l2Transfer(nonces.next())]);
           return r;
         };
         const rs = await build();
@@ -276,8 +251,8 @@ describe("actions: batches", function () {
       await r.miner.mine(await r.batcher.batchTxs());
       await v.sync();
       await assertSafeChain(r, v, 12);
-      await seqBuild(r, [userTx(12n)]);
-      await seqBuild(r, [userTx(13n)]);
+      await seqBuild(r, [l2Transfer(12n)]);
+      await seqBuild(r, [l2Transfer(13n)]);
       const frames13 = await r.batcher.channelFrames({ upTo: 13 });
       const frames14 = await r.batcher.channelFrames({ upTo: 14 });
       // Signed in submission order (batcher nonces): 14 first.
@@ -334,8 +309,8 @@ describe("actions: batches", function () {
 
   describe("(d) a batch whose transaction the engine refuses", () => {
     const refusals: readonly { what: string; tx: () => Uint8Array }[] = [
-      { what: "nonce gap", tx: () => userTx(100n) },
-      { what: "unfunded sender", tx: () => userTx(0n, { key: new Uint8Array(randomBytes(32)) }) },
+      { what: "nonce gap", tx: () => l2Transfer(100n) },
+      { what: "unfunded sender", tx: () => l2Transfer(0n, { key: new Uint8Array(randomBytes(32)) }) },
     ];
     for (const refusal of refusals) {
       /** Blocks 1..9 (7, 8, 9 with user txs); block 8's batch carries the refused tx instead of its own. */
@@ -343,7 +318,7 @@ describe("actions: batches", function () {
         const r = new Rollup({ forks });
         await r.miner.mine();
         await r.sequencer.catchUpToL1();
-        for (let i = 0n; i < 3n; i++) await r.sequencer.buildBlock([userTx(i)]);
+        for (let i = 0n; i < 3n; i++) await r.sequencer.buildBlock([l2Transfer(i)]);
         assert.equal(r.sequencer.unsafe.number, 9);
         const bad = refusal.tx();
         const log = recordingLog();
@@ -396,7 +371,7 @@ describe("actions: batches", function () {
       const nonces = new Nonces();
       await r.miner.mine();
       const envs = await catchUpWithTxs(r, nonces);
-      envs.push(await seqBuild(r, [userTx(nonces.next())]));
+      envs.push(await seqBuild(r, [l2Transfer(nonces.next())]));
       const batched = r.sequencer.unsafe.number;
       const prefixNonce = nonces.value;
       await r.miner.mine(await r.batcher.batchTxs());
@@ -444,7 +419,7 @@ describe("actions: batches", function () {
 
       // A batch on the verifier's chain (first block of the next epoch, with a user tx) is derived.
       const epoch = r.miner.refOf(H + 2 - W);
-      const tx = userTx(prefixNonce);
+      const tx = l2Transfer(prefixNonce);
       const batch: SingularBatch = {
         parentHash: safe2.hash,
         epochNum: epoch.number,
@@ -469,7 +444,7 @@ describe("actions: batches", function () {
       const nonces = new Nonces();
       await r.miner.mine();
       const envs = await catchUpWithTxs(r, nonces);
-      for (let i = 0; i < 3; i++) envs.push(await seqBuild(r, [userTx(nonces.next())]));
+      for (let i = 0; i < 3; i++) envs.push(await seqBuild(r, [l2Transfer(nonces.next())]));
       const top = r.sequencer.unsafe.number;
       const v = r.verifier();
       for (const env of envs) assert.ok(await v.driver.controller.insertUnsafePayload(env));
@@ -489,7 +464,7 @@ describe("actions: batches", function () {
       const envs = await catchUpWithTxs(r, nonces);
       const k = r.sequencer.unsafe.number + 1;
       const nonceK = nonces.value;
-      for (let i = 0; i < 3; i++) envs.push(await seqBuild(r, [userTx(nonces.next())]));
+      for (let i = 0; i < 3; i++) envs.push(await seqBuild(r, [l2Transfer(nonces.next())]));
       const top = r.sequencer.unsafe.number;
       const v = r.verifier();
       for (const env of envs) assert.ok(await v.driver.controller.insertUnsafePayload(env));
@@ -497,7 +472,7 @@ describe("actions: batches", function () {
       // L1 says block k holds another (valid) tx with the same nonce.
       const replaced = (await r.sequencer.engine.transactionsByNumber(k)).filter((t) => t[0] !== DEPOSIT_TX_TYPE);
       assert.equal(replaced.length, 1);
-      const other = userTx(nonceK, { value: 7n });
+      const other = l2Transfer(nonceK, { value: 7n });
       await r.miner.mine(
         await r.batcher.batchTxs({ upTo: k, mutate: mutateBlock(1, k, (b) => ({ ...b, transactions: [other] })) }),
       );

@@ -5,43 +5,17 @@
  * authentication. Every test compares the verifier's safe chain to the sequencer's block by block.
  */
 import { strict as assert } from "node:assert";
-import { devAccounts } from "../../../../src/node/devGenesis.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import type { RollupFork } from "../../../../src/rollup/config.js";
 import { encodeFramesTxData, type Frame } from "../../../../src/rollup/derive/frame.js";
-import { encodeTx } from "../../../../src/tx/envelope.js";
-import { signTx } from "../../../../src/tx/signer.js";
-import { type FeeMarketTx, TxType } from "../../../../src/tx/tx.js";
 import { BATCH_INBOX } from "../../../utils/actions/l1Miner.js";
-import { L2_CHAIN_ID, Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";
+import { l2Transfer, Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";
 
 type Forks = Partial<Record<RollupFork, number | null>>;
 
 const PRE_HOLOCENE: Forks = { holocene: null, isthmus: null, jovian: null };
 const PRE_GRANITE: Forks = { granite: null, holocene: null, isthmus: null, jovian: null };
 const HOLOCENE: Forks = {};
-
-const L2_USER = devAccounts()[0]!;
-
-/** A signed L2 transfer from the first dev account. */
-function userTx(nonce: bigint): Uint8Array {
-  const tx: FeeMarketTx = {
-    type: TxType.FeeMarket,
-    chainId: L2_CHAIN_ID,
-    nonce,
-    maxPriorityFeePerGas: 1_000_000n,
-    maxFeePerGas: 10_000_000_000n,
-    gasLimit: 21_000n,
-    to: new Uint8Array(20).fill(0x42),
-    value: 1000n + nonce,
-    data: new Uint8Array(0),
-    accessList: [],
-    yParity: 0,
-    r: 0n,
-    s: 0n,
-  };
-  return encodeTx(signTx(tx, L2_USER.privateKey));
-}
 
 /**
  * A rollup whose sequencer has built the blocks of epochs 0 and 1 (1..6) and `extra` more, each of
@@ -53,7 +27,7 @@ async function setup(forks: Forks, extra = 4): Promise<Rollup> {
   await r.sequencer.catchUpToL1();
   let nonce = 0n;
   for (let i = 0; i < extra; i++) {
-    await r.sequencer.buildBlock([userTx(nonce), userTx(nonce + 1n)]);
+    await r.sequencer.buildBlock([l2Transfer(nonce), l2Transfer(nonce + 1n)]);
     nonce += 2n;
   }
   return r;

@@ -13,32 +13,13 @@ import { AltDaManager } from "../../../../src/rollup/altDa/daState.js";
 import type { AltDaResolver } from "../../../../src/rollup/derive/dataSource.js";
 import { encodeFramesTxData } from "../../../../src/rollup/derive/frame.js";
 import { L1Client } from "../../../../src/rollup/l1Client.js";
-import { encodeTx } from "../../../../src/tx/envelope.js";
-import { signTx } from "../../../../src/tx/signer.js";
-import { type FeeMarketTx, TxType } from "../../../../src/tx/tx.js";
 import { BATCH_INBOX } from "../../../utils/actions/l1Miner.js";
-import { L2_CHAIN_ID, Rollup } from "../../../utils/actions/rollup.js";
+import { l2Transfer, Rollup } from "../../../utils/actions/rollup.js";
 
 const alice = devAccounts()[3]!;
 let nonce = 0n;
-function l2Transfer(): Uint8Array {
-  const tx: FeeMarketTx = {
-    type: TxType.FeeMarket,
-    chainId: L2_CHAIN_ID,
-    nonce: nonce++,
-    maxPriorityFeePerGas: 1n,
-    maxFeePerGas: 10_000_000_000n,
-    gasLimit: 21_000n,
-    to: devAccounts()[4]!.address,
-    value: 1n,
-    data: new Uint8Array(0),
-    accessList: [],
-    yParity: 0,
-    r: 0n,
-    s: 0n,
-  };
-  return encodeTx(signTx(tx, alice.privateKey));
-}
+const transfer = (): Uint8Array =>
+  l2Transfer(nonce++, { key: alice.privateKey, to: devAccounts()[4]!.address, value: 1n });
 
 describe("actions: engine sync modes, sequencer drift, Alt-DA", function () {
   this.timeout(60_000);
@@ -50,7 +31,7 @@ describe("actions: engine sync modes, sequencer drift, Alt-DA", function () {
     const r = new Rollup({ driver: { syncMode: "execution-layer", engineKind: "geth" } });
     await r.miner.mine();
     await r.sequencer.catchUpToL1();
-    await r.sequencer.buildBlock([l2Transfer()]);
+    await r.sequencer.buildBlock([transfer()]);
     await r.sequencer.buildBlock();
     await r.miner.mine(await r.batcher.batchTxs());
     const v = r.verifier();
@@ -89,7 +70,7 @@ describe("actions: engine sync modes, sequencer drift, Alt-DA", function () {
     // The sequencer keeps L1 origin 0 (time t0) while L2 runs past t0 + 4: block 3 (t0 + 6) has a tx.
     await r.sequencer.buildBlock([], { keepOrigin: true });
     await r.sequencer.buildBlock([], { keepOrigin: true });
-    const late = await r.sequencer.buildBlock([l2Transfer()], { keepOrigin: true });
+    const late = await r.sequencer.buildBlock([transfer()], { keepOrigin: true });
     assert.equal(late.l1origin.number, 0);
     assert.ok(late.timestamp > r.cfg.genesis.l2Time + 4);
     const txs = await r.batcher.batchTxs();
@@ -141,7 +122,7 @@ describe("actions: engine sync modes, sequencer drift, Alt-DA", function () {
     resolver = new AltDaSource(manager);
     await r.miner.mine();
     await r.sequencer.catchUpToL1();
-    await r.sequencer.buildBlock([l2Transfer()]);
+    await r.sequencer.buildBlock([transfer()]);
     const data = encodeFramesTxData(await r.batcher.channelFrames());
     const c = keccakCommitment(data);
     store.set(bytesToHex(c.data), data);

@@ -29,61 +29,13 @@ import {
 } from "../../../../src/rollup/derive/batchTypes.js";
 import { type BatchCheck, BatchValidity, type L2Reader } from "../../../../src/rollup/derive/batchValidity.js";
 import { DeriveError, EOF, NOT_ENOUGH_DATA, type StageSignal } from "../../../../src/rollup/derive/errors.js";
-import { networkRollupConfig } from "../../../../src/rollup/network.js";
 import type { L1BlockRef, L2BlockRef } from "../../../../src/rollup/refs.js";
+import { CFG, hash, L1T, L2T, l1, l2 } from "../../../utils/batchChain.js";
 
 // ---- fixtures ----
 
-const base = networkRollupConfig("op-mainnet");
-if (base === null) throw new Error("op-mainnet config missing");
-
-const CFG: RollupConfig = {
-  ...base,
-  blockTime: 2,
-  seqWindowSize: 4,
-  maxSequencerDrift: 600,
-  genesis: { ...base.genesis, l2: { ...base.genesis.l2, number: 0 }, l2Time: 800 },
-  regolithTime: 0,
-  canyonTime: null,
-  deltaTime: null,
-  ecotoneTime: null,
-  fjordTime: null,
-  graniteTime: null,
-  holoceneTime: null,
-  isthmusTime: null,
-  jovianTime: null,
-  karstTime: null,
-  interopTime: null,
-  pectraBlobScheduleTime: null,
-};
 const DELTA_CFG: RollupConfig = { ...CFG, canyonTime: 0, deltaTime: 0 };
 const HOLO_CFG: RollupConfig = { ...DELTA_CFG, ecotoneTime: 0, fjordTime: 0, graniteTime: 0, holoceneTime: 0 };
-
-const L1T = 0x11;
-const L2T = 0x22;
-
-function hash(tag: number, n: number): Uint8Array {
-  const out = new Uint8Array(32);
-  out[0] = tag;
-  new DataView(out.buffer).setUint32(1, n);
-  out[31] = 0xaa;
-  return out;
-}
-
-function l1(n: number): L1BlockRef {
-  return { hash: hash(L1T, n), number: n, parentHash: hash(L1T, n - 1), timestamp: 1000 + 12 * (n - 10) };
-}
-
-function l2(n: number, origin: number): L2BlockRef {
-  return {
-    hash: hash(L2T, n),
-    number: n,
-    parentHash: hash(L2T, n - 1),
-    timestamp: 800 + 2 * n,
-    l1origin: { hash: hash(L1T, origin), number: origin },
-    sequenceNumber: 0,
-  };
-}
 
 const TX_1559 = Uint8Array.of(0x02, 0xc0);
 const TX_LEGACY = Uint8Array.of(0xf8, 0x01);

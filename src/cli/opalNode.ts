@@ -16,6 +16,7 @@ import {
 } from "../node/rollupNode.js";
 import type { RollupFork } from "../rollup/config.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
+import { batchDecodeMain } from "./batchDecoder.js";
 import { OPAL_VERSION } from "./execFlags.js";
 import { type NodeConfig, parseNodeArgs } from "./nodeFlags.js";
 import { type NodeServices, startNodeServices } from "./nodeServices.js";
@@ -129,9 +130,14 @@ export async function main(
   env: NodeJS.ProcessEnv = process.env,
   io: Io = processIo,
 ): Promise<number> {
+  if (argv[0] === "batch-decode") return batchDecodeMain(argv.slice(1), io);
   const parsed = parseNodeArgs(argv, env);
   switch (parsed.kind) {
     case "help":
+      io.out(
+        `${parsed.text.trimEnd()}\n\nCOMMANDS:\n  batch-decode FILE...  decode batcher transactions, frames and channels to JSON (batch-decode --help)`,
+      );
+      return EXIT_OK;
     case "version":
       io.out(parsed.text.trimEnd());
       return EXIT_OK;

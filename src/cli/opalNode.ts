@@ -16,7 +16,7 @@ import {
 } from "../node/rollupNode.js";
 import type { RollupFork } from "../rollup/config.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
-import { batchDecodeMain } from "./batchDecoder.js";
+import { batchDecodeMain } from "./batchDecode.js";
 import { OPAL_VERSION } from "./execFlags.js";
 import { type NodeConfig, parseNodeArgs } from "./nodeFlags.js";
 import { type NodeServices, startNodeServices } from "./nodeServices.js";

@@ -18,6 +18,7 @@ import type { EngineClient } from "../rollup/engine/engineClient.js";
 import { type L1Client, L1Client as L1ClientImpl, type RpcProviderKind } from "../rollup/l1Client.js";
 import { L1HeadPoller } from "../rollup/l1HeadPoller.js";
 import { L1Source } from "../rollup/l1Source.js";
+import { Semaphore } from "../rollup/limits.js";
 import {
   compareProtocolVersions,
   formatProtocolVersion,
@@ -28,6 +29,8 @@ import {
 import type { L1BlockRef, SyncStatus } from "../rollup/refs.js";
 import { l1RefJson, l2RefJson } from "../rollup/refs.js";
 import { loadRuntimeConfig, type RuntimeConfigValues } from "../rollup/runtimeConfig.js";
+import { type Conductor, Sequencer } from "../rollup/sequencer.js";
+import type { SequencerControl } from "../rollup/sequencerControl.js";
 import { WsRpcClient } from "../rollup/wsRpcClient.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { PiscinaPool } from "./pools.js";
@@ -61,6 +64,12 @@ export interface DerivationConfig {
   readonly "altda.put-timeout": number;
   readonly "altda.max-concurrent-da-requests": number;
   readonly "altda.verify-on-read": boolean;
+  readonly "sequencer.enabled"?: boolean;
+  readonly "sequencer.l1-confs"?: number;
+  readonly "sequencer.max-safe-lag"?: number;
+  readonly "conductor.enabled"?: boolean;
+  readonly "conductor.rpc"?: string;
+  readonly "conductor.rpc-timeout"?: number;
 }
 
 /** What the service records (node/metrics.ts NodeMetrics fits). */
@@ -85,6 +94,10 @@ export interface DerivationDeps {
   readonly metrics?: DerivationMetrics;
   /** Called when `--rollup.halt` asks the node to stop. */
   readonly onHalt?: (reason: string) => void;
+  /** The sequencer's run state; with `--sequencer.enabled` the service also sequences. */
+  readonly control?: SequencerControl | null;
+  /** The conductor client (`--conductor.enabled`). */
+  readonly conductor?: Conductor | null;
 }
 
 const IDLE_WAIT_MS = 2_000;
@@ -92,6 +105,7 @@ const RUNTIME_LOAD_ATTEMPTS = 1;
 
 export class DerivationService {
   readonly driver: Driver;
+  readonly sequencer: Sequencer | null;
   readonly l1Client: L1Client;
   private readonly poller: L1HeadPoller;
   private readonly kzgPool: PiscinaPool | null;
@@ -117,6 +131,7 @@ export class DerivationService {
     this.kzgPool = parts.kzgPool;
     const confs = config["verifier.l1-confs"];
     const l1 = new L1Source(parts.l1Client, confs, () => this.head);
+    const lock = new Semaphore(1);
     this.driver = new Driver(
       deps.cfg,
       {
@@ -128,6 +143,7 @@ export class DerivationService {
         l1Chain: deps.l1Chain,
         log: deps.log,
         safeDb: deps.safeDb,
+        lock,
         ...(deps.metrics === undefined
           ? {}
           : { metrics: deps.metrics, onBatch: (t: "singular" | "span") => deps.metrics?.recordDerivedBatch(t) }),
@@ -138,6 +154,23 @@ export class DerivationService {
         engineKind: (config["l2.enginekind"] ?? "geth") as "geth" | "reth" | "erigon",
       },
     );
+    this.sequencer = null;
+    if (config["sequencer.enabled"] === true && deps.control !== undefined && deps.control !== null) {
+      const driver = this.driver;
+      this.sequencer = new Sequencer({
+        cfg: deps.cfg,
+        controller: driver.controller,
+        l1: new L1Source(parts.l1Client, config["sequencer.l1-confs"] ?? 4, () => this.head),
+        l2: deps.engine,
+        l1Chain: deps.l1Chain,
+        control: deps.control,
+        lock,
+        log: deps.log,
+        conductor: deps.conductor ?? null,
+        maxSafeLag: config["sequencer.max-safe-lag"] ?? 0,
+        ready: () => driver.counters.resets > 0,
+      });
+    }
     const isWs = /^wss?:\/\//.test(config.l1);
     this.poller = new L1HeadPoller({
       source: parts.l1Client,
@@ -250,6 +283,7 @@ export class DerivationService {
     }
     if (config["snapshotlog.file"] !== undefined) svc.driver.onChange = () => svc.snapshot();
     svc.driver.start(IDLE_WAIT_MS);
+    svc.sequencer?.start();
     return svc;
   }
 
@@ -320,6 +354,7 @@ export class DerivationService {
   }
 
   async stop(): Promise<void> {
+    await this.sequencer?.stop();
     this.poller.stop();
     if (this.reloader !== null) clearInterval(this.reloader);
     await this.driver.stop();

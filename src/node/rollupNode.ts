@@ -14,6 +14,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { generateJwtSecret, type LoadedJwtSecret, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
 import { bytesToHex } from "../primitives/hex.js";
+import { ConductorClient } from "../rollup/conductorClient.js";
 import {
   applyForkOverrides,
   OPTIONAL_ROLLUP_FORKS,
@@ -311,6 +312,11 @@ export class RollupNode {
     sequencer.recoverMode = config["sequencer.recover"];
     sequencer.onChange((active) => log.info(active ? "Sequencer started" : "Sequencer stopped"));
 
+    const conductorUrl = config["conductor.rpc"];
+    const conductor =
+      config["conductor.enabled"] && conductorUrl !== undefined
+        ? new ConductorClient(conductorUrl, config["conductor.rpc-timeout"] ?? 1000)
+        : null;
     let safeDb: SafeDb | null = null;
     const safeDbPath = config["safedb.path"];
     if (safeDbPath !== undefined) {
@@ -336,9 +342,9 @@ export class RollupNode {
       },
       conductor: {
         enabled: () => config["conductor.enabled"],
-        // op-node's no-op conductor when disabled; the conductor client itself is the sequencer issue's.
-        overrideLeader: () => {
-          if (config["conductor.enabled"]) throw new Error("conductor client is not running");
+        // op-node's no-op conductor when disabled.
+        overrideLeader: async () => {
+          if (conductor !== null) await conductor.overrideLeader();
         },
       },
       setRecoverMode: (on) => {
@@ -397,6 +403,8 @@ export class RollupNode {
           safeDb,
           ...(deps.derivationMetrics === undefined ? {} : { metrics: deps.derivationMetrics }),
           onHalt: (reason) => self.halt(reason),
+          control: sequencer,
+          conductor,
         });
       } catch (e) {
         await rpcServer.close();

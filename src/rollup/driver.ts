@@ -12,6 +12,7 @@ import { DerivationPipeline, type PipelineDeps } from "./derive/pipeline.js";
 import type { EngineClient } from "./engine/engineClient.js";
 import type { AttributesOutcome, Heads } from "./engine/engineController.js";
 import { EngineController } from "./engine/engineController.js";
+import type { Semaphore } from "./limits.js";
 import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "./refs.js";
 import { ZERO_L1_REF } from "./refs.js";
 import { findL2Heads, type SyncStartL1 } from "./syncStart.js";
@@ -35,6 +36,8 @@ export interface DriverDeps extends Omit<PipelineDeps, "l1"> {
   readonly log: DriverLog;
   readonly safeDb?: SafeHeadListener | null;
   readonly metrics?: { recordPipelineReset(): void; recordDerivationError(): void };
+  /** Held during each step; the sequencer holds it while it builds (they share the engine). */
+  readonly lock?: Semaphore;
 }
 
 export interface DriverOptions {
@@ -144,7 +147,12 @@ export class Driver {
   }
 
   /** One unit of work; never throws. */
-  async step(): Promise<DriverStep> {
+  step(): Promise<DriverStep> {
+    const lock = this.deps.lock;
+    return lock === undefined ? this.stepUnlocked() : lock.run(() => this.stepUnlocked());
+  }
+
+  private async stepUnlocked(): Promise<DriverStep> {
     if (this.critical !== null) return { kind: "critical", error: this.critical };
     this.counters.steps++;
     try {

@@ -293,6 +293,12 @@ export class EngineController {
     return { ref: built.ref, envelope: built.envelope };
   }
 
+  /** The sequencer built and inserted `ref` on the unsafe head: make it the unsafe head. */
+  async adoptUnsafe(ref: L2BlockRef): Promise<void> {
+    this.heads = { ...this.heads, unsafe: ref };
+    await this.forkchoice();
+  }
+
   private promote(ref: L2BlockRef, concluding: boolean, derivedFrom: L1BlockRef): void {
     this.heads = { ...this.heads, pendingSafe: ref, ...(concluding ? { safe: ref } : {}) };
     if (this.heads.unsafe.number < ref.number) this.heads = { ...this.heads, unsafe: ref };

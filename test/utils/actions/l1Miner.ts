@@ -35,7 +35,7 @@ export class L1Miner {
   private finalized: Uint8Array;
 
   /** `extraAlloc`: more genesis accounts (address → geth alloc entry), e.g. contracts with storage. */
-  constructor(extraAlloc: Record<string, unknown> = {}) {
+  constructor(extraAlloc: Record<string, unknown> = {}, timestamp = 100) {
     this.accounts = devAccounts();
     const g = l1DevGenesis(30_000_000n, this.accounts);
     const alloc = g.alloc as Record<string, unknown>;
@@ -44,7 +44,7 @@ export class L1Miner {
     for (const [addr, entry] of Object.entries(extraAlloc)) {
       alloc[addr] = { ...(alloc[addr] as Record<string, unknown> | undefined), ...(entry as Record<string, unknown>) };
     }
-    g.timestamp = "0x64";
+    g.timestamp = `0x${timestamp.toString(16)}`;
     this.exec = InProcessExec.create(g);
     this.safe = this.exec.chain.headBlockHash;
     this.finalized = this.safe;

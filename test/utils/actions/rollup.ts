@@ -60,6 +60,8 @@ export interface RollupOptions {
   /** The verifier's L1 transport (default the miner's in-process RPC; tests wrap it to tamper). */
   readonly verifierL1?: (inner: RpcTransport) => RpcTransport;
   readonly blobs?: BlobSource | null;
+  /** L1 (and L2) genesis time; default 100. */
+  readonly l1Timestamp?: number;
   /** Extra L1 genesis accounts (e.g. a ProtocolVersions contract's storage). */
   readonly l1Alloc?: Record<string, unknown>;
   /** rollup.json `protocol_versions_address`. */
@@ -95,7 +97,7 @@ export class Rollup {
   readonly batcherAccount;
 
   constructor(readonly opts: RollupOptions = {}) {
-    this.miner = new L1Miner(opts.l1Alloc ?? {});
+    this.miner = new L1Miner(opts.l1Alloc ?? {}, opts.l1Timestamp);
     this.batcherAccount = this.miner.accounts[1]!;
     const l1Genesis = this.miner.headRef();
     const l2Time = l1Genesis.timestamp;

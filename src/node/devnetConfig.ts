@@ -1,0 +1,160 @@
+/**
+ * The configuration of a local OP devnet, written once into its data folder: the L1 genesis (the
+ * `--dev` chain's funded accounts and system contracts plus Opal's OptimismPortal and SystemConfig,
+ * already initialised), the L2 genesis (the OP predeploys, every fork through the chosen one active
+ * at genesis), and the `rollup.json` that ties them: both genesis hashes, the batch inbox, the
+ * contract addresses and the genesis system config (batcher, scalars, gas limit).
+ *
+ * Roles use the dev mnemonic's accounts: 0 the contracts' owner and the devnet's user, 1 the
+ * batcher, 2 the unsafe-block signer (P2P is off for now). The hashes come from building each
+ * genesis in memory exactly as `opal-exec init` will.
+ */
+import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
+import { Blockchain } from "../chain/blockchain.js";
+import { parseGenesis } from "../chain/genesis.js";
+import { bytesToHex } from "../primitives/hex.js";
+import { ROLLUP_FORKS, type RollupFork } from "../rollup/config.js";
+import { l1DevnetContractsAlloc } from "../rollup/l1Contracts.js";
+import { MemoryKv } from "../storage/memory.js";
+import { type DevAccount, devAccounts, l1DevGenesis, opDevGenesis } from "./devGenesis.js";
+
+export const DEVNET_L2_CHAIN_ID = 901n;
+export const DEVNET_PORTAL = "0x000000000000000000000000000000000000de90";
+export const DEVNET_SYSTEM_CONFIG = "0x0000000000000000000000000000000000005c0f";
+export const DEVNET_BATCH_INBOX = "0xff00000000000000000000000000000000000901";
+/** OP Mainnet's post-Ecotone fee scalars. */
+const BASE_FEE_SCALAR = 1368;
+const BLOB_BASE_FEE_SCALAR = 810949;
+const L2_GAS_LIMIT = 30_000_000n;
+const L1_GAS_LIMIT = 60_000_000n;
+
+/** The OP forks a devnet can run, in order; `--forks=<name>` activates these up to and including it. */
+export const DEVNET_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("jovian") + 1);
+
+const GETH_KEY: Readonly<Record<string, string>> = {
+  regolith: "regolithTime",
+  canyon: "canyonTime",
+  delta: "deltaTime",
+  ecotone: "ecotoneTime",
+  fjord: "fjordTime",
+  granite: "graniteTime",
+  holocene: "holoceneTime",
+  isthmus: "isthmusTime",
+  jovian: "jovianTime",
+};
+
+export interface DevnetOptions {
+  /** Genesis time of both chains (seconds). */
+  readonly timestamp: number;
+  /** L2 block time, seconds. */
+  readonly blockTime: number;
+  /** The newest fork active at genesis (all before it too; later ones are not scheduled). */
+  readonly upTo: RollupFork;
+  /** L1 blocks of the sequencing window (small on a devnet so empty-window recovery is quick). */
+  readonly seqWindowSize?: number;
+}
+
+export interface DevnetRoles {
+  readonly owner: DevAccount;
+  readonly batcher: DevAccount;
+  readonly signer: DevAccount;
+}
+
+export interface DevnetConfig {
+  readonly l1Genesis: Record<string, unknown>;
+  readonly l2Genesis: Record<string, unknown>;
+  readonly rollup: Record<string, unknown>;
+  readonly roles: DevnetRoles;
+  readonly l1GenesisHash: string;
+  readonly l2GenesisHash: string;
+}
+
+export function devnetRoles(): DevnetRoles {
+  const a = devAccounts();
+  return { owner: a[0]!, batcher: a[1]!, signer: a[2]! };
+}
+
+function genesisHash(g: Record<string, unknown>): string {
+  const chain = Blockchain.init(new MemoryKv(), parseGenesis(g), g.config as never);
+  return bytesToHex(chain.headBlockHash);
+}
+
+export function devnetConfig(o: DevnetOptions): DevnetConfig {
+  const roles = devnetRoles();
+  const active = DEVNET_FORKS.slice(0, DEVNET_FORKS.indexOf(o.upTo) + 1);
+  if (active.length === 0) throw new RangeError(`unknown fork ${o.upTo}`);
+
+  const l1Genesis = l1DevGenesis(L1_GAS_LIMIT);
+  l1Genesis.timestamp = `0x${o.timestamp.toString(16)}`;
+  Object.assign(
+    l1Genesis.alloc as Record<string, unknown>,
+    l1DevnetContractsAlloc({
+      portal: DEVNET_PORTAL,
+      systemConfig: DEVNET_SYSTEM_CONFIG,
+      owner: roles.owner.address,
+      batcher: roles.batcher.address,
+      unsafeBlockSigner: roles.signer.address,
+      gasLimit: L2_GAS_LIMIT,
+      basefeeScalar: BASE_FEE_SCALAR,
+      blobbasefeeScalar: BLOB_BASE_FEE_SCALAR,
+      batchInbox: Uint8Array.from(Buffer.from(DEVNET_BATCH_INBOX.slice(2), "hex")),
+    }),
+  );
+  const l1GenesisHash = genesisHash(l1Genesis);
+
+  const l2Genesis = opDevGenesis({ chainId: DEVNET_L2_CHAIN_ID, timestamp: o.timestamp, gasLimit: L2_GAS_LIMIT });
+  const cfg = l2Genesis.config as Record<string, unknown>;
+  for (const f of DEVNET_FORKS) {
+    if (active.includes(f)) cfg[GETH_KEY[f]!] = 0;
+    else delete cfg[GETH_KEY[f]!];
+  }
+  // op-geth pins Shanghai/Cancun/Prague to Canyon/Ecotone/Isthmus.
+  for (const [l1, op] of [
+    ["shanghaiTime", "canyon"],
+    ["cancunTime", "ecotone"],
+    ["pragueTime", "isthmus"],
+  ] as const) {
+    if (active.includes(op)) cfg[l1] = 0;
+    else delete cfg[l1];
+  }
+  l2Genesis.extraData = active.includes("jovian")
+    ? bytesToHex(encodeJovianExtraData(250, 6, 0n))
+    : active.includes("holocene")
+      ? bytesToHex(encodeHoloceneExtraData(250, 6))
+      : "0x";
+  const l2GenesisHash = genesisHash(l2Genesis);
+
+  const scalar = new Uint8Array(32);
+  if (active.includes("ecotone")) {
+    scalar[0] = 1;
+    new DataView(scalar.buffer).setUint32(24, BLOB_BASE_FEE_SCALAR);
+    new DataView(scalar.buffer).setUint32(28, BASE_FEE_SCALAR);
+  } else {
+    new DataView(scalar.buffer).setUint32(28, 684_000);
+  }
+  const rollup: Record<string, unknown> = {
+    genesis: {
+      l1: { hash: l1GenesisHash, number: 0 },
+      l2: { hash: l2GenesisHash, number: 0 },
+      l2_time: o.timestamp,
+      system_config: {
+        batcherAddr: bytesToHex(roles.batcher.address),
+        overhead: bytesToHex(new Uint8Array(32)),
+        scalar: bytesToHex(scalar),
+        gasLimit: Number(L2_GAS_LIMIT),
+      },
+    },
+    block_time: o.blockTime,
+    max_sequencer_drift: 600,
+    seq_window_size: o.seqWindowSize ?? 120,
+    channel_timeout: 50,
+    l1_chain_id: Number((l1Genesis.config as { chainId: number }).chainId),
+    l2_chain_id: Number(DEVNET_L2_CHAIN_ID),
+    batch_inbox_address: DEVNET_BATCH_INBOX,
+    deposit_contract_address: DEVNET_PORTAL,
+    l1_system_config_address: DEVNET_SYSTEM_CONFIG,
+    chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
+  };
+  for (const f of active) rollup[`${f}_time`] = 0;
+  return { l1Genesis, l2Genesis, rollup, roles, l1GenesisHash, l2GenesisHash };
+}

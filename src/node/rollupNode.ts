@@ -289,7 +289,14 @@ export class RollupNode {
     const engine = new EngineClient(client, rollup.config);
 
     let node: RollupNode | null = null;
-    const unsafeHead = (): Uint8Array => (node === null ? rollup.genesisL2.hash : node.status.unsafeL2.hash);
+    // The live unsafe head: the engine controller's once derivation runs, else the polled one.
+    const unsafeHead = (): Uint8Array => {
+      if (node === null) return rollup.genesisL2.hash;
+      const d = node.derivation;
+      return d !== null && d.driver.counters.resets > 0
+        ? d.driver.controller.state.unsafe.hash
+        : node.status.unsafeL2.hash;
+    };
     let sequencer: SequencerControl;
     try {
       sequencer = new SequencerControl(

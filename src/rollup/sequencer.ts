@@ -121,6 +121,9 @@ export class Sequencer {
         const noTxPool = activation || pastDrift || d.control.recoverMode;
         const built = await d.controller.build(parent, { ...attrs, noTxPool });
         if (!built.ok) throw new DeriveError("temporary", `engine refused the sequencer's attributes: ${built.reason}`);
+        // Stopped (admin_stopSequencer) while building: the block is not published; stop answered
+        // with the head as it was.
+        if (!d.control.active) return { kind: "inactive" } as const;
         if (d.conductor !== null) await d.conductor.commitUnsafePayload(built.envelope);
         await d.controller.adoptUnsafe(built.ref);
         this.counters.built++;

@@ -77,6 +77,11 @@ export interface DerivationMetrics {
   recordPipelineReset(): void;
   recordDerivationError(): void;
   recordDerivedBatch(type: "singular" | "span"): void;
+  recordSequencerBuildStarted(): void;
+  recordSequencerBuild(diffSeconds: number): void;
+  recordSequencerSealing(seconds: number): void;
+  recordSequencingError(): void;
+  countSequencedTxs(count: number): void;
   recordL1Ref(type: "l1_head" | "l1_safe" | "l1_finalized" | "l1_derived", ref: L1BlockRef): void;
   recordL2Ref(type: "l2_unsafe" | "l2_safe" | "l2_finalized" | "l2_pending_safe", ref: SyncStatus["unsafeL2"]): void;
 }
@@ -169,6 +174,7 @@ export class DerivationService {
         conductor: deps.conductor ?? null,
         maxSafeLag: config["sequencer.max-safe-lag"] ?? 0,
         ready: () => driver.counters.resets > 0,
+        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
       });
     }
     const isWs = /^wss?:\/\//.test(config.l1);

@@ -57,10 +57,20 @@ export interface SequencerDeps {
   readonly maxSafeLag: number;
   /** Seconds, wall clock (tests pass their own). */
   readonly now?: () => number;
+  /** op-node's sequencer metrics (node/metrics.ts NodeMetrics fits). */
+  readonly metrics?: SequencerMetrics;
   /** False until the engine's heads are known (the driver's first reset). */
   readonly ready?: () => boolean;
   /** A block was built and is the new unsafe head (gossip, metrics). */
   readonly onBlock?: (ref: L2BlockRef, env: PayloadEnvelope) => void;
+}
+
+export interface SequencerMetrics {
+  recordSequencerBuildStarted(): void;
+  recordSequencerBuild(diffSeconds: number): void;
+  recordSequencerSealing(seconds: number): void;
+  recordSequencingError(): void;
+  countSequencedTxs(count: number): void;
 }
 
 export type SequencerStep =
@@ -119,7 +129,10 @@ export class Sequencer {
         const attrs = await preparePayloadAttributes(d.cfg, { l1: d.l1, l2: d.l2, l1Chain: d.l1Chain }, parent, origin);
         const activation = NO_TX_POOL_FORKS.some((f) => isForkActivationBlock(d.cfg, f, timestamp));
         const noTxPool = activation || pastDrift || d.control.recoverMode;
+        d.metrics?.recordSequencerBuildStarted();
+        const t0 = performance.now();
         const built = await d.controller.build(parent, { ...attrs, noTxPool });
+        d.metrics?.recordSequencerSealing((performance.now() - t0) / 1000);
         if (!built.ok) throw new DeriveError("temporary", `engine refused the sequencer's attributes: ${built.reason}`);
         // Stopped (admin_stopSequencer) while building: the block is not published; stop answered
         // with the head as it was.
@@ -127,10 +140,15 @@ export class Sequencer {
         if (d.conductor !== null) await d.conductor.commitUnsafePayload(built.envelope);
         await d.controller.adoptUnsafe(built.ref);
         this.counters.built++;
+        // How late the block is against its slot (op-node sequencer_building_diff_seconds).
+        d.metrics?.recordSequencerBuild(this.now() - timestamp);
+        const txs = (built.envelope.executionPayload as { transactions?: unknown[] }).transactions?.length ?? 0;
+        d.metrics?.countSequencedTxs(Math.max(0, txs - attrs.transactions.length));
         d.onBlock?.(built.ref, built.envelope);
         return { kind: "built", ref: built.ref } as const;
       } catch (e) {
         this.counters.errors++;
+        d.metrics?.recordSequencingError();
         const error = (e as Error).message;
         d.log.warn("sequencer failed to build a block", { parent: parent.number, err: error });
         return { kind: "failed", error } as const;

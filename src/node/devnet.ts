@@ -12,6 +12,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bytesToHex } from "../primitives/hex.js";
@@ -74,6 +75,18 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
 }
 
 const url = (port: number): string => `http://127.0.0.1:${port}`;
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect({ host: "127.0.0.1", port });
+    s.once("connect", () => {
+      s.destroy();
+      done(true);
+    });
+    s.once("error", () => done(false));
+  });
+}
 
 export class Devnet {
   private readonly procs: Proc[] = [];
@@ -183,6 +196,11 @@ export class Devnet {
   private async startAll(): Promise<void> {
     const o = this.opts;
     const P = DEVNET_PORTS;
+    for (const port of Object.values(P)) {
+      if (await portInUse(port)) {
+        throw new Error(`port ${port} on 127.0.0.1 is in use (is another devnet running?)`);
+      }
+    }
     const quiet = ["--verbosity", "3"];
     this.launch("l1", "opal-exec", [
       "--dev",
@@ -195,7 +213,6 @@ export class Devnet {
       `--http.port=${P.l1Http}`,
       "--http.api=eth,net,web3,debug,txpool",
       `--authrpc.port=${P.l1Auth}`,
-      `--dev.beacon.port=${P.l1Beacon}`,
       ...quiet,
     ]);
     await this.ready("l1", () => rpc(url(P.l1Http), "eth_chainId"));
@@ -222,7 +239,7 @@ export class Devnet {
       `--rollup.config=${this.path("rollup.json")}`,
       `--rollup.l1-chain-config=${this.path("l1-genesis.json")}`,
       `--l1=${url(P.l1Http)}`,
-      `--l1.beacon=${url(P.l1Beacon)}`,
+      "--l1.beacon.ignore",
       "--l1.http-poll-interval=1s",
       "--l1.epoch-poll-interval=4s",
       `--l2=${url(auth)}`,

@@ -1,0 +1,128 @@
+/**
+ * `opal-batcher`: posts the sequencer's L2 blocks to L1 (batcher/batchSubmitter.ts). Reads the rollup
+ * config from the rollup node (`optimism_rollupConfig`), the L1 chain id from L1, then runs until
+ * SIGINT/SIGTERM. Bad options: one line and exit 2; startup failures: one line and exit 1.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { BatchSubmitter, type DaType } from "../batcher/batchSubmitter.js";
+import { TxSender } from "../batcher/txSender.js";
+import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { parseRollupConfig, type RollupConfig } from "../rollup/config.js";
+import { EngineClient } from "../rollup/engine/engineClient.js";
+import { RpcClient } from "../rollup/rpcClient.js";
+import { Log, type LogFormat, type LogLevelNumber, parseLogLevel } from "../util/log.js";
+import { type BatcherConfig, parseBatcherArgs } from "./batcherFlags.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
+
+async function run(config: BatcherConfig, io: Io): Promise<number> {
+  const level = parseLogLevel(config["log.level"]);
+  const log = new Log({
+    level: (typeof level === "string" ? 3 : level) as LogLevelNumber,
+    format: config["log.format"] as LogFormat,
+    color: false,
+    pid: false,
+    sink: (line) => io.err(line),
+  });
+  const rollupRpc = new RpcClient(config["rollup-rpc"], { timeoutMs: 10_000 });
+  const l1 = new RpcClient(config["l1-eth-rpc"], { timeoutMs: 10_000 });
+  let cfg: RollupConfig;
+  let chainId: bigint;
+  try {
+    cfg = parseRollupConfig(await rollupRpc.call("optimism_rollupConfig"));
+    chainId = BigInt(await l1.call<string>("eth_chainId"));
+  } catch (e) {
+    io.err(`opal-batcher: cannot read the rollup config and L1 chain id: ${(e as Error).message}`);
+    return EXIT_FAILED;
+  }
+  if (chainId !== cfg.l1ChainId) {
+    io.err(`opal-batcher: L1 chain id ${chainId} differs from the rollup config's ${cfg.l1ChainId}`);
+    return EXIT_FAILED;
+  }
+  const key = config["private-key"];
+  const sender = new TxSender(l1, {
+    privateKey: hexToBytes(key.startsWith("0x") ? key : `0x${key}`),
+    chainId,
+    numConfirmations: config["num-confirmations"],
+    resubmissionTimeoutMs: config["resubmission-timeout"],
+    feeBumpPercent: config["txmgr.fee-bump-percent"],
+    maxAttempts: config["txmgr.max-attempts"],
+    pollMs: Math.min(1000, config["poll-interval"]),
+  });
+  const submitter = new BatchSubmitter(
+    cfg,
+    {
+      maxChannelDuration: config["max-channel-duration"],
+      subSafetyMargin: config["sub-safety-margin"],
+      targetNumFrames: config["target-num-frames"],
+      maxL1TxSize: config["max-l1-tx-size-bytes"],
+      algo: config["compression-algo"] as "zlib" | "brotli",
+      span: config["batch-type"] === 1,
+      da: config["data-availability-type"] as DaType,
+      pollMs: config["poll-interval"],
+      stateFile: config["state-file"] ?? null,
+    },
+    {
+      rollup: rollupRpc,
+      l2: new EngineClient(new RpcClient(config["l2-eth-rpc"], { timeoutMs: 10_000 }), cfg),
+      sender,
+      log,
+    },
+  );
+  log.info("Batcher started", {
+    batcher: bytesToHex(sender.address),
+    inbox: bytesToHex(cfg.batchInboxAddress),
+    da: config["data-availability-type"],
+  });
+  if (!config.stopped) submitter.start();
+  else log.info("Batcher is stopped (--stopped)");
+  await new Promise<void>((done) => {
+    const onSignal = (): void => {
+      log.info("Stopping the batcher");
+      submitter.stop().then(done, done);
+    };
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  });
+  log.info("Batcher stopped", { channels: submitter.counters.channels, blocks: submitter.counters.blocks });
+  return EXIT_OK;
+}
+
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  io: Io = processIo,
+): Promise<number> {
+  const parsed = parseBatcherArgs(argv, env);
+  switch (parsed.kind) {
+    case "help":
+    case "version":
+      io.out(parsed.text.trimEnd());
+      return EXIT_OK;
+    case "error":
+      io.err(`opal-batcher: ${parsed.error}`);
+      return EXIT_USAGE;
+    case "run":
+      return run(parsed.config, io);
+    default:
+      io.err("opal-batcher: unexpected command");
+      return EXIT_USAGE;
+  }
+}
+
+/** Runs `main` for a process and sets its exit status; no stack trace reaches the user. */
+export async function runProcess(argv: readonly string[]): Promise<void> {
+  try {
+    process.exitCode = await main(argv);
+  } catch (e) {
+    writeAll(2, `opal-batcher: internal error: ${(e as Error)?.message ?? String(e)}\n`);
+    process.exitCode = EXIT_FAILED;
+  }
+  process.exit();
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && existsSync(entry) && import.meta.url === pathToFileURL(resolve(entry)).href) {
+  await runProcess(process.argv.slice(2));
+}

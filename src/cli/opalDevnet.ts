@@ -24,7 +24,7 @@ Options:
   --fresh             delete the data folder first and start a new devnet
   --block-time N      L2 block time in seconds (default 2; used for a new devnet)
   --l1-block-time N   L1 block time in seconds (default 2)
-  --da TYPE           batch data: calldata, blobs or auto (default calldata)
+  --da TYPE           batch data: calldata, blobs or auto (default blobs)
   --forks NAME        newest fork active at genesis: ${DEVNET_FORKS.join(", ")} (default jovian)
   --status-every N    seconds between status lines (default 5)
   -h, --help          this text`;
@@ -57,7 +57,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       io.out(DEVNET_HELP);
       return EXIT_OK;
     }
-    const da = values.da ?? "calldata";
+    const da = values.da ?? "blobs";
     if (da !== "calldata" && da !== "blobs" && da !== "auto")
       throw new Error(`--da: want calldata, blobs or auto, got ${JSON.stringify(da)}`);
     const upTo = (values.forks ?? "jovian") as RollupFork;

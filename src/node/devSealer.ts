@@ -31,6 +31,12 @@ export interface DevSealerOptions {
   readonly feeRecipient: Uint8Array;
   /** Gas limit L1 dev blocks move towards (`--dev.gaslimit`); OP dev blocks keep their parent's. */
   readonly gasCeil: bigint;
+  /**
+   * Blocks behind the head that are marked safe and finalized after each seal (`--dev.safe-lag`,
+   * `--dev.finalized-lag`), as a real L1's lag behind its head; null leaves them alone.
+   */
+  readonly safeLag?: number | null;
+  readonly finalizedLag?: number | null;
 }
 
 /**
@@ -158,6 +164,11 @@ export class DevSealer {
     });
     if ("error" in built) throw new Error(`dev block ${parent.number + 1}: ${built.error}`);
     const change = chain.setHead(built.hash);
+    const lagged = (lag: number | null | undefined): Uint8Array | null =>
+      lag === null || lag === undefined ? null : chain.store.canonicalHash(Math.max(0, number - lag));
+    const safe = lagged(this.opts.safeLag);
+    const finalized = lagged(this.opts.finalizedLag);
+    if (safe !== null || finalized !== null) chain.setSafeAndFinalized(safe, finalized);
     this.deps.onHead(change);
     return { hash: built.hash, header: built.header, txs: built.body.transactions.length };
   }

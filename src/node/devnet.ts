@@ -213,6 +213,8 @@ export class Devnet {
       `--http.port=${P.l1Http}`,
       "--http.api=eth,net,web3,debug,txpool",
       `--authrpc.port=${P.l1Auth}`,
+      "--dev.beacon",
+      `--dev.beacon.port=${P.l1Beacon}`,
       ...quiet,
     ]);
     await this.ready("l1", () => rpc(url(P.l1Http), "eth_chainId"));
@@ -239,7 +241,7 @@ export class Devnet {
       `--rollup.config=${this.path("rollup.json")}`,
       `--rollup.l1-chain-config=${this.path("l1-genesis.json")}`,
       `--l1=${url(P.l1Http)}`,
-      "--l1.beacon.ignore",
+      `--l1.beacon=${url(P.l1Beacon)}`,
       "--l1.http-poll-interval=1s",
       "--l1.epoch-poll-interval=4s",
       `--l2=${url(auth)}`,

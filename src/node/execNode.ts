@@ -34,9 +34,12 @@ import { web3Api } from "../rpc/web3.js";
 import { RpcWsServer } from "../rpc/wsServer.js";
 import { CachedKv } from "../storage/cachedKv.js";
 import { RocksKv } from "../storage/rocksdb.js";
+import { decodeTx } from "../tx/envelope.js";
+import { BlobSidecarStore } from "../txpool/blobSidecars.js";
 import { TxPool } from "../txpool/txPool.js";
 import { txSourceOf } from "../txpool/txsByPriceAndNonce.js";
 import { Log, type LogLevelNumber } from "../util/log.js";
+import { DevBeaconServer } from "./devBeacon.js";
 import { type DevAccount, devAccounts, formatDevAccounts, l1DevGenesis } from "./devGenesis.js";
 import { DevSealer } from "./devSealer.js";
 import { createPools, type Pools } from "./pools.js";
@@ -56,6 +59,11 @@ export interface ExecNodeConfig {
   readonly dev: boolean;
   readonly "dev.period": number;
   readonly "dev.gaslimit": bigint;
+  readonly "dev.safe-lag"?: number;
+  readonly "dev.finalized-lag"?: number;
+  readonly "dev.beacon"?: boolean;
+  readonly "dev.beacon.addr"?: string;
+  readonly "dev.beacon.port"?: number;
   readonly "miner.gaslimit": bigint;
   readonly http: boolean;
   readonly "http.addr": string;
@@ -138,6 +146,8 @@ export interface NodeApiContext {
   readonly devAccounts: readonly DevAccount[];
   /** --rollup.sequencerhttp: forwards a raw tx to the sequencer and returns its hash (null = local pool). */
   readonly forwardRawTx: ((raw: Uint8Array) => Promise<Uint8Array>) | null;
+  /** A dev L1's blob sidecars (`--dev.beacon`); null otherwise. */
+  readonly blobSidecars?: BlobSidecarStore | null;
 }
 
 /** op-geth's sequencer forwarding: eth_sendRawTransaction on `url`; its errors pass through. */
@@ -195,6 +205,7 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     devAccounts: ctx.devAccounts,
     forwardRawTx: ctx.forwardRawTx,
     events,
+    blobSidecars: ctx.blobSidecars ?? null,
   });
   return {
     methods: [
@@ -240,6 +251,8 @@ function endpoint(a: AddressInfo): string {
 
 export class ExecNode {
   private stopping: Promise<void> | null = null;
+  /** The dev L1's beacon API (`--dev --dev.beacon`); null otherwise. */
+  devBeacon: DevBeaconServer | null = null;
 
   private constructor(
     readonly config: ExecNodeConfig,
@@ -288,6 +301,9 @@ export class ExecNode {
         trieHashThreads: config["workers.triehash"],
       });
       cleanup.push(() => pools.destroy());
+      // A dev L1 with --dev.beacon takes blob txs and keeps their sidecars for its beacon API.
+      const blobSidecars =
+        config.dev && config["dev.beacon"] === true && chain.config.optimism === null ? new BlobSidecarStore() : null;
       const txPool = new TxPool(
         {
           priceLimit: config["txpool.pricelimit"],
@@ -299,7 +315,7 @@ export class ExecNode {
           lifetime: config["txpool.lifetime"],
           noLocals: config["txpool.nolocals"],
         },
-        { chain, recoveryPool: pools.sigRecover },
+        { chain, recoveryPool: pools.sigRecover, acceptBlobs: blobSidecars !== null },
       );
       const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
         gasCeil: config["miner.gaslimit"],
@@ -317,6 +333,7 @@ export class ExecNode {
         evmTimeoutMs: config["rpc.evmtimeout"],
         devAccounts: devKeys,
         forwardRawTx: seqUrl === undefined || seqUrl === "" ? null : sequencerForwarder(seqUrl),
+        blobSidecars,
       });
       const listeners = [apis.events, deps.events ?? null].filter((e): e is HeadEvents => e !== null);
       const fanOut = (change: HeadChange): void => {
@@ -396,15 +413,26 @@ export class ExecNode {
       });
 
       let sealer: DevSealer | null = null;
+      let devBeacon: DevBeaconServer | null = null;
       if (config.dev) {
         const print = deps.print ?? ((t: string) => process.stdout.write(`${t}\n`));
         print(formatDevAccounts(devKeys));
         const s = new DevSealer(
-          { period: config["dev.period"], feeRecipient: devKeys[0]!.address, gasCeil: config["dev.gaslimit"] },
+          {
+            period: config["dev.period"],
+            feeRecipient: devKeys[0]!.address,
+            gasCeil: config["dev.gaslimit"],
+            safeLag: config["dev.safe-lag"] ?? null,
+            finalizedLag: config["dev.finalized-lag"] ?? null,
+          },
           {
             chain,
             pool: txPool,
             onHead: (change) => {
+              if (blobSidecars !== null) {
+                const txs = (chain.store.body(chain.headBlockHash)?.transactions ?? []).map((t) => decodeTx(t));
+                blobSidecars.sealed(change.newHead.number, chain.headBlockHash, txs);
+              }
               fanOut(change);
               const h = change.newHead;
               log.info("Sealed new block", {
@@ -419,12 +447,20 @@ export class ExecNode {
         );
         s.start();
         sealer = s;
+        cleanup.push(async () => s.stop());
         log.info("Dev mode enabled", {
           period: config["dev.period"],
           etherbase: toChecksumAddress(devKeys[0]!.address),
         });
+        if (blobSidecars !== null) {
+          const beacon = new DevBeaconServer(chain, blobSidecars, clientVersion);
+          const a = await beacon.listen(config["dev.beacon.addr"] ?? "127.0.0.1", config["dev.beacon.port"] ?? 5052);
+          cleanup.push(() => beacon.close());
+          devBeacon = beacon;
+          log.info("Beacon API started", { endpoint: `http://${a.address}:${a.port}` });
+        }
       }
-      return new ExecNode(
+      const node = new ExecNode(
         config,
         log,
         rocks,
@@ -440,6 +476,8 @@ export class ExecNode {
         devKeys,
         jwt.secret,
       );
+      node.devBeacon = devBeacon;
+      return node;
     } catch (e) {
       await unwind();
       throw e;
@@ -460,7 +498,12 @@ export class ExecNode {
       this.log.info("Shutting down");
       this.sealer?.stop();
       this.engine.onHead = null;
-      await Promise.all([this.httpServer?.close(1000), this.wsServer?.close(1000), this.authServer.close(1000)]);
+      await Promise.all([
+        this.httpServer?.close(1000),
+        this.wsServer?.close(1000),
+        this.authServer.close(1000),
+        this.devBeacon?.close(),
+      ]);
       this.log.debug("RPC servers closed");
       await this.pools.destroy();
       this.log.debug("Worker pools destroyed");

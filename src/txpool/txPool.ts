@@ -46,6 +46,11 @@ export interface TxPoolDeps {
   readonly recoveryPool?: TaskPool | null;
   /** Clock in ms (heartbeats, lifetime, arrival order); Date.now by default. */
   readonly now?: () => number;
+  /**
+   * Take blob txs into the ordinary pending lists (the dev L1 of a local devnet, whose sidecars the
+   * RPC layer keeps); never on OP chains. Default false: there is no blob pool.
+   */
+  readonly acceptBlobs?: boolean;
 }
 
 /** The outcome of one submitted tx; `hash` is null only when the bytes did not decode. */
@@ -80,7 +85,8 @@ interface HeadView {
 }
 
 /**
- * No deposits and no blob txs (there is no blob pool; OP has none at all). Differences from geth, all
+ * No deposits, and no blob txs (there is no blob pool; OP has none at all) except on a dev L1
+ * (`acceptBlobs`), where they share the ordinary lists. Differences from geth, all
  * deliberate: the reorg work geth schedules on a goroutine (promotion, truncation) runs synchronously
  * at the end of each `add` batch and in `onNewHead`; local txs keep the pre-1.15 treatment
  * (sender-based locals: no price limit, never evicted or truncated) instead of geth's separate local
@@ -94,6 +100,7 @@ export class TxPool {
   private readonly recoveryPool: TaskPool | null;
   private readonly now: () => number;
   private readonly isOp: boolean;
+  private readonly acceptBlobs: boolean;
 
   private headView!: HeadView;
   private stateReader: StateReader | null = null;
@@ -120,6 +127,7 @@ export class TxPool {
     this.recoveryPool = deps.recoveryPool ?? null;
     this.now = deps.now ?? Date.now;
     this.isOp = deps.chain.config.optimism !== null;
+    this.acceptBlobs = deps.acceptBlobs === true && !this.isOp;
     this.setHead(deps.chain.head);
   }
 
@@ -173,7 +181,7 @@ export class TxPool {
     }
     const hash = txHash(tx);
     if (this.all.has(bytesKey(hash))) return { hash, error: reject("ALREADY_KNOWN") };
-    const poolErr = subpoolRejection(tx);
+    const poolErr = subpoolRejection(tx, this.acceptBlobs);
     if (poolErr !== null) return { hash, error: poolErr };
     if (encoded.length > TX_MAX_SIZE) {
       return {
@@ -719,7 +727,7 @@ export class TxPool {
         } catch {
           continue;
         }
-        if (tx.type === TxType.Deposit || tx.type === TxType.Blob) continue;
+        if (tx.type === TxType.Deposit || (tx.type === TxType.Blob && !this.acceptBlobs)) continue;
         out.push(tx);
       }
     }

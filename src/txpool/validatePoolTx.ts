@@ -24,9 +24,9 @@ export interface PoolTxContext {
  * OP chains have no blob txs at all, op-stack.md §3.6) and deposits (op-geth ValidateTransaction:
  * no unauthenticated deposits in the pool, the bare error).
  */
-export function subpoolRejection(tx: Tx): TxPoolRejection | null {
+export function subpoolRejection(tx: Tx, acceptBlobs = false): TxPoolRejection | null {
   if (tx.type === TxType.Deposit) return reject("TX_TYPE_NOT_SUPPORTED");
-  if (tx.type === TxType.Blob) return reject("TX_TYPE_NOT_SUPPORTED", `received type ${tx.type}`);
+  if (tx.type === TxType.Blob && !acceptBlobs) return reject("TX_TYPE_NOT_SUPPORTED", `received type ${tx.type}`);
   return null;
 }
 
@@ -46,6 +46,9 @@ export function forkRejection(tx: SignedTx, rules: ForkRules): TxPoolRejection |
   }
   if (fork < Fork.London && tx.type === TxType.FeeMarket) {
     return reject("TX_TYPE_NOT_SUPPORTED", `type ${tx.type} rejected, pool not yet in London`);
+  }
+  if (fork < Fork.Cancun && tx.type === TxType.Blob) {
+    return reject("TX_TYPE_NOT_SUPPORTED", `type ${tx.type} rejected, pool not yet in Cancun`);
   }
   if (fork < Fork.Prague && tx.type === TxType.SetCode) {
     return reject("TX_TYPE_NOT_SUPPORTED", `type ${tx.type} rejected, pool not yet in Prague`);

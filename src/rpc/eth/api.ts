@@ -19,14 +19,17 @@ import { type CallEnv, type CallMessage, callOnce, estimateGas } from "../../exe
 import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesKey, compareBytes, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import { decodeHeader } from "../../rlp/decode.js";
 import { rulesAt } from "../../spec/chainConfig.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { WorldState } from "../../state/worldState.js";
 import type { KvReader } from "../../storage/kv.js";
 import { accountProof, storageProofs } from "../../trie/proof.js";
+import { decodeBlobTxNetwork } from "../../tx/blobNetwork.js";
 import { decodeTx, encodeTx, txHash } from "../../tx/envelope.js";
 import { signTx } from "../../tx/signer.js";
 import { type AccessList, type SignedTx, type Tx, TxType } from "../../tx/tx.js";
+import type { BlobSidecarStore } from "../../txpool/blobSidecars.js";
 import { checkTxFeeOf } from "../../txpool/txFeeCap.js";
 import type { TxPool } from "../../txpool/txPool.js";
 import { RpcError } from "../errors.js";
@@ -81,12 +84,24 @@ export interface EthDeps {
   /** --rollup.sequencerhttp: forwards a raw tx and returns its hash. */
   forwardRawTx: ((raw: Uint8Array) => Promise<Uint8Array>) | null;
   events: EventHub;
+  /** A dev L1's blob sidecars: blob txs arrive in the network form, their sidecars kept here. */
+  blobSidecars?: BlobSidecarStore | null;
 }
 
 export interface StateAt {
   readonly view: KvReader;
   readonly header: Header;
   readonly hash: Uint8Array;
+}
+
+/** A type-3 envelope whose payload starts with a list (the tx fields): the EIP-4844 network form. */
+function isNetworkForm(raw: Uint8Array): boolean {
+  try {
+    const outer = decodeHeader(raw, 1);
+    return outer.list && decodeHeader(raw, outer.start).list;
+  } catch {
+    return false;
+  }
 }
 
 const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
@@ -344,6 +359,19 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
 
   const sendRaw = async (raw: Uint8Array): Promise<string> => {
     let tx: Tx;
+    const sidecars = deps.blobSidecars ?? null;
+    if (sidecars !== null && raw[0] === TxType.Blob && isNetworkForm(raw)) {
+      // EIP-4844 network form: verify and keep the sidecars, pool the canonical tx.
+      let w: ReturnType<typeof decodeBlobTxNetwork>;
+      try {
+        w = decodeBlobTxNetwork(raw);
+        sidecars.add(w);
+      } catch (e) {
+        throw RpcError.server((e as Error).message);
+      }
+      const canonical = encodeTx(w.tx);
+      return submit(decodeTx(canonical) as SignedTx, canonical);
+    }
     try {
       tx = decodeTx(raw);
     } catch (e) {

@@ -1,0 +1,132 @@
+/**
+ * The beacon API of a dev L1, as much as a rollup node reads (op-service sources/l1_beacon_client.go):
+ * `/eth/v1/node/version`, `/eth/v1/beacon/genesis`, `/eth/v1/config/spec` and
+ * `/eth/v1/beacon/blob_sidecars/{block_id}` with `indices`. Slots are seconds since the L1 genesis
+ * (SECONDS_PER_SLOT = 1), so every dev block, whose timestamp is unique, is the block of slot
+ * `timestamp − genesis_time`, exactly what the rollup node computes; `block_id` may also be `head`
+ * or a 0x block root. Unknown slots answer 404 with the beacon API's JSON error.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Blockchain } from "../chain/blockchain.js";
+import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import type { BlobSidecarStore } from "../txpool/blobSidecars.js";
+import { listenError } from "../util/httpServe.js";
+
+export const DEV_SECONDS_PER_SLOT = 1;
+
+export class DevBeaconServer {
+  private readonly server: Server;
+
+  constructor(
+    private readonly chain: Blockchain,
+    private readonly sidecars: BlobSidecarStore,
+    private readonly version: string,
+  ) {
+    this.server = createServer((req, res) => this.handle(req, res));
+  }
+
+  async listen(addr: string, port: number): Promise<AddressInfo> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", (e) => reject(new Error(listenError("beacon API", addr, port, e))));
+      this.server.listen(port, addr, () => resolve());
+    });
+    return this.server.address() as AddressInfo;
+  }
+
+  address(): AddressInfo {
+    return this.server.address() as AddressInfo;
+  }
+
+  close(): Promise<void> {
+    return new Promise((r) => this.server.close(() => r()));
+  }
+
+  private genesisTime(): number {
+    const h = this.chain.store.header(this.chain.store.canonicalHash(0)!);
+    return h?.timestamp ?? 0;
+  }
+
+  private json(res: ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  }
+
+  private notFound(res: ServerResponse, message: string): void {
+    this.json(res, 404, { code: 404, message });
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? "/", "http://dev");
+    const path = url.pathname;
+    if (req.method !== "GET") return this.json(res, 405, { code: 405, message: "method not allowed" });
+    if (path === "/eth/v1/node/version") return this.json(res, 200, { data: { version: this.version } });
+    if (path === "/eth/v1/beacon/genesis") {
+      return this.json(res, 200, {
+        data: {
+          genesis_time: String(this.genesisTime()),
+          genesis_validators_root: `0x${"00".repeat(32)}`,
+          genesis_fork_version: "0x00000000",
+        },
+      });
+    }
+    if (path === "/eth/v1/config/spec") {
+      return this.json(res, 200, { data: { SECONDS_PER_SLOT: String(DEV_SECONDS_PER_SLOT) } });
+    }
+    const m = /^\/eth\/v1\/beacon\/blob_sidecars\/([^/]+)$/.exec(path);
+    if (m === null) return this.notFound(res, `no route ${path}`);
+    const block = this.blockOf(decodeURIComponent(m[1]!));
+    if (block === null) return this.notFound(res, `block not found: ${m[1]}`);
+    const all = this.sidecars.atBlock(block.number, block.hash);
+    if (all === null) return this.notFound(res, `no blob sidecars for block ${block.number}`);
+    const wanted = new Set<number>();
+    for (const v of url.searchParams.getAll("indices")) {
+      for (const part of v.split(",")) if (part.trim() !== "") wanted.add(Number(part));
+    }
+    const slot = block.timestamp - this.genesisTime();
+    const data = all
+      .filter((s) => wanted.size === 0 || wanted.has(s.index))
+      .map((s) => ({
+        index: String(s.index),
+        blob: bytesToHex(s.blob),
+        kzg_commitment: bytesToHex(s.commitment),
+        kzg_proof: bytesToHex(s.proof),
+        signed_block_header: {
+          message: {
+            slot: String(slot),
+            proposer_index: "0",
+            parent_root: bytesToHex(block.parentHash),
+            state_root: `0x${"00".repeat(32)}`,
+            body_root: bytesToHex(block.hash),
+          },
+          signature: `0x${"00".repeat(96)}`,
+        },
+      }));
+    return this.json(res, 200, { data });
+  }
+
+  /** The canonical block of a slot, `head`, or a 0x block hash. */
+  private blockOf(id: string): { number: number; hash: Uint8Array; timestamp: number; parentHash: Uint8Array } | null {
+    const store = this.chain.store;
+    if (id === "head") {
+      const h = this.chain.head;
+      return { number: h.number, hash: this.chain.headBlockHash, timestamp: h.timestamp, parentHash: h.parentHash };
+    }
+    if (/^0x[0-9a-fA-F]{64}$/.test(id)) {
+      const hash = hexToBytes(id);
+      const h = store.header(hash);
+      return h === null ? null : { number: h.number, hash, timestamp: h.timestamp, parentHash: h.parentHash };
+    }
+    if (!/^[0-9]+$/.test(id)) return null;
+    const ts = this.genesisTime() + Number(id) * DEV_SECONDS_PER_SLOT;
+    // Dev timestamps rise by at least one second per block: search down from the head.
+    for (let n = this.chain.head.number; n >= 0; n--) {
+      const hash = store.canonicalHash(n);
+      if (hash === null) return null;
+      const h = store.header(hash);
+      if (h === null) return null;
+      if (h.timestamp === ts) return { number: n, hash, timestamp: h.timestamp, parentHash: h.parentHash };
+      if (h.timestamp < ts) return null;
+    }
+    return null;
+  }
+}

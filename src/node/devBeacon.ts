@@ -47,21 +47,27 @@ export class DevBeaconServer {
     return h?.timestamp ?? 0;
   }
 
-  private json(res: ServerResponse, status: number, body: unknown): void {
-    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  private reply(status: number, body: unknown): { status: number; body: unknown } {
+    return { status, body };
   }
 
-  private notFound(res: ServerResponse, message: string): void {
-    this.json(res, 404, { code: 404, message });
+  private missing(message: string): { status: number; body: unknown } {
+    return { status: 404, body: { code: 404, message } };
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    const answer = this.answer(req);
+    res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify(answer.body));
+  }
+
+  /** The status and JSON body for one request. */
+  private answer(req: IncomingMessage): { status: number; body: unknown } {
     const url = new URL(req.url ?? "/", "http://dev");
     const path = url.pathname;
-    if (req.method !== "GET") return this.json(res, 405, { code: 405, message: "method not allowed" });
-    if (path === "/eth/v1/node/version") return this.json(res, 200, { data: { version: this.version } });
+    if (req.method !== "GET") return this.reply(405, { code: 405, message: "method not allowed" });
+    if (path === "/eth/v1/node/version") return this.reply(200, { data: { version: this.version } });
     if (path === "/eth/v1/beacon/genesis") {
-      return this.json(res, 200, {
+      return this.reply(200, {
         data: {
           genesis_time: String(this.genesisTime()),
           genesis_validators_root: `0x${"00".repeat(32)}`,
@@ -70,14 +76,14 @@ export class DevBeaconServer {
       });
     }
     if (path === "/eth/v1/config/spec") {
-      return this.json(res, 200, { data: { SECONDS_PER_SLOT: String(DEV_SECONDS_PER_SLOT) } });
+      return this.reply(200, { data: { SECONDS_PER_SLOT: String(DEV_SECONDS_PER_SLOT) } });
     }
     const m = /^\/eth\/v1\/beacon\/blob_sidecars\/([^/]+)$/.exec(path);
-    if (m === null) return this.notFound(res, `no route ${path}`);
+    if (m === null) return this.missing(`no route ${path}`);
     const block = this.blockOf(decodeURIComponent(m[1]!));
-    if (block === null) return this.notFound(res, `block not found: ${m[1]}`);
+    if (block === null) return this.missing(`block not found: ${m[1]}`);
     const all = this.sidecars.atBlock(block.number, block.hash);
-    if (all === null) return this.notFound(res, `no blob sidecars for block ${block.number}`);
+    if (all === null) return this.missing(`no blob sidecars for block ${block.number}`);
     const wanted = new Set<number>();
     for (const v of url.searchParams.getAll("indices")) {
       for (const part of v.split(",")) if (part.trim() !== "") wanted.add(Number(part));
@@ -101,7 +107,7 @@ export class DevBeaconServer {
           signature: `0x${"00".repeat(96)}`,
         },
       }));
-    return this.json(res, 200, { data });
+    return this.reply(200, { data });
   }
 
   /** The canonical block of a slot, `head`, or a 0x block hash. */

@@ -30,6 +30,7 @@ import type { L1BlockRef, SyncStatus } from "../rollup/refs.js";
 import { l1RefJson, l2RefJson } from "../rollup/refs.js";
 import { loadRuntimeConfig, type RuntimeConfigValues } from "../rollup/runtimeConfig.js";
 import { type Conductor, Sequencer } from "../rollup/sequencer.js";
+import type { SequencerApiDeps } from "../rollup/sequencerApi.js";
 import type { SequencerControl } from "../rollup/sequencerControl.js";
 import { WsRpcClient } from "../rollup/wsRpcClient.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
@@ -111,6 +112,8 @@ const RUNTIME_LOAD_ATTEMPTS = 1;
 export class DerivationService {
   readonly driver: Driver;
   readonly sequencer: Sequencer | null;
+  /** What the test-sequencer RPC needs (null without a sequencer). */
+  readonly sequencerApi: SequencerApiDeps | null;
   readonly l1Client: L1Client;
   private readonly poller: L1HeadPoller;
   private readonly kzgPool: PiscinaPool | null;
@@ -177,6 +180,18 @@ export class DerivationService {
         ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
       });
     }
+    this.sequencerApi =
+      this.sequencer === null
+        ? null
+        : {
+            cfg: deps.cfg,
+            controller: this.driver.controller,
+            sequencer: this.sequencer,
+            l1: new L1Source(parts.l1Client, config["sequencer.l1-confs"] ?? 4, () => this.head),
+            l2: deps.engine,
+            l1Chain: deps.l1Chain,
+            lock,
+          };
     const isWs = /^wss?:\/\//.test(config.l1);
     this.poller = new L1HeadPoller({
       source: parts.l1Client,

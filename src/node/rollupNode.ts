@@ -32,6 +32,7 @@ import { adminMethods, type NodeApiDeps, optimismMethods } from "../rollup/nodeA
 import { type L2BlockRef, type SyncStatus, ZERO_L1_REF, ZERO_L2_REF } from "../rollup/refs.js";
 import { RpcClient } from "../rollup/rpcClient.js";
 import { SafeDb } from "../rollup/safeDb.js";
+import { sequencerApiMethods } from "../rollup/sequencerApi.js";
 import { SequencerControl } from "../rollup/sequencerControl.js";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../rpc/registry.js";
@@ -73,6 +74,7 @@ export interface RollupNodeConfig {
   readonly "conductor.enabled": boolean;
   readonly "safedb.path": string | undefined;
   readonly "fetch-withdrawal-root-from-state"?: boolean;
+  readonly "experimental.sequencer-api"?: boolean;
 }
 
 /** The node's options with the derivation ones; derivation runs when `l1` is set. */
@@ -377,13 +379,19 @@ export class RollupNode {
         await node?.pollHeads();
       },
     };
-    const methods = [...optimismMethods(apiDeps), ...(config["rpc.enable-admin"] ? adminMethods(apiDeps) : [])];
+    const methods = [
+      ...optimismMethods(apiDeps),
+      ...(config["rpc.enable-admin"] ? adminMethods(apiDeps) : []),
+      ...(config["experimental.sequencer-api"] === true
+        ? sequencerApiMethods(() => node?.derivation?.sequencerApi ?? null)
+        : []),
+    ];
     const registry = new Registry(methods.map((m) => timed(m, deps.metrics)));
     const rpcServer = new RpcHttpServer(
       {
         addr: config["rpc.addr"],
         port: config["rpc.port"],
-        apis: ["optimism", "admin"],
+        apis: ["optimism", "admin", "opstack"],
         cors: ["*"],
         vhosts: ["*"],
         // op-node's GET /healthz: 200 with the version string.

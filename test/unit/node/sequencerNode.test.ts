@@ -78,6 +78,7 @@ describe("node: opal-node --sequencer.enabled builds blocks on the wall clock", 
         "--rpc.enable-admin",
         "--sequencer.enabled",
         "--sequencer.l1-confs=0",
+        "--experimental.sequencer-api",
       ],
       {},
     );
@@ -127,5 +128,31 @@ describe("node: opal-node --sequencer.enabled builds blocks on the wall clock", 
     );
     assert.ok(receipt !== null, "the tx was sequenced");
     assert.equal(receipt.status, "0x1");
+  });
+
+  it("--experimental.sequencer-api: open, seal, commit and publish a block step by step", async () => {
+    const url = `http://127.0.0.1:${node.rpcServer.address().port}`;
+    type Status = { unsafe_l2: { number: number; hash: string } };
+    const head = (await rpc(url, "admin_stopSequencer")) as string;
+    const before = (await rpc(url, "optimism_syncStatus")) as Status;
+    assert.equal(before.unsafe_l2.hash, head);
+    const info = (await rpc(url, "opstack_openBlockV1", [{ hash: head, number: before.unsafe_l2.number }])) as {
+      id: string;
+      timestamp: string;
+    };
+    assert.match(info.id, /^0x[0-9a-f]{16}$/);
+    const env = (await rpc(url, "opstack_sealBlockV1", [info])) as {
+      executionPayload: { blockHash: string; parentHash: string };
+    };
+    assert.equal(env.executionPayload.parentHash, head);
+    await rpc(url, "opstack_commitBlockV1", [{ envelope: env }]);
+    await rpc(url, "opstack_publishBlockV1", [{ envelope: env }]);
+    const after = await until(
+      () => rpc(url, "optimism_syncStatus") as Promise<Status>,
+      (v) => v.unsafe_l2.hash === env.executionPayload.blockHash,
+      5000,
+    );
+    assert.equal(after.unsafe_l2.number, before.unsafe_l2.number + 1);
+    await assert.rejects(rpc(url, "opstack_cancelBlockV1", [info]), /unknown block job/);
   });
 });

@@ -13,6 +13,8 @@ import type { RpcTransport } from "../../src/rollup/rpcTransport.js";
 import type { Dispatcher, RpcConnection } from "../../src/rpc/dispatch.js";
 import { Registry } from "../../src/rpc/registry.js";
 import { MemoryKv } from "../../src/storage/memory.js";
+import { decodeTx } from "../../src/tx/envelope.js";
+import { BlobSidecarStore } from "../../src/txpool/blobSidecars.js";
 import { TxPool } from "../../src/txpool/txPool.js";
 
 const CONN: RpcConnection = { ctx: { transport: "http", remoteAddr: "in-process" }, subs: null };
@@ -66,10 +68,14 @@ export class InProcessExec {
     this.rpc = new InProcessRpc(dispatcher);
   }
 
+  /** Blob sidecars of an L1 chain (blob txs accepted in the network form); null on OP chains. */
+  blobSidecars: BlobSidecarStore | null = null;
+
   /** A fresh chain from a genesis document (with its `config`). */
   static create(genesis: Record<string, unknown>): InProcessExec {
     const chain = Blockchain.init(new MemoryKv(), parseGenesis(genesis), genesis.config as never);
-    const pool = new TxPool({}, { chain });
+    const sidecars = chain.config.optimism === null ? new BlobSidecarStore() : null;
+    const pool = new TxPool({}, { chain, acceptBlobs: sidecars !== null });
     const engine = new EngineApi(chain, null);
     const apis = coreApis({
       chain,
@@ -81,13 +87,20 @@ export class InProcessExec {
       evmTimeoutMs: 5000,
       devAccounts: [],
       forwardRawTx: null,
+      blobSidecars: sidecars,
     });
     engine.onHead = (change) => {
+      if (sidecars !== null) {
+        const txs = (chain.store.body(chain.headBlockHash)?.transactions ?? []).map((t) => decodeTx(t));
+        sidecars.sealed(change.newHead.number, chain.headBlockHash, txs);
+      }
       pool.onNewHead(change.newHead);
       apis.events?.emitHeadChange(change);
     };
     const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...apis.methods]);
     const dispatcher = registry.forApis(["eth", "engine", "debug", "testing", "net", "web3", "txpool"]);
-    return new InProcessExec(chain, pool, engine, registry, dispatcher);
+    const exec = new InProcessExec(chain, pool, engine, registry, dispatcher);
+    exec.blobSidecars = sidecars;
+    return exec;
   }
 }

@@ -17,6 +17,7 @@ import { bytesToHex } from "../../../src/primitives/hex.js";
 import { decodeBatch } from "../../../src/rollup/derive/batch.js";
 import { BatchType } from "../../../src/rollup/derive/batchTypes.js";
 import { readChannelBatches } from "../../../src/rollup/derive/channelReader.js";
+import type { BlobSource } from "../../../src/rollup/derive/dataSource.js";
 import { parseFrames } from "../../../src/rollup/derive/frame.js";
 import { EngineClient } from "../../../src/rollup/engine/engineClient.js";
 import { parseRpcTx } from "../../../src/rollup/l1Json.js";
@@ -129,100 +130,123 @@ describe("batcher: channels and the submitter", function () {
     }
   });
 
-  it("posts the sequencer's blocks; a verifier derives them; a restart from the state file repeats nothing", async () => {
-    const dir = tempDir("batcher");
-    const r = new Rollup();
-    const v = r.verifier();
-    const l1Server = new RpcHttpServer(
-      { addr: "127.0.0.1", port: 0, apis: ["eth", "txpool"] },
-      { registry: r.miner.exec.registry },
-    );
-    const l2Server = new RpcHttpServer(
-      { addr: "127.0.0.1", port: 0, apis: ["eth"] },
-      { registry: r.sequencer.exec.registry },
-    );
-    const l1Url = await serve(l1Server);
-    const l2Url = await serve(l2Server);
-    const node = await fakeRollupNode(r, v);
-    const stateFile = join(dir.path, "batcher-state.json");
-    const opts: SubmitterOptions = {
-      maxChannelDuration: 1,
-      subSafetyMargin: 4,
-      targetNumFrames: 1,
-      maxL1TxSize: 120_000,
-      algo: "zlib",
-      span: true,
-      da: "calldata",
-      pollMs: 50,
-      stateFile,
-    };
-    const make = (): BatchSubmitter =>
-      new BatchSubmitter(r.cfg, opts, {
-        rollup: new RpcClient(node.url),
-        l2: new EngineClient(new RpcClient(l2Url), r.cfg),
-        sender: new TxSender(new RpcClient(l1Url), {
-          privateKey: r.batcherAccount.privateKey,
-          chainId: r.miner.chainId,
-          numConfirmations: 1,
-          resubmissionTimeoutMs: 20_000,
-          feeBumpPercent: 10,
-          maxAttempts: 3,
-          pollMs: 20,
-        }),
-        log: quiet,
-      });
-    try {
-      await r.miner.mine();
-      await r.sequencer.catchUpToL1();
-      await r.sequencer.buildBlock([l2Transfer(0n)]);
-      // Run the submitter while a loop mines whatever it sends.
-      const run = async (s: BatchSubmitter, until: () => boolean): Promise<void> => {
-        for (let i = 0; i < 200 && !until(); i++) {
-          const step = s.step();
-          let settled = false;
-          void step.finally(() => {
-            settled = true;
+  for (const da of ["calldata", "blobs"] as const) {
+    it(`posts the sequencer's blocks (${da}); a verifier derives them; a restart from the state file repeats nothing`, async () => {
+      const dir = tempDir("batcher");
+      // The verifier reads blobs from the L1 miner's own sidecar store, by index in the block.
+      let miner: Rollup | null = null;
+      const blobs: BlobSource = {
+        async getBlobs(ref, hashes) {
+          const all = miner!.miner.exec.blobSidecars!.atBlock(ref.number, ref.hash) ?? [];
+          return hashes.map((h) => {
+            const s = all.find((x) => x.index === h.index);
+            if (s === undefined) throw new Error(`no blob ${h.index} in L1 block ${ref.number}`);
+            return s.blob;
           });
-          while (!settled) {
-            await mineSent(r);
-            await new Promise((res) => setTimeout(res, 20));
-          }
-          await step;
-          await r.miner.mine();
-          await v.sync();
-        }
+        },
       };
-      const first = make();
-      await run(first, () => v.heads.safe.number >= r.sequencer.unsafe.number);
-      assert.equal(v.heads.safe.number, r.sequencer.unsafe.number);
-      assert.equal(bytesToHex(v.heads.safe.hash), bytesToHex(r.sequencer.unsafe.hash));
-      const postedBlocks = first.counters.blocks;
-      assert.equal(postedBlocks, r.sequencer.unsafe.number, "every block posted exactly once");
+      const r = new Rollup({ blobs });
+      miner = r;
+      const v = r.verifier();
+      const l1Server = new RpcHttpServer(
+        { addr: "127.0.0.1", port: 0, apis: ["eth", "txpool"] },
+        { registry: r.miner.exec.registry },
+      );
+      const l2Server = new RpcHttpServer(
+        { addr: "127.0.0.1", port: 0, apis: ["eth"] },
+        { registry: r.sequencer.exec.registry },
+      );
+      const l1Url = await serve(l1Server);
+      const l2Url = await serve(l2Server);
+      const node = await fakeRollupNode(r, v);
+      const stateFile = join(dir.path, "batcher-state.json");
+      const opts: SubmitterOptions = {
+        maxChannelDuration: 1,
+        subSafetyMargin: 4,
+        targetNumFrames: 1,
+        maxL1TxSize: 120_000,
+        algo: "zlib",
+        span: true,
+        da,
+        pollMs: 50,
+        stateFile,
+      };
+      const make = (): BatchSubmitter =>
+        new BatchSubmitter(r.cfg, opts, {
+          rollup: new RpcClient(node.url),
+          l2: new EngineClient(new RpcClient(l2Url), r.cfg),
+          sender: new TxSender(new RpcClient(l1Url), {
+            privateKey: r.batcherAccount.privateKey,
+            chainId: r.miner.chainId,
+            numConfirmations: 1,
+            resubmissionTimeoutMs: 20_000,
+            feeBumpPercent: 10,
+            maxAttempts: 3,
+            pollMs: 20,
+          }),
+          log: quiet,
+        });
+      try {
+        await r.miner.mine();
+        await r.sequencer.catchUpToL1();
+        await r.sequencer.buildBlock([l2Transfer(0n)]);
+        // Run the submitter while a loop mines whatever it sends.
+        const run = async (s: BatchSubmitter, until: () => boolean): Promise<void> => {
+          for (let i = 0; i < 200 && !until(); i++) {
+            const step = s.step();
+            let settled = false;
+            void step.finally(() => {
+              settled = true;
+            });
+            while (!settled) {
+              await mineSent(r);
+              await new Promise((res) => setTimeout(res, 20));
+            }
+            await step;
+            await r.miner.mine();
+            await v.sync();
+          }
+        };
+        const first = make();
+        await run(first, () => v.heads.safe.number >= r.sequencer.unsafe.number);
+        assert.equal(v.heads.safe.number, r.sequencer.unsafe.number);
+        assert.equal(bytesToHex(v.heads.safe.hash), bytesToHex(r.sequencer.unsafe.hash));
+        const postedBlocks = first.counters.blocks;
+        assert.equal(postedBlocks, r.sequencer.unsafe.number, "every block posted exactly once");
 
-      // More blocks, a new batcher process: it resumes after the last block it posted.
-      const before = r.sequencer.unsafe.number;
-      await r.sequencer.buildBlock([l2Transfer(1n)]);
-      await r.sequencer.buildBlock();
-      const second = make();
-      await run(second, () => v.heads.safe.number >= r.sequencer.unsafe.number);
-      assert.equal(second.counters.blocks, r.sequencer.unsafe.number - before, "only the new blocks");
-      assert.equal(bytesToHex(v.heads.safe.hash), bytesToHex(r.sequencer.unsafe.hash));
-      // Every batcher tx on L1 went to the inbox with version-0 frame data.
-      for (let n = 1; n <= r.miner.headRef().number; n++) {
-        const b = await r.miner.exec.rpc.call<{ transactions: { to: string; input: string }[] }>(
-          "eth_getBlockByNumber",
-          [`0x${n.toString(16)}`, true],
-        );
-        for (const t of b.transactions) {
-          if (t.to !== bytesToHex(BATCH_INBOX)) continue;
-          assert.ok(Array.isArray(parseFrames(Uint8Array.from(Buffer.from(t.input.slice(2), "hex")))));
+        // More blocks, a new batcher process: it resumes after the last block it posted.
+        const before = r.sequencer.unsafe.number;
+        await r.sequencer.buildBlock([l2Transfer(1n)]);
+        await r.sequencer.buildBlock();
+        const second = make();
+        await run(second, () => v.heads.safe.number >= r.sequencer.unsafe.number);
+        assert.equal(second.counters.blocks, r.sequencer.unsafe.number - before, "only the new blocks");
+        assert.equal(bytesToHex(v.heads.safe.hash), bytesToHex(r.sequencer.unsafe.hash));
+        // Every batcher tx on L1 went to the inbox: version-0 frame data, or blobs and no calldata.
+        let batcherTxs = 0;
+        for (let n = 1; n <= r.miner.headRef().number; n++) {
+          const b = await r.miner.exec.rpc.call<{
+            transactions: { to: string; input: string; type: string; blobVersionedHashes?: string[] }[];
+          }>("eth_getBlockByNumber", [`0x${n.toString(16)}`, true]);
+          for (const t of b.transactions) {
+            if (t.to !== bytesToHex(BATCH_INBOX)) continue;
+            batcherTxs++;
+            if (da === "blobs") {
+              assert.equal(t.type, "0x3");
+              assert.equal(t.input, "0x");
+              assert.ok((t.blobVersionedHashes ?? []).length >= 1);
+            } else {
+              assert.ok(Array.isArray(parseFrames(Uint8Array.from(Buffer.from(t.input.slice(2), "hex")))));
+            }
+          }
         }
+        assert.ok(batcherTxs >= 2);
+      } finally {
+        await l1Server.close();
+        await l2Server.close();
+        node.server.close();
+        dir.remove();
       }
-    } finally {
-      await l1Server.close();
-      await l2Server.close();
-      node.server.close();
-      dir.remove();
-    }
-  });
+    });
+  }
 });

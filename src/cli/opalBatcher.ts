@@ -14,7 +14,7 @@ import { EngineClient } from "../rollup/engine/engineClient.js";
 import { RpcClient } from "../rollup/rpcClient.js";
 import { Log, type LogFormat, type LogLevelNumber, parseLogLevel } from "../util/log.js";
 import { type BatcherConfig, parseBatcherArgs } from "./batcherFlags.js";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
 
 async function run(config: BatcherConfig, io: Io): Promise<number> {
   const level = parseLogLevel(config["log.level"]);
@@ -112,14 +112,8 @@ export async function main(
 }
 
 /** Runs `main` for a process and sets its exit status; no stack trace reaches the user. */
-export async function runProcess(argv: readonly string[]): Promise<void> {
-  try {
-    process.exitCode = await main(argv);
-  } catch (e) {
-    writeAll(2, `opal-batcher: internal error: ${(e as Error)?.message ?? String(e)}\n`);
-    process.exitCode = EXIT_FAILED;
-  }
-  process.exit();
+export function runProcess(argv: readonly string[]): Promise<void> {
+  return runAsProcess("opal-batcher", (a) => main(a), argv);
 }
 
 const entry = process.argv[1];

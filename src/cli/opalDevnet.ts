@@ -11,7 +11,7 @@ import { devAccounts, formatDevAccounts } from "../node/devGenesis.js";
 import { type DaType, Devnet, formatHeads } from "../node/devnet.js";
 import { DEVNET_FORKS } from "../node/devnetConfig.js";
 import type { RollupFork } from "../rollup/config.js";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
 
 export const DEVNET_HELP = `Usage: opal-devnet [options]   (npm start)
 
@@ -112,14 +112,8 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
 }
 
 /** Runs `main` for a process and sets its exit status; no stack trace reaches the user. */
-export async function runProcess(argv: readonly string[]): Promise<void> {
-  try {
-    process.exitCode = await main(argv);
-  } catch (e) {
-    writeAll(2, `opal-devnet: internal error: ${(e as Error)?.message ?? String(e)}\n`);
-    process.exitCode = EXIT_FAILED;
-  }
-  process.exit();
+export function runProcess(argv: readonly string[]): Promise<void> {
+  return runAsProcess("opal-devnet", (a) => main(a), argv);
 }
 
 const entry = process.argv[1];

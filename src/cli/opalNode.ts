@@ -20,7 +20,7 @@ import { batchDecodeMain } from "./batchDecode.js";
 import { OPAL_VERSION } from "./execFlags.js";
 import { type NodeConfig, parseNodeArgs } from "./nodeFlags.js";
 import { type NodeServices, startNodeServices } from "./nodeServices.js";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
 
 /** optimism_version and /healthz: op-node's "<version>-<meta>". */
 export const NODE_VERSION = `v${OPAL_VERSION}-opal`;
@@ -153,14 +153,8 @@ export async function main(
 }
 
 /** Runs `main` for a process and sets its exit status; no stack trace reaches the user. */
-export async function runProcess(argv: readonly string[]): Promise<void> {
-  try {
-    process.exitCode = await main(argv);
-  } catch (e) {
-    writeAll(2, `opal-node: internal error: ${(e as Error)?.message ?? String(e)}\n`);
-    process.exitCode = EXIT_FAILED;
-  }
-  process.exit();
+export function runProcess(argv: readonly string[]): Promise<void> {
+  return runAsProcess("opal-node", (a) => main(a), argv);
 }
 
 const entry = process.argv[1];

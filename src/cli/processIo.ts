@@ -25,3 +25,22 @@ export const processIo: Io = {
   out: (t) => writeAll(1, `${t}\n`),
   err: (t) => writeAll(2, `${t}\n`),
 };
+
+/**
+ * Runs a command's `main` as the process: its status becomes the exit code; an error that escaped
+ * it is one line (`<name>: internal error: …`) and exit 1, never a stack trace. Exits without
+ * waiting for stray handles (servers and pools are closed by then).
+ */
+export async function runAsProcess(
+  name: string,
+  main: (argv: readonly string[]) => Promise<number>,
+  argv: readonly string[],
+): Promise<void> {
+  try {
+    process.exitCode = await main(argv);
+  } catch (e) {
+    writeAll(2, `${name}: internal error: ${(e as Error)?.message ?? String(e)}\n`);
+    process.exitCode = EXIT_FAILED;
+  }
+  process.exit();
+}

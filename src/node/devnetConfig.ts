@@ -31,7 +31,8 @@ const L1_GAS_LIMIT = 60_000_000n;
 /** The OP forks a devnet can run, in order; `--forks=<name>` activates these up to and including it. */
 export const DEVNET_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("jovian") + 1);
 
-const GETH_KEY: Readonly<Record<string, string>> = {
+/** The L2 chain config (geth `config`) key of each OP fork's activation time. */
+export const GETH_FORK_TIME_KEYS: Readonly<Record<string, string>> = {
   regolith: "regolithTime",
   canyon: "canyonTime",
   delta: "deltaTime",
@@ -105,8 +106,8 @@ export function devnetConfig(o: DevnetOptions): DevnetConfig {
   const l2Genesis = opDevGenesis({ chainId: DEVNET_L2_CHAIN_ID, timestamp: o.timestamp, gasLimit: L2_GAS_LIMIT });
   const cfg = l2Genesis.config as Record<string, unknown>;
   for (const f of DEVNET_FORKS) {
-    if (active.includes(f)) cfg[GETH_KEY[f]!] = 0;
-    else delete cfg[GETH_KEY[f]!];
+    if (active.includes(f)) cfg[GETH_FORK_TIME_KEYS[f]!] = 0;
+    else delete cfg[GETH_FORK_TIME_KEYS[f]!];
   }
   // op-geth pins Shanghai/Cancun/Prague to Canyon/Ecotone/Isthmus.
   for (const [l1, op] of [

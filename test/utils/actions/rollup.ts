@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
 import { devAccounts, opDevGenesis } from "../../../src/node/devGenesis.js";
+import { GETH_FORK_TIME_KEYS } from "../../../src/node/devnetConfig.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { parseRollupConfig, ROLLUP_FORKS, type RollupConfig, type RollupFork } from "../../../src/rollup/config.js";
 import { type AttributesDeps, preparePayloadAttributes } from "../../../src/rollup/derive/attributes.js";
@@ -35,17 +36,6 @@ import { BATCH_INBOX, L1Miner, PORTAL, SYSTEM_CONFIG } from "./l1Miner.js";
 export const L2_CHAIN_ID = 901n;
 /** The forks the harness schedules: every one from Regolith through Jovian. */
 const L2_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("jovian") + 1);
-const GETH_FORK_KEY: Record<string, string> = {
-  regolith: "regolithTime",
-  canyon: "canyonTime",
-  delta: "deltaTime",
-  ecotone: "ecotoneTime",
-  fjord: "fjordTime",
-  granite: "graniteTime",
-  holocene: "holoceneTime",
-  isthmus: "isthmusTime",
-  jovian: "jovianTime",
-};
 
 export interface RollupOptions {
   /** Fork activation as seconds after L2 genesis; null = never; default every fork at genesis. */
@@ -109,8 +99,8 @@ export class Rollup {
     const g = opDevGenesis({ chainId: L2_CHAIN_ID, timestamp: l2Time, gasLimit: 30_000_000n });
     const config = g.config as Record<string, unknown>;
     for (const f of L2_FORKS) {
-      if (forks[f] === null) delete config[GETH_FORK_KEY[f]!];
-      else config[GETH_FORK_KEY[f]!] = forks[f];
+      if (forks[f] === null) delete config[GETH_FORK_TIME_KEYS[f]!];
+      else config[GETH_FORK_TIME_KEYS[f]!] = forks[f];
     }
     // op-geth pins the L1 forks to their OP twins: Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus.
     for (const [l1Fork, opFork] of [

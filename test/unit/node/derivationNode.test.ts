@@ -9,15 +9,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { parseNodeArgs } from "../../../src/cli/nodeFlags.js";
 import { main as opalExec } from "../../../src/cli/opalExec.js";
 import { ExecNode } from "../../../src/node/execNode.js";
-import { nodeRollupConfigOf, RollupNode } from "../../../src/node/rollupNode.js";
+import type { RollupNode } from "../../../src/node/rollupNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { rollupConfigToJson } from "../../../src/rollup/config.js";
 import { RpcHttpServer } from "../../../src/rpc/httpServer.js";
 import { Rollup } from "../../utils/actions/rollup.js";
-import { configOf, tempDir } from "./helpers.js";
+import { call, configOf, startRollupNode, tempDir } from "./helpers.js";
 
 const warnings: string[] = [];
 const quiet = {
@@ -53,18 +52,6 @@ function flakyProxy(target: () => number): { server: Server; failing: boolean; f
   };
   return state;
 }
-const noMetrics = { recordRpcServerRequest() {}, recordL2Ref() {} };
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const j = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (j.error !== undefined) throw new Error(j.error.message);
-  return j.result;
-}
 
 describe("node: opal-node derives from an L1 over HTTP into an opal-exec engine", function () {
   this.timeout(120_000);
@@ -94,7 +81,7 @@ describe("node: opal-node derives from an L1 over HTTP into an opal-exec engine"
     exec = await ExecNode.start(configOf(["--datadir", el, "--authrpc.jwtsecret", secret]), { print: () => undefined });
     const rollupFile = join(dir.path, "rollup.json");
     writeFileSync(rollupFile, JSON.stringify(rollupConfigToJson(r.cfg)));
-    const parsed = parseNodeArgs(
+    node = await startRollupNode(
       [
         `--rollup.config=${rollupFile}`,
         `--l1=http://127.0.0.1:${proxyPort}`,
@@ -108,17 +95,9 @@ describe("node: opal-node derives from an L1 over HTTP into an opal-exec engine"
         `--safedb.path=${join(dir.path, "safedb")}`,
         `--snapshotlog.file=${join(dir.path, "snapshot.log")}`,
       ],
-      {},
+      r.cfg,
+      quiet,
     );
-    if (parsed.kind !== "run") throw new Error(JSON.stringify(parsed));
-    node = await RollupNode.start(parsed.config, {
-      log: quiet,
-      rollup: nodeRollupConfigOf(r.cfg),
-      version: "test",
-      metrics: noMetrics,
-      setLogLevel: () => null,
-      headPollMs: 100,
-    });
   });
 
   after(async () => {
@@ -152,7 +131,7 @@ describe("node: opal-node derives from an L1 over HTTP into an opal-exec engine"
     } | null = null;
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
-      status = (await rpc(url, "optimism_syncStatus")) as typeof status;
+      status = (await call(url, "optimism_syncStatus")) as typeof status;
       if (status!.safe_l2.number >= want.number) break;
       await new Promise((res) => setTimeout(res, 100));
     }
@@ -160,12 +139,12 @@ describe("node: opal-node derives from an L1 over HTTP into an opal-exec engine"
     assert.equal(status!.safe_l2.hash, bytesToHex(want.hash));
     assert.equal(status!.head_l1.number, r.miner.headRef().number);
     // The engine's own labels moved with the node.
-    const safe = await rpc(`http://127.0.0.1:${exec.authServer.address().port}`, "eth_chainId").catch(() => null);
+    const safe = await call(`http://127.0.0.1:${exec.authServer.address().port}`, "eth_chainId").catch(() => null);
     assert.equal(safe, null, "authrpc needs the JWT (sanity)");
 
     // The safe-head DB answers by L1 block.
     const l1Batch = r.miner.headRef();
-    const at = (await rpc(url, "optimism_safeHeadAtL1Block", [`0x${l1Batch.number.toString(16)}`])) as {
+    const at = (await call(url, "optimism_safeHeadAtL1Block", [`0x${l1Batch.number.toString(16)}`])) as {
       safeHead: { number: number; hash: string };
     };
     assert.equal(at.safeHead.hash, bytesToHex(want.hash));
@@ -175,7 +154,7 @@ describe("node: opal-node derives from an L1 over HTTP into an opal-exec engine"
     await r.miner.finalize(l1Batch.number);
     const until = Date.now() + 30_000;
     while (Date.now() < until) {
-      status = (await rpc(url, "optimism_syncStatus")) as typeof status;
+      status = (await call(url, "optimism_syncStatus")) as typeof status;
       if (status!.finalized_l2.number >= want.number) break;
       await new Promise((res) => setTimeout(res, 100));
     }

@@ -6,8 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ExecConfig, parseExecArgs } from "../../../src/cli/execFlags.js";
+import { parseNodeArgs } from "../../../src/cli/nodeFlags.js";
 import { DEV_CHAIN_ID, devAccounts } from "../../../src/node/devGenesis.js";
+import { type NodeLog, nodeRollupConfigOf, RollupNode } from "../../../src/node/rollupNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
+import type { RollupConfig } from "../../../src/rollup/config.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
@@ -102,4 +105,30 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs:
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The JSON-RPC result of a call, or an Error with the server's message. */
+export async function call(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const r = await rpc(url, method, params);
+  if (r.json === null) throw new Error(`HTTP ${r.status}: ${r.body.slice(0, 200)}`);
+  if (r.json.error !== undefined) throw new Error(r.json.error.message);
+  return r.json.result;
+}
+
+/** opal-node started in-process from command-line options, with a quiet log and no metrics. */
+export async function startRollupNode(
+  argv: readonly string[],
+  cfg: RollupConfig,
+  log: NodeLog = { error() {}, warn() {}, info() {}, debug() {} },
+): Promise<RollupNode> {
+  const parsed = parseNodeArgs(argv, {});
+  if (parsed.kind !== "run") throw new Error(JSON.stringify(parsed));
+  return RollupNode.start(parsed.config, {
+    log,
+    rollup: nodeRollupConfigOf(cfg),
+    version: "test",
+    metrics: { recordRpcServerRequest() {}, recordL2Ref() {} },
+    setLogLevel: () => null,
+    headPollMs: 100,
+  });
 }

@@ -8,29 +8,16 @@
 import { strict as assert } from "node:assert";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseNodeArgs } from "../../../src/cli/nodeFlags.js";
 import { main as opalExec } from "../../../src/cli/opalExec.js";
 import { ExecNode } from "../../../src/node/execNode.js";
-import { nodeRollupConfigOf, RollupNode } from "../../../src/node/rollupNode.js";
+import type { RollupNode } from "../../../src/node/rollupNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { rollupConfigToJson } from "../../../src/rollup/config.js";
 import { RpcHttpServer } from "../../../src/rpc/httpServer.js";
 import { l2Transfer, Rollup } from "../../utils/actions/rollup.js";
-import { configOf, tempDir } from "./helpers.js";
+import { call, configOf, startRollupNode, tempDir } from "./helpers.js";
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-const noMetrics = { recordRpcServerRequest() {}, recordL2Ref() {} };
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const j = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (j.error !== undefined) throw new Error(j.error.message);
-  return j.result;
-}
 
 async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
@@ -65,7 +52,7 @@ describe("node: opal-node --sequencer.enabled builds blocks on the wall clock", 
     });
     const rollupFile = join(dir.path, "rollup.json");
     writeFileSync(rollupFile, JSON.stringify(rollupConfigToJson(r.cfg)));
-    const parsed = parseNodeArgs(
+    node = await startRollupNode(
       [
         `--rollup.config=${rollupFile}`,
         `--l1=http://127.0.0.1:${l1Port}`,
@@ -80,17 +67,9 @@ describe("node: opal-node --sequencer.enabled builds blocks on the wall clock", 
         "--sequencer.l1-confs=0",
         "--experimental.sequencer-api",
       ],
-      {},
+      r.cfg,
+      quiet,
     );
-    if (parsed.kind !== "run") throw new Error(JSON.stringify(parsed));
-    node = await RollupNode.start(parsed.config, {
-      log: quiet,
-      rollup: nodeRollupConfigOf(r.cfg),
-      version: "test",
-      metrics: noMetrics,
-      setLogLevel: () => null,
-      headPollMs: 100,
-    });
   });
 
   after(async () => {
@@ -104,26 +83,26 @@ describe("node: opal-node --sequencer.enabled builds blocks on the wall clock", 
     const url = `http://127.0.0.1:${node.rpcServer.address().port}`;
     type Status = { unsafe_l2: { number: number; hash: string } };
     const s = await until(
-      () => rpc(url, "optimism_syncStatus") as Promise<Status>,
+      () => call(url, "optimism_syncStatus") as Promise<Status>,
       (v) => v.unsafe_l2.number >= 2,
     );
     assert.ok(s.unsafe_l2.number >= 2, `sequenced ${s.unsafe_l2.number} blocks`);
-    assert.equal(await rpc(url, "admin_sequencerActive"), true);
+    assert.equal(await call(url, "admin_sequencerActive"), true);
 
-    const stoppedAt = (await rpc(url, "admin_stopSequencer")) as string;
+    const stoppedAt = (await call(url, "admin_stopSequencer")) as string;
     const held = await until(
-      () => rpc(url, "optimism_syncStatus") as Promise<Status>,
+      () => call(url, "optimism_syncStatus") as Promise<Status>,
       () => false,
       2500,
     );
     assert.equal(held.unsafe_l2.hash, stoppedAt, "no block while stopped");
-    await rpc(url, "admin_startSequencer", [stoppedAt]);
+    await call(url, "admin_startSequencer", [stoppedAt]);
 
     const elUrl = `http://127.0.0.1:${exec.httpServer!.address().port}`;
-    const txHash = (await rpc(elUrl, "eth_sendRawTransaction", [bytesToHex(l2Transfer(0n))])) as string;
+    const txHash = (await call(elUrl, "eth_sendRawTransaction", [bytesToHex(l2Transfer(0n))])) as string;
     const receipt = await until(
       () =>
-        rpc(elUrl, "eth_getTransactionReceipt", [txHash]) as Promise<{ status: string; blockNumber: string } | null>,
+        call(elUrl, "eth_getTransactionReceipt", [txHash]) as Promise<{ status: string; blockNumber: string } | null>,
       (v) => v !== null,
     );
     assert.ok(receipt !== null, "the tx was sequenced");
@@ -133,26 +112,26 @@ describe("node: opal-node --sequencer.enabled builds blocks on the wall clock", 
   it("--experimental.sequencer-api: open, seal, commit and publish a block step by step", async () => {
     const url = `http://127.0.0.1:${node.rpcServer.address().port}`;
     type Status = { unsafe_l2: { number: number; hash: string } };
-    const head = (await rpc(url, "admin_stopSequencer")) as string;
-    const before = (await rpc(url, "optimism_syncStatus")) as Status;
+    const head = (await call(url, "admin_stopSequencer")) as string;
+    const before = (await call(url, "optimism_syncStatus")) as Status;
     assert.equal(before.unsafe_l2.hash, head);
-    const info = (await rpc(url, "opstack_openBlockV1", [{ hash: head, number: before.unsafe_l2.number }])) as {
+    const info = (await call(url, "opstack_openBlockV1", [{ hash: head, number: before.unsafe_l2.number }])) as {
       id: string;
       timestamp: string;
     };
     assert.match(info.id, /^0x[0-9a-f]{16}$/);
-    const env = (await rpc(url, "opstack_sealBlockV1", [info])) as {
+    const env = (await call(url, "opstack_sealBlockV1", [info])) as {
       executionPayload: { blockHash: string; parentHash: string };
     };
     assert.equal(env.executionPayload.parentHash, head);
-    await rpc(url, "opstack_commitBlockV1", [{ envelope: env }]);
-    await rpc(url, "opstack_publishBlockV1", [{ envelope: env }]);
+    await call(url, "opstack_commitBlockV1", [{ envelope: env }]);
+    await call(url, "opstack_publishBlockV1", [{ envelope: env }]);
     const after = await until(
-      () => rpc(url, "optimism_syncStatus") as Promise<Status>,
+      () => call(url, "optimism_syncStatus") as Promise<Status>,
       (v) => v.unsafe_l2.hash === env.executionPayload.blockHash,
       5000,
     );
     assert.equal(after.unsafe_l2.number, before.unsafe_l2.number + 1);
-    await assert.rejects(rpc(url, "opstack_cancelBlockV1", [info]), /unknown block job/);
+    await assert.rejects(call(url, "opstack_cancelBlockV1", [info]), /unknown block job/);
   });
 });

@@ -14,7 +14,7 @@ import { BeaconClient } from "../rollup/beaconClient.js";
 import { PoolBlobVerifier } from "../rollup/blobVerifier.js";
 import type { RollupConfig } from "../rollup/config.js";
 import { Driver, type DriverLog, type SafeHeadListener } from "../rollup/driver.js";
-import type { EngineClient } from "../rollup/engine/engineClient.js";
+import type { EngineClient, PayloadEnvelope } from "../rollup/engine/engineClient.js";
 import { type L1Client, L1Client as L1ClientImpl, type RpcProviderKind } from "../rollup/l1Client.js";
 import { L1HeadPoller } from "../rollup/l1HeadPoller.js";
 import { L1Source } from "../rollup/l1Source.js";
@@ -26,7 +26,7 @@ import {
   OPAL_PROTOCOL_SUPPORT,
   shouldHalt,
 } from "../rollup/protocolVersion.js";
-import type { L1BlockRef, SyncStatus } from "../rollup/refs.js";
+import type { L1BlockRef, L2BlockRef, SyncStatus } from "../rollup/refs.js";
 import { l1RefJson, l2RefJson } from "../rollup/refs.js";
 import { loadRuntimeConfig, type RuntimeConfigValues } from "../rollup/runtimeConfig.js";
 import { type Conductor, Sequencer } from "../rollup/sequencer.js";
@@ -104,6 +104,8 @@ export interface DerivationDeps {
   readonly control?: SequencerControl | null;
   /** The conductor client (`--conductor.enabled`). */
   readonly conductor?: Conductor | null;
+  /** Each block the sequencer builds (P2P gossip publishes it). */
+  readonly onSequencedBlock?: (ref: L2BlockRef, env: PayloadEnvelope) => void;
 }
 
 const IDLE_WAIT_MS = 2_000;
@@ -178,6 +180,7 @@ export class DerivationService {
         maxSafeLag: config["sequencer.max-safe-lag"] ?? 0,
         ready: () => driver.counters.resets > 0,
         ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        ...(deps.onSequencedBlock === undefined ? {} : { onBlock: deps.onSequencedBlock }),
       });
     }
     this.sequencerApi =

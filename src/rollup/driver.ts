@@ -9,13 +9,16 @@ import { bytesToHex } from "../primitives/hex.js";
 import type { RollupConfig } from "./config.js";
 import { DeriveError } from "./derive/errors.js";
 import { DerivationPipeline, type PipelineDeps } from "./derive/pipeline.js";
-import type { EngineClient } from "./engine/engineClient.js";
+import type { EngineClient, PayloadEnvelope } from "./engine/engineClient.js";
 import type { AttributesOutcome, Heads } from "./engine/engineController.js";
-import { EngineController } from "./engine/engineController.js";
+import { EngineController, PayloadRejectedError } from "./engine/engineController.js";
 import type { Semaphore } from "./limits.js";
 import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "./refs.js";
 import { ZERO_L1_REF } from "./refs.js";
 import { findL2Heads, type SyncStartL1 } from "./syncStart.js";
+
+/** Queued unsafe block numbers kept at most (op-node bounds its queue by memory, ~500 MB). */
+const UNSAFE_QUEUE_MAX = 4096;
 
 export interface DriverLog {
   debug(msg: string, ctx?: Record<string, unknown>): void;
@@ -56,6 +59,7 @@ export type DriverStep =
   | { readonly kind: "reset"; readonly heads: Heads; readonly base: L1BlockRef }
   | { readonly kind: "attributes"; readonly outcome: AttributesOutcome }
   | { readonly kind: "advanced"; readonly origin: L1BlockRef }
+  | { readonly kind: "unsafe"; readonly ref: L2BlockRef }
   | { readonly kind: "progress" }
   | { readonly kind: "idle" }
   | { readonly kind: "temporary"; readonly error: DeriveError }
@@ -77,7 +81,24 @@ export class Driver {
   /** Called after anything that may have moved a head (derived block, reset, finality, L1 head). */
   onChange: (() => void) | null = null;
   /** Steps taken, resets done (metrics). */
-  readonly counters = { steps: 0, resets: 0, derived: 0, consolidated: 0, reorgs: 0, temporaryErrors: 0 };
+  readonly counters = {
+    steps: 0,
+    resets: 0,
+    derived: 0,
+    consolidated: 0,
+    reorgs: 0,
+    temporaryErrors: 0,
+    unsafeInserted: 0,
+    unsafeDropped: 0,
+  };
+  /**
+   * Unsafe payloads (P2P gossip, req-resp sync) waiting to extend the unsafe head, by block number —
+   * op-node's payloads queue. Bounded: past `UNSAFE_QUEUE_MAX` the highest numbers are dropped.
+   */
+  private readonly unsafeQueue = new Map<number, PayloadEnvelope[]>();
+  /** Called (at most once a second per gap start) when queued payloads leave a gap after the unsafe head. */
+  onUnsafeGap: ((from: number, to: number) => void) | null = null;
+  private lastGap = { from: -1, at: 0 };
 
   constructor(
     private readonly cfg: RollupConfig,
@@ -126,6 +147,94 @@ export class Driver {
     }
   }
 
+  /**
+   * Queues an unsafe payload (already validated by the P2P layer); it becomes the unsafe head once it
+   * extends it. Payloads at or below the unsafe head are dropped.
+   */
+  addUnsafePayload(env: PayloadEnvelope): void {
+    if (!this.controller.elSyncing && env.number <= this.controller.state.unsafe.number) return;
+    const at = this.unsafeQueue.get(env.number);
+    if (at === undefined) this.unsafeQueue.set(env.number, [env]);
+    else if (at.some((e) => bytesToHex(e.blockHash) === bytesToHex(env.blockHash))) return;
+    else at.push(env);
+    if (this.unsafeQueue.size > UNSAFE_QUEUE_MAX) {
+      const highest = Math.max(...this.unsafeQueue.keys());
+      this.counters.unsafeDropped += this.unsafeQueue.get(highest)?.length ?? 0;
+      this.unsafeQueue.delete(highest);
+    }
+    this.wake?.();
+  }
+
+  /** Payloads waiting in the unsafe queue (metrics, tests). */
+  get unsafeQueued(): number {
+    let n = 0;
+    for (const v of this.unsafeQueue.values()) n += v.length;
+    return n;
+  }
+
+  /**
+   * Takes the next queued payload that extends the unsafe head into the engine. Returns null when
+   * none can go in now (empty queue, or a gap — then `onUnsafeGap` asks for the missing range).
+   */
+  private async stepUnsafe(): Promise<DriverStep | null> {
+    if (this.unsafeQueue.size === 0) return null;
+    const c = this.controller;
+    if (c.elSyncing) {
+      // EL sync: hand the engine the newest payload; it fetches the rest itself.
+      const n = Math.max(...this.unsafeQueue.keys());
+      const env = this.unsafeQueue.get(n)![0]!;
+      this.unsafeQueue.clear();
+      await c.insertUnsafePayload(env);
+      this.onChange?.();
+      return { kind: "progress" };
+    }
+    const head = c.state.unsafe;
+    for (const n of [...this.unsafeQueue.keys()]) {
+      if (n <= head.number) {
+        this.unsafeQueue.delete(n);
+      }
+    }
+    const next = this.unsafeQueue.get(head.number + 1);
+    if (next === undefined) {
+      if (this.unsafeQueue.size > 0) this.reportGap(head.number + 1, Math.min(...this.unsafeQueue.keys()) - 1);
+      return null;
+    }
+    this.unsafeQueue.delete(head.number + 1);
+    const headHex = bytesToHex(head.hash);
+    const env = next.find((e) => (e.executionPayload as { parentHash?: string }).parentHash === headHex);
+    if (env === undefined) {
+      // None of them builds on our unsafe head: another fork, dropped (op-node does the same).
+      this.counters.unsafeDropped += next.length;
+      this.deps.log.warn("dropping unsafe payloads that do not extend the unsafe head", {
+        number: head.number + 1,
+        head: headHex,
+      });
+      return null;
+    }
+    try {
+      if (!(await c.insertUnsafePayload(env))) return null;
+    } catch (e) {
+      if (e instanceof PayloadRejectedError) {
+        this.counters.unsafeDropped++;
+        this.deps.log.warn("engine refused an unsafe payload", { number: env.number, err: e.message });
+        return null;
+      }
+      throw e;
+    }
+    this.counters.unsafeInserted++;
+    this.deps.log.info("Inserted unsafe payload", { number: env.number, hash: bytesToHex(env.blockHash) });
+    this.onChange?.();
+    return { kind: "unsafe", ref: c.state.unsafe };
+  }
+
+  private reportGap(from: number, to: number): void {
+    if (to < from || this.onUnsafeGap === null) return;
+    const now = Date.now();
+    if (this.lastGap.from === from && now - this.lastGap.at < 1000) return;
+    this.lastGap = { from, at: now };
+    this.onUnsafeGap(from, to);
+  }
+
   /** Asks for a pipeline reset at the next step (admin_resetDerivationPipeline). */
   requestReset(): void {
     this.needReset = true;
@@ -156,7 +265,13 @@ export class Driver {
     if (this.critical !== null) return { kind: "critical", error: this.critical };
     this.counters.steps++;
     try {
+      if (this.controller.elSyncing) {
+        const u = await this.stepUnsafe();
+        if (u !== null) return u;
+      }
       if (this.needReset) return await this.reset();
+      const u = await this.stepUnsafe();
+      if (u !== null) return u;
       const h = this.controller.state;
       const r = await this.pipeline.step(h.pendingSafe);
       switch (r.kind) {

@@ -196,6 +196,57 @@ export class EngineClient {
     });
   }
 
+  /**
+   * Block `n` as an execution payload envelope (op-node `PayloadByNumber`, what P2P req-resp serves):
+   * the header fields under their Engine API names, the transactions rebuilt and checked against
+   * their hashes, withdrawals from Canyon, blob gas from Ecotone, withdrawalsRoot from Isthmus.
+   * Null when the engine does not have the block.
+   */
+  async payloadByNumber(n: number): Promise<PayloadEnvelope | null> {
+    const b = await this.rpc.call<Record<string, unknown> | null>("eth_getBlockByNumber", [quantity(n), true]);
+    if (b === null) return null;
+    const str = (k: string): string => {
+      const v = b[k];
+      if (typeof v !== "string") throw new EngineClientError(`L2 block ${n}: field ${k} missing`);
+      return v;
+    };
+    const txs = b.transactions;
+    if (!Array.isArray(txs)) throw new EngineClientError(`L2 block ${n}: transactions missing`);
+    const raw = txs.map((t, i) => {
+      const bytes = encodeTx(parseRpcTx(t, `transactions[${i}]`));
+      const want = (t as { hash?: string }).hash;
+      if (want === undefined || bytesToHex(keccak256(bytes)) !== want.toLowerCase()) {
+        throw new EngineClientError(`L2 block ${n}: transaction ${i} does not rebuild to its hash ${want}`);
+      }
+      return bytesToHex(bytes);
+    });
+    const timestamp = num(str("timestamp"));
+    const payload: Record<string, unknown> = {
+      parentHash: str("parentHash"),
+      feeRecipient: str("miner"),
+      stateRoot: str("stateRoot"),
+      receiptsRoot: str("receiptsRoot"),
+      logsBloom: str("logsBloom"),
+      prevRandao: str("mixHash"),
+      blockNumber: str("number"),
+      gasLimit: str("gasLimit"),
+      gasUsed: str("gasUsed"),
+      timestamp: str("timestamp"),
+      extraData: str("extraData"),
+      baseFeePerGas: str("baseFeePerGas"),
+      blockHash: str("hash"),
+      transactions: raw,
+    };
+    if (isForkActive(this.cfg, "canyon", timestamp)) payload.withdrawals = [];
+    if (isForkActive(this.cfg, "ecotone", timestamp)) {
+      payload.blobGasUsed = typeof b.blobGasUsed === "string" ? b.blobGasUsed : "0x0";
+      payload.excessBlobGas = typeof b.excessBlobGas === "string" ? b.excessBlobGas : "0x0";
+    }
+    if (isForkActive(this.cfg, "isthmus", timestamp)) payload.withdrawalsRoot = str("withdrawalsRoot");
+    const beacon = typeof b.parentBeaconBlockRoot === "string" ? b.parentBeaconBlockRoot : null;
+    return envelopeOf(payload, isForkActive(this.cfg, "ecotone", timestamp) ? beacon : null);
+  }
+
   async systemConfigByL2Hash(hash: Uint8Array): Promise<SystemConfig> {
     return systemConfigOfBlock(this.cfg, await this.mustBlock(hash));
   }

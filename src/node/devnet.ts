@@ -15,6 +15,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFi
 import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadOrCreateNetworkKey, peerIdOfNetworkKey } from "../p2p/netKey.js";
 import { bytesToHex } from "../primitives/hex.js";
 import type { RollupFork } from "../rollup/config.js";
 import { type DevnetRoles, devnetConfig, devnetRoles } from "./devnetConfig.js";
@@ -45,6 +46,8 @@ export const DEVNET_PORTS = {
   verElHttp: 10545,
   verElAuth: 10551,
   verNode: 10547,
+  seqP2p: 9222,
+  verP2p: 10222,
 } as const;
 
 /** The package root: src/node → ../.. from the sources, dist/src/node → ../../.. from the build. */
@@ -250,16 +253,30 @@ export class Devnet {
       `--rpc.port=${port}`,
       "--rpc.enable-admin",
       `--safedb.path=${this.path(`${role}-safedb`)}`,
-      "--p2p.disable",
+      // P2P between the two nodes only: no discovery, loopback, the sequencer a static peer.
+      "--p2p.listen.ip=127.0.0.1",
+      `--p2p.listen.tcp=${role === "sequencer" ? P.seqP2p : P.verP2p}`,
+      "--p2p.no-discovery",
+      `--p2p.priv.path=${this.path(`p2p-${role}.key`)}`,
+      `--p2p.peerstore.path=${this.path(`${role}-peerstore`)}`,
+      "--p2p.discovery.path=memory",
+      "--p2p.peers.lo=1",
+      "--p2p.peers.hi=4",
       "--log.level=info",
     ];
+    const seqP2pKey = loadOrCreateNetworkKey(this.path("p2p-sequencer.key")).key;
+    const seqPeerId = await peerIdOfNetworkKey(seqP2pKey);
     this.launch("sequencer-node", "opal-node", [
       ...nodeArgs("sequencer", P.seqElAuth, P.seqNode),
       "--sequencer.enabled",
       "--sequencer.l1-confs=2",
+      `--p2p.sequencer.key=${bytesToHex(this.roles.signer.privateKey)}`,
       `--rpc.admin-state=${this.path("sequencer-admin-state.json")}`,
     ]);
-    this.launch("verifier-node", "opal-node", nodeArgs("verifier", P.verElAuth, P.verNode));
+    this.launch("verifier-node", "opal-node", [
+      ...nodeArgs("verifier", P.verElAuth, P.verNode),
+      `--p2p.static=/ip4/127.0.0.1/tcp/${P.seqP2p}/p2p/${seqPeerId}`,
+    ]);
     await this.ready("sequencer-node", () => rpc(url(P.seqNode), "optimism_version"));
     await this.ready("verifier-node", () => rpc(url(P.verNode), "optimism_version"));
     this.launch("batcher", "opal-batcher", [

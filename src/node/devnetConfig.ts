@@ -6,7 +6,7 @@
  * contract addresses and the genesis system config (batcher, scalars, gas limit).
  *
  * Roles use the dev mnemonic's accounts: 0 the contracts' owner and the devnet's user, 1 the
- * batcher, 2 the unsafe-block signer (P2P is off for now). The hashes come from building each
+ * batcher, 2 the unsafe-block signer (the sequencer signs gossiped blocks with it). The hashes come from building each
  * genesis in memory exactly as `opal-exec init` will.
  */
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";

@@ -13,6 +13,8 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { generateJwtSecret, type LoadedJwtSecret, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
+import { type BlockSignerConfig, blockSignerFromConfig } from "../p2p/blockSigner.js";
+import { type P2pConfig, type P2pMetricsSink, P2pNode } from "../p2p/host.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { ConductorClient } from "../rollup/conductorClient.js";
 import {
@@ -78,7 +80,9 @@ export interface RollupNodeConfig {
 }
 
 /** The node's options with the derivation ones; derivation runs when `l1` is set. */
-export type RollupNodeOptions = RollupNodeConfig & Partial<DerivationConfig>;
+export type RollupNodeOptions = RollupNodeConfig &
+  Partial<DerivationConfig> &
+  Partial<P2pConfig & BlockSignerConfig & { readonly "p2p.disable": boolean }>;
 
 /** Metrics the shell records (node/metrics.ts `NodeMetrics`, or its no-op twin). */
 export interface ShellMetrics {
@@ -108,6 +112,8 @@ export interface RollupNodeDeps {
   readonly l1ChainConfig?: ChainConfig | null;
   /** Derivation metrics (node/metrics.ts NodeMetrics). */
   readonly derivationMetrics?: DerivationMetrics;
+  /** P2P metrics (p2p/p2pMetrics.ts). */
+  readonly p2pMetrics?: P2pMetricsSink;
 }
 
 /** A startup failure: one line for the operator. */
@@ -240,6 +246,8 @@ export class RollupNode {
   private halt: (reason: string) => void = () => undefined;
   /** The derivation service; null without `--l1`. */
   derivation: DerivationService | null = null;
+  /** The P2P stack; null with `--p2p.disable` (or when the options do not mention P2P at all). */
+  p2p: P2pNode | null = null;
 
   private constructor(
     private readonly deps: RollupNodeDeps,
@@ -420,11 +428,40 @@ export class RollupNode {
           onHalt: (reason) => self.halt(reason),
           control: sequencer,
           conductor,
+          onSequencedBlock: (_ref, env) => {
+            self.p2p?.publishBlock(env).catch((e: unknown) => {
+              log.warn("Failed to publish the sequenced block over P2P", { err: (e as Error).message });
+            });
+          },
         });
       } catch (e) {
         await rpcServer.close();
         await safeDb?.close();
         throw new RollupNodeError((e as Error).message);
+      }
+    }
+    if (config["p2p.disable"] === false) {
+      try {
+        self.p2p = await P2pNode.start(config as unknown as P2pConfig, {
+          cfg: rollup.config,
+          log,
+          metrics: deps.p2pMetrics ?? null,
+          unsafeSigner: () => self.derivation?.runtimeConfig?.unsafeBlockSigner ?? new Uint8Array(20),
+          onUnsafePayload: (env) => self.derivation?.driver.addUnsafePayload(env),
+          payloadByNumber: (n) => engine.payloadByNumber(n),
+          blockSigner: blockSignerFromConfig(config as unknown as BlockSignerConfig),
+          userAgent: `opal-node/${deps.version}`,
+        });
+      } catch (e) {
+        await self.derivation?.stop();
+        await rpcServer.close();
+        await safeDb?.close();
+        throw new RollupNodeError((e as Error).message);
+      }
+      const d = self.derivation;
+      const p2p = self.p2p;
+      if (d !== null) {
+        d.driver.onUnsafeGap = (from, to) => p2p.requestRange(from, to, d.driver.controller.state.unsafe.hash);
       }
     }
     await node.pollHeads();
@@ -482,6 +519,7 @@ export class RollupNode {
     if (this.stopped) return;
     this.stopped = true;
     if (this.poller !== null) clearInterval(this.poller);
+    await this.p2p?.stop();
     await this.derivation?.stop();
     await this.rpcServer.close();
     await this.safeDb?.close();

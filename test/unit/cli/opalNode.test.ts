@@ -148,6 +148,12 @@ describe("cli/opalNode", function () {
           "--metrics.enabled",
           "--metrics.addr=127.0.0.1",
           "--metrics.port=0",
+          // P2P on, on loopback, with its files in the temp dir.
+          "--p2p.listen.ip=127.0.0.1",
+          "--p2p.listen.tcp=0",
+          "--p2p.no-discovery",
+          `--p2p.priv.path=${join(dir.path, "p2p.key")}`,
+          `--p2p.peerstore.path=${join(dir.path, "peerstore")}`,
         ],
         { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
       );

@@ -1,0 +1,249 @@
+/**
+ * Several P2P hosts on 127.0.0.1, with real blocks from the action harness (a sequencer building on
+ * its own in-process opal-exec, a verifier deriving on another): gossip from the sequencer becomes
+ * the verifier's unsafe head; invalid gossip is rejected, costs the sender its score and gets it
+ * banned — a ban that survives a restart and ends after `--p2p.ban.duration`; a verifier that missed
+ * blocks fills the gap over req-resp; peer counts follow the tides of spec part 3.
+ */
+import "../../../src/p2p/polyfill.js";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
+import { LocalBlockSigner } from "../../../src/p2p/blockSigner.js";
+import { blocksTopic, blockVersionAt } from "../../../src/p2p/gossipBlock.js";
+import { type P2pConfig, type P2pDeps, P2pNode } from "../../../src/p2p/host.js";
+import { payloadHashOf } from "../../../src/p2p/signingHash.js";
+import { snappyCompress } from "../../../src/p2p/snappy.js";
+import { encodeEnvelope } from "../../../src/p2p/ssz.js";
+import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import type { PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
+import { Rollup } from "../../utils/actions/rollup.js";
+import { tempDir, waitFor } from "../node/helpers.js";
+
+const SIGNER_KEY = hexToBytes(`0x${"5a".repeat(32)}`);
+const SIGNER = privateKeyToAddress(SIGNER_KEY);
+const OTHER_KEY = hexToBytes(`0x${"3c".repeat(32)}`);
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+function p2pConfig(dir: string, name: string, over: Partial<P2pConfig> = {}): P2pConfig {
+  return {
+    "p2p.no-discovery": true,
+    "p2p.advertise.tcp": 0,
+    "p2p.advertise.udp": 0,
+    "p2p.listen.ip": "127.0.0.1",
+    "p2p.listen.tcp": 0,
+    "p2p.listen.udp": 0,
+    "p2p.nat": false,
+    "p2p.discovery.path": "memory",
+    "p2p.peerstore.path": join(dir, `${name}-peerstore`),
+    "p2p.priv.path": join(dir, `${name}.key`),
+    "p2p.scoring": "light",
+    "p2p.ban.peers": true,
+    "p2p.ban.threshold": -100,
+    "p2p.ban.duration": 3_600_000,
+    "p2p.peers.lo": 20,
+    "p2p.peers.hi": 30,
+    "p2p.peers.grace": 30_000,
+    "p2p.gossip.timestamp.threshold": 60_000,
+    "p2p.sync.req-resp": true,
+    "p2p.sync.onlyreqtostatic": false,
+    ...over,
+  };
+}
+
+/** Signs `env` with `key` and returns the gossip message bytes of its version's topic. */
+async function gossipMessage(rollup: Rollup, env: PayloadEnvelope, key: Uint8Array): Promise<Uint8Array> {
+  const version = blockVersionAt(rollup.cfg, env.timestamp);
+  const signed = encodeEnvelope(version, {
+    executionPayload: env.executionPayload,
+    parentBeaconBlockRoot: env.parentBeaconBlockRoot,
+  });
+  const sig = await new LocalBlockSigner(key).sign(rollup.cfg.l2ChainId, payloadHashOf(signed));
+  const msg = new Uint8Array(65 + signed.length);
+  msg.set(sig);
+  msg.set(signed, 65);
+  return snappyCompress(msg);
+}
+
+async function meshed(a: P2pNode, b: P2pNode, topic: string): Promise<void> {
+  await waitFor(
+    () =>
+      a.libp2p.services.pubsub.getMeshPeers(topic).includes(b.peerIdString) &&
+      b.libp2p.services.pubsub.getMeshPeers(topic).includes(a.peerIdString),
+    15_000,
+    "gossipsub mesh",
+  );
+}
+
+describe("p2p/host: nodes on 127.0.0.1", function () {
+  this.timeout(60_000);
+  const nodes: P2pNode[] = [];
+  let dir: ReturnType<typeof tempDir>;
+
+  beforeEach(() => {
+    dir = tempDir("p2p-nodes");
+  });
+
+  afterEach(async () => {
+    for (const n of nodes.splice(0)) await n.stop();
+    dir.remove();
+  });
+
+  async function start(name: string, rollup: Rollup, deps: Partial<P2pDeps> = {}, over: Partial<P2pConfig> = {}) {
+    const n = await P2pNode.start(p2pConfig(dir.path, name, over), {
+      cfg: rollup.cfg,
+      log: quiet,
+      unsafeSigner: () => SIGNER,
+      onUnsafePayload: () => undefined,
+      payloadByNumber: async () => null,
+      ...deps,
+    });
+    nodes.push(n);
+    return n;
+  }
+
+  it("a block signed by the sequencer reaches the verifier and becomes its unsafe head", async () => {
+    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
+    const verifier = rollup.verifier();
+    await verifier.sync();
+    const seq = await start("seq", rollup, {
+      blockSigner: new LocalBlockSigner(SIGNER_KEY),
+      payloadByNumber: (n) => rollup.sequencer.engine.payloadByNumber(n),
+    });
+    const ver = await start(
+      "ver",
+      rollup,
+      { onUnsafePayload: (env) => verifier.driver.addUnsafePayload(env) },
+      { "p2p.static": [seq.listenAddrs()[0]!] },
+    );
+    const ref = await rollup.sequencer.buildBlock();
+    const env = rollup.sequencer.envelopes.at(-1)!;
+    await meshed(seq, ver, blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, env.timestamp)));
+    await seq.publishBlock(env);
+    await waitFor(() => ver.counters.accepted === 1, 10_000, "the block to arrive");
+    const step = await verifier.driver.step();
+    assert.equal(step.kind, "unsafe");
+    assert.equal(bytesToHex(verifier.heads.unsafe.hash), bytesToHex(ref.hash));
+    assert.equal(seq.counters.published, 1);
+  });
+
+  it("invalid blocks are rejected, lower the sender's score and get it banned; the ban survives a restart and ends", async () => {
+    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
+    await rollup.sequencer.buildBlock();
+    await rollup.sequencer.buildBlock();
+    const good = rollup.sequencer.envelopes[0]!;
+    const ver = await start("ver", rollup, {}, { "p2p.ban.duration": 4000 });
+    const topic = blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, good.timestamp));
+    const oldPayload = { ...good.executionPayload, timestamp: `0x${(good.timestamp - 3600).toString(16)}` };
+    const otherVersion = blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, good.timestamp) === 3 ? 2 : 3);
+    const cases: { name: string; topic: string; data: () => Promise<Uint8Array>; reason: RegExp }[] = [
+      { name: "wrong signer", topic, data: () => gossipMessage(rollup, good, OTHER_KEY), reason: /signature/ },
+      {
+        name: "bad hash",
+        topic,
+        data: () =>
+          gossipMessage(
+            rollup,
+            { ...good, executionPayload: { ...good.executionPayload, gasUsed: "0x1234" } },
+            SIGNER_KEY,
+          ),
+        reason: /hash/,
+      },
+      {
+        name: "old timestamp",
+        topic,
+        data: () => gossipMessage(rollup, { ...good, executionPayload: oldPayload }, SIGNER_KEY),
+        reason: /timestamp/,
+      },
+      { name: "bad snappy", topic, data: async () => new Uint8Array([0x64, 0x05, 0x00, 0x01, 0x02]), reason: /snappy/ },
+      {
+        name: "wrong-version topic",
+        topic: otherVersion,
+        data: () => gossipMessage(rollup, good, SIGNER_KEY),
+        reason: /version|withdrawals|blob|beacon|ssz/,
+      },
+    ];
+    const reasons: string[] = [];
+    ver.onGossipVerdict = (v) => {
+      if (v.result === "reject") reasons.push(v.reason);
+    };
+    for (const c of cases) {
+      const bad = await start(`bad-${reasons.length}`, rollup, {}, { "p2p.static": [ver.listenAddrs()[0]!] });
+      await meshed(ver, bad, c.topic);
+      const before = reasons.length;
+      await bad.libp2p.services.pubsub.publish(c.topic, await c.data());
+      await waitFor(() => reasons.length > before, 10_000, `rejection of ${c.name}`);
+      assert.match(reasons.at(-1)!, c.reason, c.name);
+      await waitFor(() => ver.scoreOf(bad.peerIdString) < 0, 5000, `${c.name}: score drop`);
+      await waitFor(() => !ver.connectedPeerIds().includes(bad.peerIdString), 5000, `${c.name}: ban`);
+      assert.ok(ver.book.peerBanExpiry(bad.peerIdString) !== null, `${c.name}: banned`);
+    }
+    assert.equal(ver.counters.bans, cases.length);
+    // After a restart (same peer store) the last offender still cannot connect...
+    const offender = nodes.at(-1)!;
+    const verAddr = ver.listenAddrs()[0]!;
+    const port = Number(/\/tcp\/(\d+)/.exec(verAddr)![1]);
+    await ver.stop();
+    nodes.splice(nodes.indexOf(ver), 1);
+    const ver2 = await start("ver", rollup, {}, { "p2p.ban.duration": 4000, "p2p.listen.tcp": port });
+    assert.equal(ver2.peerIdString, ver.peerIdString);
+    // (The dialler may see the handshake finish before the listener's gater closes the connection.)
+    await offender.connectPeer(ver2.listenAddrs()[0]!).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.ok(!ver2.connectedPeerIds().includes(offender.peerIdString), "banned peer refused after restart");
+    assert.ok(!offender.connectedPeerIds().includes(ver2.peerIdString));
+    // ...until the ban ends.
+    await waitFor(() => ver2.book.peerBanExpiry(offender.peerIdString) === null, 10_000, "ban expiry");
+    await offender.connectPeer(ver2.listenAddrs()[0]!);
+    await waitFor(() => ver2.connectedPeerIds().includes(offender.peerIdString), 5000, "reconnect after the ban");
+  });
+
+  it("a verifier that missed blocks fills the gap over req-resp", async () => {
+    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
+    const verifier = rollup.verifier();
+    await verifier.sync();
+    const seq = await start("seq", rollup, {
+      blockSigner: new LocalBlockSigner(SIGNER_KEY),
+      payloadByNumber: (n) => rollup.sequencer.engine.payloadByNumber(n),
+    });
+    const ver = await start(
+      "ver",
+      rollup,
+      { onUnsafePayload: (env) => verifier.driver.addUnsafePayload(env) },
+      { "p2p.static": [seq.listenAddrs()[0]!] },
+    );
+    verifier.driver.onUnsafeGap = (from, to) => ver.requestRange(from, to, verifier.heads.unsafe.hash);
+    for (let i = 0; i < 4; i++) await rollup.sequencer.buildBlock();
+    const last = rollup.sequencer.envelopes.at(-1)!;
+    await meshed(seq, ver, blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, last.timestamp)));
+    await seq.publishBlock(last);
+    await waitFor(
+      async () => {
+        await verifier.driver.step();
+        return verifier.heads.unsafe.number === 4;
+      },
+      15_000,
+      "the gap to be filled",
+    );
+    assert.equal(bytesToHex(verifier.heads.unsafe.hash), bytesToHex(last.blockHash));
+    assert.equal(ver.counters.synced, 3);
+  });
+
+  it("peer counts: above hi the node prunes down to lo (sparing protected peers); below lo it dials known peers", async () => {
+    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
+    const hub = await start("hub", rollup, {}, { "p2p.peers.lo": 2, "p2p.peers.hi": 3, "p2p.peers.grace": 300 });
+    const leaves: P2pNode[] = [];
+    for (let i = 0; i < 5; i++) leaves.push(await start(`leaf-${i}`, rollup));
+    hub.protect(leaves[0]!.peerIdString);
+    for (const l of leaves) await l.connectPeer(hub.listenAddrs()[0]!);
+    await waitFor(() => hub.connectedPeerIds().length === 2, 10_000, "pruning to lo");
+    assert.ok(hub.connectedPeerIds().includes(leaves[0]!.peerIdString), "the protected peer stays");
+    assert.ok(hub.counters.pruned >= 3);
+    // Below lo: a node that knows peers (as discovery would report them) dials until it has lo.
+    const seeker = await start("seeker", rollup, {}, { "p2p.peers.lo": 2, "p2p.peers.hi": 4 });
+    seeker.addKnownPeer(leaves[3]!.peerIdString, leaves[3]!.listenAddrs()[0]!);
+    seeker.addKnownPeer(leaves[4]!.peerIdString, leaves[4]!.listenAddrs()[0]!);
+    await waitFor(() => seeker.connectedPeerIds().length >= 2, 10_000, "dialling known peers below lo");
+  });
+});

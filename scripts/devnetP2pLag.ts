@@ -1,7 +1,8 @@
 /**
  * `npm run devnet:p2p-lag`: how far the verifier's unsafe head trails the sequencer's in the devnet
  * (`npm start`), where only P2P gossip carries unsafe blocks between them. Starts `opal-devnet` on a
- * fresh temporary data folder, waits until the verifier has an unsafe block from gossip, then for
+ * fresh temporary data folder, waits until the verifier has joined (its unsafe head within one block
+ * time of the sequencer's: the blocks built before it connected come over req-resp), then for
  * `DEVNET_LAG_SECONDS` (default 300) reads both rollup nodes' `optimism_syncStatus` at the same
  * moment every 250 ms and records the lag: the sequencer's unsafe timestamp minus the verifier's.
  * Prints the samples, the maximum and the 99th percentile, and exits 0 when the verifier was never
@@ -79,10 +80,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function main(): Promise<void> {
   const startBy = Date.now() + 120_000;
   for (;;) {
-    if (Date.now() > startBy) return stop(1, "the verifier got no unsafe block over P2P within 120 s");
-    const v = await unsafeHead(DEVNET_PORTS.verNode);
-    if (v !== null && v.number > 0) break;
-    await sleep(500);
+    if (Date.now() > startBy) return stop(1, "the verifier did not catch up with the sequencer over P2P within 120 s");
+    const [s, v] = await Promise.all([unsafeHead(DEVNET_PORTS.seqNode), unsafeHead(DEVNET_PORTS.verNode)]);
+    if (s !== null && v !== null && v.number > 0 && s.timestamp - v.timestamp <= BLOCK_TIME) break;
+    await sleep(250);
   }
   console.log(`measuring for ${SECONDS} s (block time ${BLOCK_TIME} s)…`);
   const lags: number[] = [];

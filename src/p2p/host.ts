@@ -533,6 +533,11 @@ export class P2pNode {
     return [...new Set(this.libp2p.getConnections().map((c) => c.remotePeer.toString()))];
   }
 
+  /** A peer's req-resp counters (opp2p_peers, tests). */
+  peerReqRespScores(id: string): { validResponses: number; errorResponses: number; rejectedPayloads: number } {
+    return this.app.snapshot(id);
+  }
+
   /** The gossipsub score of a peer (0 without scoring). */
   scoreOf(id: string): number {
     try {

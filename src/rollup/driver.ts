@@ -157,12 +157,22 @@ export class Driver {
     if (at === undefined) this.unsafeQueue.set(env.number, [env]);
     else if (at.some((e) => bytesToHex(e.blockHash) === bytesToHex(env.blockHash))) return;
     else at.push(env);
+    this.wakeRequested = true;
     if (this.unsafeQueue.size > UNSAFE_QUEUE_MAX) {
       const highest = Math.max(...this.unsafeQueue.keys());
       this.counters.unsafeDropped += this.unsafeQueue.get(highest)?.length ?? 0;
       this.unsafeQueue.delete(highest);
     }
     this.wake?.();
+  }
+
+  /** Set when a payload arrived while a step ran: the loop then steps again at once instead of idling. */
+  private wakeRequested = false;
+
+  private takeWakeRequest(): boolean {
+    const w = this.wakeRequested;
+    this.wakeRequested = false;
+    return w;
   }
 
   /** Payloads waiting in the unsafe queue (metrics, tests). */
@@ -402,7 +412,7 @@ export class Driver {
       while (!this.stopped) {
         const r = await this.step();
         if (r.kind === "critical") return;
-        if (r.kind === "idle" || r.kind === "temporary") {
+        if ((r.kind === "idle" || r.kind === "temporary") && !this.takeWakeRequest()) {
           const wait = r.kind === "idle" ? idleWaitMs : Math.min(10_000, 250 * 2 ** Math.min(this.failures, 6));
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, wait);

@@ -230,6 +230,54 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
     assert.equal(ver.counters.synced, 3);
   });
 
+  it("bad req-resp answers lower the server's application score; a good server then fills the gap", async () => {
+    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
+    const verifier = rollup.verifier();
+    await verifier.sync();
+    for (let i = 0; i < 3; i++) await rollup.sequencer.buildBlock();
+    // The liar answers every number with block 3.
+    const liar = await start("liar", rollup, { payloadByNumber: () => rollup.sequencer.engine.payloadByNumber(3) });
+    const ver = await start(
+      "ver",
+      rollup,
+      { onUnsafePayload: (env) => verifier.driver.addUnsafePayload(env) },
+      { "p2p.static": [liar.listenAddrs()[0]!] },
+    );
+    await waitFor(() => ver.connectedPeerIds().includes(liar.peerIdString), 10_000, "connection to the liar");
+    ver.requestRange(1, 2, verifier.heads.unsafe.hash);
+    await waitFor(() => ver.peerReqRespScores(liar.peerIdString).rejectedPayloads >= 1, 10_000, "a rejected payload");
+    await waitFor(() => ver.scoreOf(liar.peerIdString) < 0, 5000, "the liar's score to drop");
+    assert.equal(verifier.heads.unsafe.number, 0);
+    const honest = await start("honest", rollup, {
+      payloadByNumber: (n) => rollup.sequencer.engine.payloadByNumber(n),
+    });
+    await ver.connectPeer(honest.listenAddrs()[0]!);
+    verifier.driver.onUnsafeGap = (from, to) => ver.requestRange(from, to, verifier.heads.unsafe.hash);
+    verifier.driver.addUnsafePayload(rollup.sequencer.envelopes[2]!);
+    await waitFor(
+      async () => {
+        await verifier.driver.step();
+        return verifier.heads.unsafe.number === 3;
+      },
+      15_000,
+      "the gap filled from the honest peer",
+    );
+    assert.ok(ver.peerReqRespScores(honest.peerIdString).validResponses >= 2);
+  });
+
+  it("--p2p.netrestrict: connections from outside the subnets are refused and never dialled", async () => {
+    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
+    const fenced = await start("fenced", rollup, {}, { "p2p.netrestrict": ["10.0.0.0/8"] });
+    const outside = await start("outside", rollup);
+    await outside.connectPeer(fenced.listenAddrs()[0]!).catch(() => undefined);
+    await assert.rejects(fenced.connectPeer(outside.listenAddrs()[0]!));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(fenced.connectedPeerIds(), []);
+    const inside = await start("inside", rollup, {}, { "p2p.netrestrict": ["127.0.0.0/8"] });
+    await inside.connectPeer(outside.listenAddrs()[0]!);
+    await waitFor(() => inside.connectedPeerIds().includes(outside.peerIdString), 5000, "a dial inside the subnet");
+  });
+
   it("peer counts: above hi the node prunes down to lo (sparing protected peers); below lo it dials known peers", async () => {
     const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
     const hub = await start("hub", rollup, {}, { "p2p.peers.lo": 2, "p2p.peers.hi": 3, "p2p.peers.grace": 300 });

@@ -9,11 +9,12 @@
  * more than one block time behind; 1 otherwise (with log tails).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_PORTS } from "../src/node/devnet.js";
+import { printFailureContext } from "./devnetLogs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SECONDS = Number(process.env.DEVNET_LAG_SECONDS ?? 300);
@@ -53,21 +54,7 @@ async function unsafeHead(port: number): Promise<Head | null> {
 
 function stop(code: number, why: string): void {
   console.log(`${code === 0 ? "PASS" : "FAIL"}: ${why}`);
-  if (code !== 0) {
-    console.log(lines.slice(-10).join("\n"));
-    try {
-      for (const f of readdirSync(join(dir, "logs"))) {
-        const tail = readFileSync(join(dir, "logs", f), "utf8")
-          .trim()
-          .split("\n")
-          .slice(-5)
-          .join("\n");
-        console.log(`--- ${f}\n${tail}`);
-      }
-    } catch {
-      // no logs yet
-    }
-  }
+  if (code !== 0) printFailureContext(dir, lines);
   child.once("exit", () => {
     rmSync(dir, { recursive: true, force: true });
     process.exit(code);

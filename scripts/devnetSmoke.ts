@@ -5,10 +5,11 @@
  * after the limit (default 90 s, `DEVNET_SMOKE_LIMIT` seconds) with the last lines and log tails.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { printFailureContext } from "./devnetLogs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LIMIT_S = Number(process.env.DEVNET_SMOKE_LIMIT ?? 90);
@@ -28,17 +29,7 @@ function finish(ok: boolean, why: string): void {
   done = true;
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`${ok ? "PASS" : "FAIL"}: ${why} after ${secs} s`);
-  if (!ok) {
-    console.log(lines.slice(-10).join("\n"));
-    for (const f of readdirSync(join(dir, "logs"))) {
-      const tail = readFileSync(join(dir, "logs", f), "utf8")
-        .trim()
-        .split("\n")
-        .slice(-5)
-        .join("\n");
-      console.log(`--- ${f}\n${tail}`);
-    }
-  }
+  if (!ok) printFailureContext(dir, lines);
   child.once("exit", () => {
     rmSync(dir, { recursive: true, force: true });
     process.exit(ok ? 0 : 1);

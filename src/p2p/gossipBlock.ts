@@ -24,6 +24,7 @@ import { headerHash } from "../block/header.js";
 import { keccak256 } from "../crypto/keccak.js";
 import { recoverAddress } from "../crypto/secp256k1.js";
 import { payloadToBlock } from "../engine/payload.js";
+import { concatBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { isForkActive, type RollupConfig } from "../rollup/config.js";
 import { blockSigningHash } from "./signingHash.js";
@@ -72,10 +73,7 @@ export function gossipMessageId(topic: string, data: Uint8Array): Uint8Array {
 
 /** The gossip message: `snappy(signature ‖ signedBytes)`. */
 export function gossipMessage(signedBytes: Uint8Array, signature: Uint8Array): Uint8Array {
-  const msg = new Uint8Array(65 + signedBytes.length);
-  msg.set(signature, 0);
-  msg.set(signedBytes, 65);
-  return snappyCompress(msg);
+  return snappyCompress(concatBytes(signature, signedBytes));
 }
 
 /**

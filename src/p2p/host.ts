@@ -34,6 +34,7 @@ import {
   blocksTopic,
   blockVersionAt,
   type GossipVerdict,
+  gossipMessage,
   gossipMessageId,
 } from "./gossipBlock.js";
 import { loadOrCreateNetworkKey } from "./netKey.js";
@@ -41,7 +42,6 @@ import { PeerBook, SubnetSet } from "./peerBook.js";
 import { PayloadByNumberClient, PayloadByNumberServer, payloadByNumberProtocol } from "./reqResp.js";
 import { ApplicationScorer, PEER_SCORE_THRESHOLDS, peerScoreParams, type ScoringMode } from "./scoring.js";
 import { payloadHashOf } from "./signingHash.js";
-import { snappyCompress } from "./snappy.js";
 import { encodeEnvelope } from "./ssz.js";
 
 /** The gossipsub service with the scoring and mesh views its class has beyond the interface. */
@@ -452,11 +452,8 @@ export class P2pNode {
     });
     const sig = await signer.sign(this.deps.cfg.l2ChainId, payloadHashOf(signed));
     if (sig.length !== 65) throw new P2pError(`block signer returned ${sig.length} bytes, want 65`);
-    const msg = new Uint8Array(65 + signed.length);
-    msg.set(sig, 0);
-    msg.set(signed, 65);
     const topic = blocksTopic(this.deps.cfg.l2ChainId, version);
-    await this.libp2p.services.pubsub.publish(topic, snappyCompress(msg));
+    await this.libp2p.services.pubsub.publish(topic, gossipMessage(signed, sig));
     this.counters.published++;
     this.deps.log.debug("Published block", { number: env.number, hash: bytesToHex(env.blockHash), topic });
   }

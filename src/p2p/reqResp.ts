@@ -16,6 +16,7 @@
  *   rejected (a malformed or mismatching payload).
  */
 import type { Libp2p, Stream } from "@libp2p/interface";
+import { concatBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { type BlockVersion, blockHashOf } from "./gossipBlock.js";
 import { SnappyError, snappyFrameDecode, snappyFrameEncode } from "./snappy.js";
@@ -116,13 +117,7 @@ async function readAll(stream: Stream, max: number, timeoutMs: number): Promise<
   } finally {
     clearTimeout(timer);
   }
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
 
 /** Reads exactly the first `n` bytes (or fewer if the stream ends), within `timeoutMs`. */
@@ -224,10 +219,9 @@ export class PayloadByNumberServer {
             } else {
               const v = this.opts.versionAt(got.timestamp);
               const ssz = encodeEnvelope(v, got.envelope);
-              const framed = snappyFrameEncode(ssz);
-              body = new Uint8Array(4 + framed.length);
-              new DataView(body.buffer).setUint32(0, reqRespVersion(v), true);
-              body.set(framed, 4);
+              const version = new Uint8Array(4);
+              new DataView(version.buffer).setUint32(0, reqRespVersion(v), true);
+              body = concatBytes(version, snappyFrameEncode(ssz));
             }
           } catch (e) {
             this.opts.log?.warn("req-resp: failed to serve a payload", { n: String(n), err: (e as Error).message });

@@ -5,6 +5,7 @@
  * the declared length is compared with the caller's limit before anything is allocated, and a
  * failure is a `SnappyError` value, never a thrown error, a hang or an unbounded allocation.
  */
+import { concatBytes } from "../primitives/bytes.js";
 
 export class SnappyError extends Error {
   override readonly name = "SnappyError";
@@ -228,7 +229,6 @@ const FRAME_DATA = 65536;
 /** Encodes `data` in snappy's framed format (stream identifier, then ≤ 64 KiB chunks). */
 export function snappyFrameEncode(data: Uint8Array): Uint8Array {
   const parts: Uint8Array[] = [STREAM_ID];
-  let total = STREAM_ID.length;
   for (let p = 0; p < data.length; p += FRAME_DATA) {
     const chunk = data.subarray(p, Math.min(data.length, p + FRAME_DATA));
     const c = snappyCompress(chunk);
@@ -242,15 +242,8 @@ export function snappyFrameEncode(data: Uint8Array): Uint8Array {
     head[3] = len >>> 16;
     new DataView(head.buffer).setUint32(4, maskedCrc(chunk), true);
     parts.push(head, body);
-    total += 8 + body.length;
   }
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const part of parts) {
-    out.set(part, o);
-    o += part.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
 
 /** Decodes a snappy framed stream of at most `maxLength` uncompressed bytes. */
@@ -299,13 +292,7 @@ export function snappyFrameDecode(src: Uint8Array, maxLength: number): Uint8Arra
     // 0x80–0xfe: skippable (0xfe padding).
   }
   if (!sawId) return new SnappyError("stream_id", "snappy frame: missing stream identifier");
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
+  return concatBytes(...chunks);
 }
 
 function tooLarge(max: number): SnappyError {

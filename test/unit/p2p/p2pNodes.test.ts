@@ -10,10 +10,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import { LocalBlockSigner } from "../../../src/p2p/blockSigner.js";
-import { blocksTopic, blockVersionAt } from "../../../src/p2p/gossipBlock.js";
+import { blocksTopic, blockVersionAt, gossipMessage as messageOf } from "../../../src/p2p/gossipBlock.js";
 import { type P2pConfig, type P2pDeps, P2pNode } from "../../../src/p2p/host.js";
 import { payloadHashOf } from "../../../src/p2p/signingHash.js";
-import { snappyCompress } from "../../../src/p2p/snappy.js";
 import { encodeEnvelope } from "../../../src/p2p/ssz.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
@@ -60,10 +59,7 @@ async function gossipMessage(rollup: Rollup, env: PayloadEnvelope, key: Uint8Arr
     parentBeaconBlockRoot: env.parentBeaconBlockRoot,
   });
   const sig = await new LocalBlockSigner(key).sign(rollup.cfg.l2ChainId, payloadHashOf(signed));
-  const msg = new Uint8Array(65 + signed.length);
-  msg.set(sig);
-  msg.set(signed, 65);
-  return snappyCompress(msg);
+  return messageOf(signed, sig);
 }
 
 async function meshed(a: P2pNode, b: P2pNode, topic: string): Promise<void> {
@@ -103,7 +99,8 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
     return n;
   }
 
-  it("a block signed by the sequencer reaches the verifier and becomes its unsafe head", async () => {
+  /** A sequencer host (signing, serving req-resp) and a verifier host dialling it, over one rollup. */
+  async function sequencerAndVerifier() {
     const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
     const verifier = rollup.verifier();
     await verifier.sync();
@@ -117,6 +114,11 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
       { onUnsafePayload: (env) => verifier.driver.addUnsafePayload(env) },
       { "p2p.static": [seq.listenAddrs()[0]!] },
     );
+    return { rollup, verifier, seq, ver };
+  }
+
+  it("a block signed by the sequencer reaches the verifier and becomes its unsafe head", async () => {
+    const { rollup, verifier, seq, ver } = await sequencerAndVerifier();
     const ref = await rollup.sequencer.buildBlock();
     const env = rollup.sequencer.envelopes.at(-1)!;
     await meshed(seq, ver, blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, env.timestamp)));
@@ -200,19 +202,7 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
   });
 
   it("a verifier that missed blocks fills the gap over req-resp", async () => {
-    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
-    const verifier = rollup.verifier();
-    await verifier.sync();
-    const seq = await start("seq", rollup, {
-      blockSigner: new LocalBlockSigner(SIGNER_KEY),
-      payloadByNumber: (n) => rollup.sequencer.engine.payloadByNumber(n),
-    });
-    const ver = await start(
-      "ver",
-      rollup,
-      { onUnsafePayload: (env) => verifier.driver.addUnsafePayload(env) },
-      { "p2p.static": [seq.listenAddrs()[0]!] },
-    );
+    const { rollup, verifier, seq, ver } = await sequencerAndVerifier();
     verifier.driver.onUnsafeGap = (from, to) => ver.requestRange(from, to, verifier.heads.unsafe.hash);
     for (let i = 0; i < 4; i++) await rollup.sequencer.buildBlock();
     const last = rollup.sequencer.envelopes.at(-1)!;

@@ -1,14 +1,15 @@
 /**
  * Gossiped blocks (OP specs rollup-node-p2p.md "Block gossip", op-node p2p/gossip.go): the topics,
  * the message id, the message `snappy(sig(65) ‖ [parentBeaconBlockRoot(32)] ‖ SSZ payload)` and
- * the validation rules in op-node's order:
+ * the validation rules in op-node's order (BuildBlocksValidator):
  *
  * 1. REJECT bad snappy, a decoded size above 10 MiB or below 66 bytes;
  * 2. IGNORE when no unsafe-block signer is known (zero address); REJECT a signature that does not
- *    recover to it;
+ *    recover to it (recovery id 0 or 1 only, as go-ethereum's SigToPub reads it);
  * 3. REJECT bad SSZ;
  * 4. REJECT a timestamp older than now − `--p2p.gossip.timestamp.threshold` or more than 5 s ahead;
- * 5. REJECT a payload whose fork does not match the topic version;
+ * 5. REJECT a payload whose fork does not match the topic version (Opal's addition: op-node relies on
+ *    the hash check, which a payload decoded with the wrong layout fails anyway);
  * 6. REJECT a wrong block hash (recomputed from the header the payload describes);
  * 7. REJECT version-specific fields out of place: withdrawals absent before Canyon, present and
  *    empty after; blobGasUsed and excessBlobGas zero from Ecotone (blobGasUsed carries the DA
@@ -17,19 +18,20 @@
  * 8. REJECT a sixth distinct block at one height (heights kept in an LRU of 1000); IGNORE a block
  *    already seen; then remember it.
  *
- * The validator is synchronous and pure apart from its seen-blocks memory and the injected clock.
+ * The validator is synchronous and pure apart from its seen-blocks memory and the injected clock;
+ * like op-node's guardGossipValidator, anything unexpected thrown inside is a REJECT ("internal").
  */
-import { createHash } from "node:crypto";
 import { headerHash } from "../block/header.js";
 import { keccak256 } from "../crypto/keccak.js";
-import { recoverAddress } from "../crypto/secp256k1.js";
+import { recoverAddress, sign } from "../crypto/secp256k1.js";
+import { sha256 } from "../crypto/sha256.js";
 import { payloadToBlock } from "../engine/payload.js";
-import { concatBytes } from "../primitives/bytes.js";
+import { concatBytes, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { isForkActive, type RollupConfig } from "../rollup/config.js";
-import { blockSigningHash } from "./signingHash.js";
+import { blockSigningHash, payloadHashOf } from "./signingHash.js";
 import { SnappyError, snappyCompress, snappyUncompress, snappyUncompressedLength } from "./snappy.js";
-import { type BlockVersion, decodeEnvelope, type PayloadEnvelopeJson, SszError } from "./ssz.js";
+import { type BlockVersion, decodeEnvelope, encodeEnvelope, type PayloadEnvelopeJson, SszError } from "./ssz.js";
 
 export type { BlockVersion } from "./ssz.js";
 
@@ -60,20 +62,57 @@ export function blockVersionAt(cfg: RollupConfig, timestamp: number): BlockVersi
 export function gossipMessageId(topic: string, data: Uint8Array): Uint8Array {
   const decoded = snappyUncompress(data, MAX_GOSSIP_SIZE);
   const valid = !(decoded instanceof SnappyError);
+  const body = valid ? decoded : data;
   const t = new TextEncoder().encode(topic);
-  const len = new Uint8Array(8);
-  new DataView(len.buffer).setBigUint64(0, BigInt(t.length), true);
-  const h = createHash("sha256");
-  h.update(new Uint8Array([valid ? 1 : 0, 0, 0, 0]));
-  h.update(len);
-  h.update(t);
-  h.update(valid ? decoded : data);
-  return new Uint8Array(h.digest().subarray(0, 20));
+  const buf = new Uint8Array(4 + 8 + t.length + body.length);
+  const dv = new DataView(buf.buffer);
+  buf[0] = valid ? 1 : 0;
+  dv.setBigUint64(4, BigInt(t.length), true);
+  buf.set(t, 12);
+  buf.set(body, 12 + t.length);
+  return sha256(buf).slice(0, 20);
 }
 
 /** The gossip message: `snappy(signature ‖ signedBytes)`. */
 export function gossipMessage(signedBytes: Uint8Array, signature: Uint8Array): Uint8Array {
   return snappyCompress(concatBytes(signature, signedBytes));
+}
+
+/** Signs a payload hash (keccak256 of the signed bytes): 65 bytes r ‖ s ‖ v, v ∈ {0, 1}. */
+export type GossipBlockSigner = (payloadHash: Uint8Array) => Uint8Array;
+
+/**
+ * The snappy-compressed gossip message for `envelope` in `version`'s layout, signed by `signer`.
+ * Throws SszError on a payload that does not fit the version, RangeError on a signature that is not
+ * 65 bytes.
+ */
+export function encodeGossipBlock(
+  version: BlockVersion,
+  envelope: PayloadEnvelopeJson,
+  signer: GossipBlockSigner,
+): Uint8Array {
+  const signed = encodeEnvelope(version, envelope);
+  const sig = signer(payloadHashOf(signed));
+  if (sig.length !== 65) throw new RangeError(`gossip block signer returned ${sig.length} bytes, want 65`);
+  return gossipMessage(signed, sig);
+}
+
+/** A signer with a local key: secp256k1 over blockSigningHash(chainId, payloadHash). */
+export function localBlockSigner(privateKey: Uint8Array, chainId: bigint): GossipBlockSigner {
+  return (payloadHash) => {
+    const s = sign(blockSigningHash(chainId, payloadHash), privateKey);
+    const out = new Uint8Array(65);
+    let r = s.r;
+    let v = s.s;
+    for (let i = 31; i >= 0; i--) {
+      out[i] = Number(r & 0xffn);
+      out[32 + i] = Number(v & 0xffn);
+      r >>= 8n;
+      v >>= 8n;
+    }
+    out[64] = s.recid;
+    return out;
+  };
 }
 
 /**
@@ -110,7 +149,8 @@ export type GossipRejectReason =
   | "beacon_root"
   | "withdrawals_root"
   | "too_many_at_height"
-  | "duplicate";
+  | "duplicate"
+  | "internal";
 
 export type GossipVerdict =
   | {
@@ -135,12 +175,20 @@ export interface BlockGossipValidatorOptions {
 const reject = (reason: GossipRejectReason): GossipVerdict => ({ result: "reject", reason });
 
 export class BlockGossipValidator {
-  /** Block number → hashes seen at that height (insertion order = LRU order). */
+  /** Block number → hashes seen at that height; Map order is recency order (oldest first). */
   private readonly seen = new Map<number, string[]>();
 
   constructor(private readonly opts: BlockGossipValidatorOptions) {}
 
   validate(version: BlockVersion, data: Uint8Array): GossipVerdict {
+    try {
+      return this.check(version, data);
+    } catch {
+      return reject("internal");
+    }
+  }
+
+  private check(version: BlockVersion, data: Uint8Array): GossipVerdict {
     // 1. Compression and size.
     const declared = snappyUncompressedLength(data);
     if (declared instanceof SnappyError) return reject("snappy");
@@ -155,7 +203,7 @@ export class BlockGossipValidator {
     const recid = sig[64]!;
     if (recid > 1) return reject("signature");
     const from = recoverAddress(blockSigningHash(this.opts.chainId, keccak256(signed)), sig.subarray(0, 64), recid);
-    if (from === null || bytesToHex(from) !== bytesToHex(expected)) return reject("signature");
+    if (from === null || !equalBytes(from, expected)) return reject("signature");
     // 3. SSZ.
     const env = decodeEnvelope(version, signed);
     if (env instanceof SszError) return reject("ssz");
@@ -169,27 +217,30 @@ export class BlockGossipValidator {
     // 5. The topic version must be the payload's fork.
     const cfg = this.opts.cfg;
     if (blockVersionAt(cfg, timestamp) !== version) return reject("version_mismatch");
-    // 7 (fields the hash check needs first). Version-specific presence.
-    const w = p.withdrawals as unknown[] | undefined;
-    if (version === 0 ? w !== undefined : !Array.isArray(w) || w.length !== 0) return reject("withdrawals");
-    if (version >= 2) {
-      const jovian = isForkActive(cfg, "jovian", timestamp);
-      if (BigInt(p.excessBlobGas as string) !== 0n) return reject("blob_fields");
-      if (!jovian && BigInt(p.blobGasUsed as string) !== 0n) return reject("blob_fields");
-      if (env.parentBeaconBlockRoot === null) return reject("beacon_root");
-    }
-    if ((version === 3) !== (typeof p.withdrawalsRoot === "string")) return reject("withdrawals_root");
     // 6. Block hash.
     const hash = blockHashOf(version, env);
     if (hash === null || bytesToHex(hash) !== (p.blockHash as string).toLowerCase()) return reject("block_hash");
+    // 7. Version-specific fields.
+    const w = p.withdrawals as unknown[] | undefined;
+    if (version === 0 ? w !== undefined : !Array.isArray(w) || w.length !== 0) return reject("withdrawals");
+    if (version >= 2) {
+      if (p.excessBlobGas !== "0x0") return reject("blob_fields");
+      if (p.blobGasUsed !== "0x0" && !isForkActive(cfg, "jovian", timestamp)) return reject("blob_fields");
+      if (env.parentBeaconBlockRoot === null) return reject("beacon_root");
+    } else if (p.blobGasUsed !== undefined || p.excessBlobGas !== undefined) {
+      return reject("blob_fields");
+    }
+    if ((version === 3) !== (typeof p.withdrawalsRoot === "string")) return reject("withdrawals_root");
     // 8. Per-height limits and duplicates.
     const hex = bytesToHex(hash);
     let at = this.seen.get(number);
     if (at === undefined) {
       at = [];
-      this.seen.set(number, at);
-      if (this.seen.size > SEEN_HEIGHTS) this.seen.delete(this.seen.keys().next().value!);
+      if (this.seen.size >= SEEN_HEIGHTS) this.seen.delete(this.seen.keys().next().value!);
+    } else {
+      this.seen.delete(number); // re-inserted below as the most recent
     }
+    this.seen.set(number, at);
     if (at.includes(hex)) return { result: "ignore", reason: "duplicate" };
     if (at.length >= MAX_BLOCKS_PER_HEIGHT) return reject("too_many_at_height");
     at.push(hex);

@@ -5,8 +5,6 @@
  * the declared length is compared with the caller's limit before anything is allocated, and a
  * failure is a `SnappyError` value, never a thrown error, a hang or an unbounded allocation.
  */
-import { concatBytes } from "../primitives/bytes.js";
-
 export class SnappyError extends Error {
   override readonly name = "SnappyError";
   constructor(
@@ -44,7 +42,7 @@ export function snappyUncompress(src: Uint8Array, maxLength: number): Uint8Array
   const h = readLength(src);
   if (h instanceof SnappyError) return h;
   const [len, hdr] = h;
-  if (len > maxLength) return new SnappyError("too_large", `snappy: ${len} bytes declared, limit ${maxLength}`);
+  if (!(len <= maxLength)) return new SnappyError("too_large", `snappy: ${len} bytes declared, limit ${maxLength}`);
   const out = new Uint8Array(len);
   let s = hdr;
   let d = 0;
@@ -93,8 +91,13 @@ export function snappyUncompress(src: Uint8Array, maxLength: number): Uint8Array
     }
     if (offset === 0 || offset > d) return new SnappyError("corrupt", "snappy: copy offset out of range");
     if (d + length > len) return new SnappyError("corrupt", "snappy: copy past the declared length");
-    // Byte by byte: a copy may overlap its own output (offset < length repeats a pattern).
-    for (let i = 0; i < length; i++, d++) out[d] = out[d - offset]!;
+    if (offset >= length) {
+      out.copyWithin(d, d - offset, d - offset + length);
+      d += length;
+    } else {
+      // Byte by byte: the copy overlaps its own output (offset < length repeats a pattern).
+      for (let i = 0; i < length; i++, d++) out[d] = out[d - offset]!;
+    }
   }
   if (d !== len) return new SnappyError("length", `snappy: ${d} bytes decoded, ${len} declared`);
   return out;
@@ -243,7 +246,20 @@ export function snappyFrameEncode(data: Uint8Array): Uint8Array {
     new DataView(head.buffer).setUint32(4, maskedCrc(chunk), true);
     parts.push(head, body);
   }
-  return concatBytes(...parts);
+  return join(parts);
+}
+
+/** Concatenates without spreading (a hostile stream can hold millions of tiny chunks). */
+function join(parts: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }
 
 /** Decodes a snappy framed stream of at most `maxLength` uncompressed bytes. */
@@ -283,7 +299,7 @@ export function snappyFrameDecode(src: Uint8Array, maxLength: number): Uint8Arra
       if (maskedCrc(data) !== want >>> 0) return new SnappyError("checksum", "snappy frame: checksum mismatch");
       total += data.length;
       if (total > maxLength) return tooLarge(maxLength);
-      chunks.push(data);
+      if (data.length > 0) chunks.push(data);
       continue;
     }
     if (type >= 0x02 && type <= 0x7f) {
@@ -292,7 +308,7 @@ export function snappyFrameDecode(src: Uint8Array, maxLength: number): Uint8Arra
     // 0x80–0xfe: skippable (0xfe padding).
   }
   if (!sawId) return new SnappyError("stream_id", "snappy frame: missing stream identifier");
-  return concatBytes(...chunks);
+  return join(chunks);
 }
 
 function tooLarge(max: number): SnappyError {

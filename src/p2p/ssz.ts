@@ -41,9 +41,17 @@ export function fixedSize(v: BlockVersion): number {
 
 // --- encoding ---
 
+/**
+ * `0x`-prefixed even-length hex. A plain character class, not `(..)*`: a group repeated per byte
+ * overflows V8's regexp backtrack stack on multi-megabyte transactions.
+ */
+function isHexData(v: unknown): v is string {
+  return typeof v === "string" && v.length % 2 === 0 && /^0x[0-9a-fA-F]*$/.test(v);
+}
+
 function hexField(p: PayloadJson, k: string, size?: number): Uint8Array {
   const v = p[k];
-  if (typeof v !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(v)) throw new SszError(`${k}: want hex data`);
+  if (!isHexData(v)) throw new SszError(`${k}: want hex data`);
   const b = hexToBytes(v);
   if (size !== undefined && b.length !== size) throw new SszError(`${k}: want ${size} bytes, got ${b.length}`);
   return b;
@@ -71,7 +79,7 @@ export function encodePayload(version: BlockVersion, payload: PayloadJson): Uint
   const txsJson = payload.transactions;
   if (!Array.isArray(txsJson)) throw new SszError("transactions: want an array");
   const txs = txsJson.map((t, i) => {
-    if (typeof t !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(t)) throw new SszError(`transactions[${i}]: want hex`);
+    if (!isHexData(t)) throw new SszError(`transactions[${i}]: want hex`);
     return hexToBytes(t);
   });
   let withdrawals: Record<string, unknown>[] = [];
@@ -81,6 +89,8 @@ export function encodePayload(version: BlockVersion, payload: PayloadJson): Uint
     if (w.length > MAX_WITHDRAWALS) throw new SszError(`withdrawals: ${w.length}, max ${MAX_WITHDRAWALS}`);
     withdrawals = w as Record<string, unknown>[];
   }
+  if (txs.length > MAX_TXS) throw new SszError(`transactions: ${txs.length}, max ${MAX_TXS}`);
+  for (const t of txs) if (t.length > MAX_TX_BYTES) throw new SszError("transactions: one over 1 GiB");
   const fixed = fixedSize(version);
   const txBytes = txs.reduce((n, t) => n + 4 + t.length, 0);
   const size = fixed + extra.length + txBytes + withdrawals.length * WITHDRAWAL_SIZE;

@@ -171,6 +171,10 @@ describe("cli/opalNode", function () {
       assert.match(line, /l1_chain_id=11155111/);
       assert.match(line, /ecotone=1708534800/);
       assert.match(line, /isthmus=1744905600/);
+      // P2P came up on loopback with a new network key in the temp dir.
+      assert.match(text, /Generated a new P2P network key/);
+      assert.match(text, /Started P2P host.*peerId=16Uiu2\w+.*\/ip4\/127\.0\.0\.1\/tcp\/\d+/);
+      assert.match(readFileSync(join(dir.path, "p2p.key"), "utf8"), /^[0-9a-f]{64}$/);
       // The secret file did not exist: a new one was written.
       assert.match(readFileSync(secret, "utf8"), /^0x[0-9a-f]{64}$/);
       const rpcLine = text.split("\n").find((l) => l.includes("Started JSON-RPC server")) ?? "";

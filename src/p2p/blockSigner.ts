@@ -13,9 +13,9 @@
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
-import { recoverAddress, sign } from "../crypto/secp256k1.js";
+import { privateKeyToAddress, recoverAddress } from "../crypto/secp256k1.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
-import { BLOCK_SIGNING_DOMAIN, blockSigningHash } from "./signingHash.js";
+import { BLOCK_SIGNING_DOMAIN, blockSigningHash, signBlockPayloadHash } from "./signingHash.js";
 
 export class BlockSignerError extends Error {
   override readonly name = "BlockSignerError";
@@ -27,15 +27,6 @@ export interface BlockSigner {
   /** 65 bytes r ‖ s ‖ v (v ∈ {0, 1}) over blockSigningHash(chainId, payloadHash). */
   sign(chainId: bigint, payloadHash: Uint8Array): Promise<Uint8Array>;
   close(): Promise<void>;
-}
-
-function signature65(digest: Uint8Array, key: Uint8Array): Uint8Array {
-  const s = sign(digest, key);
-  const out = new Uint8Array(65);
-  out.set(hexToBytes(`0x${s.r.toString(16).padStart(64, "0")}`), 0);
-  out.set(hexToBytes(`0x${s.s.toString(16).padStart(64, "0")}`), 32);
-  out[64] = s.recid;
-  return out;
 }
 
 function recover65(digest: Uint8Array, sig: Uint8Array): Uint8Array | null {
@@ -57,7 +48,7 @@ export class LocalBlockSigner implements BlockSigner {
       k = key;
     }
     try {
-      this.address = recover65(new Uint8Array(32).fill(1), signature65(new Uint8Array(32).fill(1), k))!;
+      this.address = privateKeyToAddress(k);
     } catch {
       throw new BlockSignerError("--p2p.sequencer.key: not a valid secp256k1 private key");
     }
@@ -65,7 +56,7 @@ export class LocalBlockSigner implements BlockSigner {
   }
 
   async sign(chainId: bigint, payloadHash: Uint8Array): Promise<Uint8Array> {
-    return signature65(blockSigningHash(chainId, payloadHash), this.key);
+    return signBlockPayloadHash(chainId, payloadHash, this.key);
   }
 
   async close(): Promise<void> {}

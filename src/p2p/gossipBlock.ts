@@ -23,13 +23,13 @@
  */
 import { headerHash } from "../block/header.js";
 import { keccak256 } from "../crypto/keccak.js";
-import { recoverAddress, sign } from "../crypto/secp256k1.js";
+import { recoverAddress } from "../crypto/secp256k1.js";
 import { sha256 } from "../crypto/sha256.js";
 import { payloadToBlock } from "../engine/payload.js";
 import { concatBytes, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { isForkActive, type RollupConfig } from "../rollup/config.js";
-import { blockSigningHash, payloadHashOf } from "./signingHash.js";
+import { blockSigningHash, payloadHashOf, signBlockPayloadHash } from "./signingHash.js";
 import { SnappyError, snappyCompress, snappyUncompress, snappyUncompressedLength } from "./snappy.js";
 import { type BlockVersion, decodeEnvelope, encodeEnvelope, type PayloadEnvelopeJson, SszError } from "./ssz.js";
 
@@ -99,20 +99,7 @@ export function encodeGossipBlock(
 
 /** A signer with a local key: secp256k1 over blockSigningHash(chainId, payloadHash). */
 export function localBlockSigner(privateKey: Uint8Array, chainId: bigint): GossipBlockSigner {
-  return (payloadHash) => {
-    const s = sign(blockSigningHash(chainId, payloadHash), privateKey);
-    const out = new Uint8Array(65);
-    let r = s.r;
-    let v = s.s;
-    for (let i = 31; i >= 0; i--) {
-      out[i] = Number(r & 0xffn);
-      out[32 + i] = Number(v & 0xffn);
-      r >>= 8n;
-      v >>= 8n;
-    }
-    out[64] = s.recid;
-    return out;
-  };
+  return (payloadHash) => signBlockPayloadHash(chainId, payloadHash, privateKey);
 }
 
 /**

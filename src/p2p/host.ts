@@ -23,8 +23,9 @@ import "./polyfill.js";
 import type { GossipSub as GossipSubApi, TopicValidatorResult } from "@libp2p/gossipsub";
 import type { Connection, Libp2p, PeerId, PrivateKey } from "@libp2p/interface";
 import type { Multiaddr } from "@multiformats/multiaddr";
-import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { bytesToHex } from "../primitives/hex.js";
 import type { RollupConfig } from "../rollup/config.js";
+import type { DriverLog } from "../rollup/driver.js";
 import { envelopeOf, type PayloadEnvelope } from "../rollup/engine/engineClient.js";
 import type { BlockSigner } from "./blockSigner.js";
 import { Discovery } from "./discovery.js";
@@ -82,12 +83,8 @@ export interface P2pConfig {
   readonly "p2p.sync.onlyreqtostatic": boolean;
 }
 
-export interface P2pLog {
-  debug(msg: string, ctx?: Record<string, unknown>): void;
-  info(msg: string, ctx?: Record<string, unknown>): void;
-  warn(msg: string, ctx?: Record<string, unknown>): void;
-  error(msg: string, ctx?: Record<string, unknown>): void;
-}
+/** The host logs like the driver. */
+export type P2pLog = DriverLog;
 
 /** What the host reports (p2pMetrics.ts fits). */
 export interface P2pMetricsSink {
@@ -668,8 +665,7 @@ export class P2pNode {
   }
 
   unprotect(id: string): void {
-    if (!this.staticPeers.has(id)) this.protectedPeers.delete(id);
-    else this.protectedPeers.delete(id);
+    this.protectedPeers.delete(id);
   }
 
   isProtected(id: string): boolean {
@@ -763,9 +759,4 @@ export class P2pNode {
     await this.discovery?.stop();
     await this.libp2p.stop();
   }
-}
-
-/** Decodes a 0x-hex or bare-hex 32-byte key, for tests and tools. */
-export function hexKey(text: string): Uint8Array {
-  return hexToBytes(text.startsWith("0x") ? text : `0x${text}`);
 }

@@ -16,7 +16,7 @@
  *   rejected (a malformed or mismatching payload).
  */
 import type { Libp2p, Stream } from "@libp2p/interface";
-import { concatBytes } from "../primitives/bytes.js";
+import { concatByteList, concatBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { type BlockVersion, blockHashOf } from "./gossipBlock.js";
 import { SnappyError, snappyFrameDecode, snappyFrameEncode } from "./snappy.js";
@@ -117,7 +117,7 @@ async function readAll(stream: Stream, max: number, timeoutMs: number): Promise<
   } finally {
     clearTimeout(timer);
   }
-  return concatBytes(...parts);
+  return concatByteList(parts);
 }
 
 /** Reads exactly the first `n` bytes (or fewer if the stream ends), within `timeoutMs`. */

@@ -6,6 +6,7 @@
  * same three parts (opsigner_signBlockPayload), so both signers start from here.
  */
 import { keccak256 } from "../crypto/keccak.js";
+import { sign, signatureBytes } from "../crypto/secp256k1.js";
 
 /** The block-signing domain: 32 zero bytes. */
 export const BLOCK_SIGNING_DOMAIN: Uint8Array = new Uint8Array(32);
@@ -27,4 +28,13 @@ export function blockSigningHash(chainId: bigint, payloadHash: Uint8Array, domai
 /** keccak256 of the signed bytes of a gossiped block. */
 export function payloadHashOf(signedBytes: Uint8Array): Uint8Array {
   return keccak256(signedBytes);
+}
+
+/** The 65-byte block signature r ‖ s ‖ v (v ∈ {0, 1}) with a local key. */
+export function signBlockPayloadHash(chainId: bigint, payloadHash: Uint8Array, key: Uint8Array): Uint8Array {
+  const s = sign(blockSigningHash(chainId, payloadHash), key);
+  const out = new Uint8Array(65);
+  signatureBytes(s.r, s.s, out);
+  out[64] = s.recid;
+  return out;
 }

@@ -5,6 +5,7 @@
  * the declared length is compared with the caller's limit before anything is allocated, and a
  * failure is a `SnappyError` value, never a thrown error, a hang or an unbounded allocation.
  */
+import { concatByteList } from "../primitives/bytes.js";
 export class SnappyError extends Error {
   override readonly name = "SnappyError";
   constructor(
@@ -246,20 +247,7 @@ export function snappyFrameEncode(data: Uint8Array): Uint8Array {
     new DataView(head.buffer).setUint32(4, maskedCrc(chunk), true);
     parts.push(head, body);
   }
-  return join(parts);
-}
-
-/** Concatenates without spreading (a hostile stream can hold millions of tiny chunks). */
-function join(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatByteList(parts);
 }
 
 /** Decodes a snappy framed stream of at most `maxLength` uncompressed bytes. */
@@ -308,7 +296,7 @@ export function snappyFrameDecode(src: Uint8Array, maxLength: number): Uint8Arra
     // 0x80–0xfe: skippable (0xfe padding).
   }
   if (!sawId) return new SnappyError("stream_id", "snappy frame: missing stream identifier");
-  return join(chunks);
+  return concatByteList(chunks);
 }
 
 function tooLarge(max: number): SnappyError {

@@ -5,6 +5,11 @@
 export const EMPTY_BYTES: Uint8Array = new Uint8Array(0);
 
 export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
+  return concatByteList(parts);
+}
+
+/** Like concatBytes over an array, without spreading it (safe for millions of parts). */
+export function concatByteList(parts: readonly Uint8Array[]): Uint8Array {
   let size = 0;
   for (const p of parts) size += p.length;
   const out = new Uint8Array(size);

@@ -121,7 +121,9 @@ export async function startRollupNode(
   cfg: RollupConfig,
   log: NodeLog = { error() {}, warn() {}, info() {}, debug() {} },
 ): Promise<RollupNode> {
-  const parsed = parseNodeArgs(argv, {});
+  // P2P stays off unless the test asks for it (else it would bind 9222 and write its files into cwd).
+  const p2p = argv.some((a) => a.startsWith("--p2p."));
+  const parsed = parseNodeArgs(p2p ? argv : [...argv, "--p2p.disable"], {});
   if (parsed.kind !== "run") throw new Error(JSON.stringify(parsed));
   return RollupNode.start(parsed.config, {
     log,

@@ -81,6 +81,7 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
       services: services.owned,
       l1ChainConfig,
       derivationMetrics: services.metrics,
+      p2pMetrics: services.metrics,
     });
   } catch (e) {
     await services.close();

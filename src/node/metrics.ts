@@ -7,6 +7,7 @@
 
 import type { Counter, Gauge, Histogram, Registry } from "prom-client";
 import client from "prom-client";
+import type { P2pMetricsSink } from "../p2p/host.js";
 import { bytesToHex } from "../primitives/hex.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../rollup/refs.js";
 import { RpcCallError, RpcTransportError } from "../rollup/rpcClient.js";
@@ -56,7 +57,7 @@ export interface RefLike {
 export type BatchType = "singular" | "span";
 
 /** The recorders the node's components call; `NodeMetrics` and `NoopMetrics` both implement it. */
-export interface Metricer {
+export interface Metricer extends P2pMetricsSink {
   /** The registry's exposition content type (`text/plain; version=0.0.4; charset=utf-8`). */
   readonly contentType: string;
   /** The Prometheus text exposition of every series. */
@@ -101,16 +102,6 @@ export interface Metricer {
   recordSequencerInconsistentL1Origin(from: BlockId, to: BlockId): void;
   /** `transactions_sequenced_total` += count. */
   countSequencedTxs(count: number): void;
-  /** p2p unsafe-payload publishing failed. */
-  recordPublishingError(): void;
-  /** `p2p_peer_count`. */
-  setPeerCount(count: number): void;
-  /** `p2p_stream_count`. */
-  setStreamCount(count: number): void;
-  /** `p2p_gossip_events_total{type}`. */
-  recordGossipEvent(type: string): void;
-  /** `p2p_bandwidth_bytes_total{direction}` (totals since start, as libp2p reports them). */
-  setP2pBandwidth(inBytes: number, outBytes: number): void;
 }
 
 export interface NodeMetricsOptions {
@@ -130,6 +121,8 @@ const BUILD_DIFF_BUCKETS = [
   -10, -5, -2.5, -1, -0.5, -0.25, -0.1, -0.05, -0.025, -0.01, -0.005, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
   5, 10,
 ];
+/** op-node's `peer_scores` buckets. */
+const PEER_SCORE_BUCKETS = [-100, -40, -20, -10, -5, -2, -1, -0.5, -0.05, 0, 0.05, 0.5, 1, 2, 5, 10, 20, 40];
 const REORG_DEPTH_BUCKETS = [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 20.5, 50.5, 100.5];
 
 /** op-service EventMetrics: `<name>_total` plus gauge `last_<name>_unix` (whole seconds). */
@@ -205,7 +198,10 @@ export class NodeMetrics implements Metricer {
   private readonly peerCount: Gauge;
   private readonly streamCount: Gauge;
   private readonly gossipEvents: Counter<"type">;
-  private readonly bandwidth: Gauge<"direction">;
+  private readonly gossipValidations: Counter<"result" | "reason">;
+  private readonly reqResp: Counter<"role" | "result">;
+  private readonly peerBans: Counter;
+  private readonly peerScores: Histogram<"type">;
 
   constructor(opts: NodeMetricsOptions = {}) {
     this.registry = new client.Registry();
@@ -314,7 +310,24 @@ export class NodeMetrics implements Metricer {
     this.peerCount = gauge("p2p_peer_count", "Count of currently connected p2p peers");
     this.streamCount = gauge("p2p_stream_count", "Count of currently connected p2p streams");
     this.gossipEvents = counter("p2p_gossip_events_total", "Count of gossip events by type", ["type"]);
-    this.bandwidth = gauge("p2p_bandwidth_bytes_total", "P2P bandwidth by direction", ["direction"]);
+    // Opal's own P2P series (op-node has no per-reason gossip counts, req-resp results or ban counts).
+    this.gossipValidations = counter(
+      "p2p_gossip_validations_total",
+      "Block gossip verdicts by result and reason (Opal; not in op-node)",
+      ["result", "reason"],
+    );
+    this.reqResp = counter(
+      "p2p_req_resp_total",
+      "payload_by_number exchanges by role and result (Opal; not in op-node)",
+      ["role", "result"],
+    );
+    this.peerBans = counter("p2p_peer_bans_total", "Peers banned for a score below the threshold (Opal)");
+    this.peerScores = histogram(
+      "peer_scores",
+      "Histogram of currently connected peer scores (type: total)",
+      PEER_SCORE_BUCKETS,
+      ["type"],
+    );
 
     if (opts.processMetrics ?? true) client.collectDefaultMetrics({ register: this.registry });
   }
@@ -454,9 +467,22 @@ export class NodeMetrics implements Metricer {
     this.gossipEvents.inc({ type });
   }
 
-  setP2pBandwidth(inBytes: number, outBytes: number): void {
-    this.bandwidth.set({ direction: "in" }, inBytes);
-    this.bandwidth.set({ direction: "out" }, outBytes);
+  recordGossipValidation(result: "accept" | "reject" | "ignore", reason: string): void {
+    this.gossipValidations.inc({ result, reason });
+  }
+
+  recordReqResp(role: "client" | "server", result: string): void {
+    this.reqResp.inc({ role, result });
+  }
+
+  recordPeerBan(): void {
+    this.peerBans.inc();
+  }
+
+  recordPeerScores(scores: readonly number[]): void {
+    // A snapshot: the histogram holds the current peers only.
+    this.peerScores.reset();
+    for (const v of scores) this.peerScores.observe({ type: "total" }, v);
   }
 }
 
@@ -498,5 +524,8 @@ export class NoopMetrics implements Metricer {
   setPeerCount(_count: number): void {}
   setStreamCount(_count: number): void {}
   recordGossipEvent(_type: string): void {}
-  setP2pBandwidth(_inBytes: number, _outBytes: number): void {}
+  recordGossipValidation(_result: "accept" | "reject" | "ignore", _reason: string): void {}
+  recordReqResp(_role: "client" | "server", _result: string): void {}
+  recordPeerBan(): void {}
+  recordPeerScores(_scores: readonly number[]): void {}
 }

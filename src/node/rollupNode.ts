@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { generateJwtSecret, type LoadedJwtSecret, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
 import { type BlockSignerConfig, blockSignerFromConfig } from "../p2p/blockSigner.js";
 import { type P2pConfig, type P2pMetricsSink, P2pNode } from "../p2p/host.js";
+import { p2pMethods } from "../p2p/p2pApi.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { ConductorClient } from "../rollup/conductorClient.js";
 import {
@@ -112,7 +113,7 @@ export interface RollupNodeDeps {
   readonly l1ChainConfig?: ChainConfig | null;
   /** Derivation metrics (node/metrics.ts NodeMetrics). */
   readonly derivationMetrics?: DerivationMetrics;
-  /** P2P metrics (p2p/p2pMetrics.ts). */
+  /** P2P metrics (node/metrics.ts NodeMetrics). */
   readonly p2pMetrics?: P2pMetricsSink;
 }
 
@@ -393,13 +394,15 @@ export class RollupNode {
       ...(config["experimental.sequencer-api"] === true
         ? sequencerApiMethods(() => node?.derivation?.sequencerApi ?? null)
         : []),
+      // op-node serves opp2p only with P2P on; the host starts after the server, hence the getter.
+      ...(config["p2p.disable"] === false ? p2pMethods(() => node?.p2p ?? null) : []),
     ];
     const registry = new Registry(methods.map((m) => timed(m, deps.metrics)));
     const rpcServer = new RpcHttpServer(
       {
         addr: config["rpc.addr"],
         port: config["rpc.port"],
-        apis: ["optimism", "admin", "opstack"],
+        apis: ["optimism", "admin", "opstack", "opp2p"],
         cors: ["*"],
         vhosts: ["*"],
         // op-node's GET /healthz: 200 with the version string.
@@ -430,6 +433,7 @@ export class RollupNode {
           conductor,
           onSequencedBlock: (_ref, env) => {
             self.p2p?.publishBlock(env).catch((e: unknown) => {
+              deps.p2pMetrics?.recordPublishingError();
               log.warn("Failed to publish the sequenced block over P2P", { err: (e as Error).message });
             });
           },

@@ -41,7 +41,13 @@ import {
 import { loadOrCreateNetworkKey } from "./netKey.js";
 import { PeerBook, SubnetSet } from "./peerBook.js";
 import { PayloadByNumberClient, PayloadByNumberServer, payloadByNumberProtocol } from "./reqResp.js";
-import { ApplicationScorer, PEER_SCORE_THRESHOLDS, peerScoreParams, type ScoringMode } from "./scoring.js";
+import {
+  ApplicationScorer,
+  IP_COLOCATION_THRESHOLD,
+  PEER_SCORE_THRESHOLDS,
+  peerScoreParams,
+  type ScoringMode,
+} from "./scoring.js";
 import { payloadHashOf } from "./signingHash.js";
 import { encodeEnvelope } from "./ssz.js";
 
@@ -49,7 +55,25 @@ import { encodeEnvelope } from "./ssz.js";
 export type GossipSub = GossipSubApi & {
   getScore(peerId: string): number;
   getMeshPeers(topic: string): string[];
+  dumpPeerScoreStats(): Record<string, GossipPeerStats>;
 };
+
+/** What gossipsub keeps per peer for scoring (its `PeerStats`, as far as opp2p_peers reads it). */
+export interface GossipPeerStats {
+  readonly knownIPs: ReadonlySet<string>;
+  readonly behaviourPenalty: number;
+  readonly topics: Readonly<
+    Record<
+      string,
+      {
+        readonly meshTime: number;
+        readonly firstMessageDeliveries: number;
+        readonly meshMessageDeliveries: number;
+        readonly invalidMessageDeliveries: number;
+      }
+    >
+  >;
+}
 
 export class P2pError extends Error {
   override readonly name = "P2pError";
@@ -86,13 +110,24 @@ export interface P2pConfig {
 /** The host logs like the driver. */
 export type P2pLog = DriverLog;
 
-/** What the host reports (p2pMetrics.ts fits). */
+/** What the host reports; the node's `Metricer` implements it (node/metrics.ts). */
 export interface P2pMetricsSink {
-  setPeerCount(n: number): void;
-  recordGossip(result: "accept" | "reject" | "ignore", reason: string): void;
-  recordReqResp(outcome: "valid" | "error" | "rejected"): void;
-  recordBan(): void;
-  recordPeerScores?(scores: readonly number[]): void;
+  /** Connected peers. */
+  setPeerCount(count: number): void;
+  /** Open streams over all connections. */
+  setStreamCount(count: number): void;
+  /** A pubsub event by go-libp2p-pubsub's trace name (PUBLISH_MESSAGE, DELIVER_MESSAGE, REJECT_MESSAGE, DUPLICATE_MESSAGE). */
+  recordGossipEvent(type: string): void;
+  /** A block-gossip verdict with its reason ("valid" when accepted). */
+  recordGossipValidation(result: "accept" | "reject" | "ignore", reason: string): void;
+  /** A req-resp exchange: the client's outcome or the server's answer. */
+  recordReqResp(role: "client" | "server", result: string): void;
+  /** A peer banned for its score. */
+  recordPeerBan(): void;
+  /** The scores of the connected peers, once a second. */
+  recordPeerScores(scores: readonly number[]): void;
+  /** Publishing a block this node built failed (`publishing_errors`). */
+  recordPublishingError(): void;
 }
 
 export interface P2pDeps {
@@ -196,7 +231,7 @@ export class P2pNode {
       versionAtNumber: (n: number) => blockVersionAt(deps.cfg, g.l2Time + (n - g.l2.number) * deps.cfg.blockTime),
       onResult: (peer: string, outcome: "valid" | "error" | "rejected") => {
         this.app.record(peer, outcome);
-        deps.metrics?.recordReqResp(outcome);
+        deps.metrics?.recordReqResp("client", outcome);
       },
       log: deps.log,
     });
@@ -368,6 +403,7 @@ export class P2pNode {
         },
         versionAt: (ts: number) => blockVersionAt(deps.cfg, ts),
         log,
+        onServed: (result) => deps.metrics?.recordReqResp("server", result),
       });
       await node.server.register(libp2p);
     }
@@ -411,13 +447,22 @@ export class P2pNode {
     this.deps.metrics?.setPeerCount(this.connectedPeerIds().length);
   }
 
+  private reportStreams(): void {
+    const m = this.deps.metrics;
+    if (m === null || m === undefined) return;
+    let streams = 0;
+    for (const c of this.libp2p.getConnections()) streams += c.streams.length;
+    m.setStreamCount(streams);
+  }
+
   /** Gossip validation: the verdict of the block rules, and valid blocks handed to the driver. */
   private validate(version: BlockVersion, from: string, data: Uint8Array): "accept" | "reject" | "ignore" {
     const v: GossipVerdict = this.validator.validate(version, data);
     const m = this.deps.metrics;
     this.onGossipVerdict?.({ result: v.result, reason: v.result === "accept" ? "valid" : v.reason, from });
     if (v.result !== "accept") {
-      m?.recordGossip(v.result, v.reason);
+      m?.recordGossipValidation(v.result, v.reason);
+      m?.recordGossipEvent(v.reason === "duplicate" ? "DUPLICATE_MESSAGE" : "REJECT_MESSAGE");
       if (v.result === "reject") {
         this.counters.rejected++;
         this.deps.log.warn("Rejected gossiped block", { peer: from, reason: v.reason });
@@ -426,7 +471,8 @@ export class P2pNode {
       }
       return v.result;
     }
-    m?.recordGossip("accept", "valid");
+    m?.recordGossipValidation("accept", "valid");
+    m?.recordGossipEvent("DELIVER_MESSAGE");
     this.counters.accepted++;
     const env = envelopeOf(v.envelope.executionPayload, v.envelope.parentBeaconBlockRoot);
     this.deps.log.info("Received signed execution payload from p2p", {
@@ -452,6 +498,7 @@ export class P2pNode {
     const topic = blocksTopic(this.deps.cfg.l2ChainId, version);
     await this.libp2p.services.pubsub.publish(topic, gossipMessage(signed, sig));
     this.counters.published++;
+    this.deps.metrics?.recordGossipEvent("PUBLISH_MESSAGE");
     this.deps.log.debug("Published block", { number: env.number, hash: bytesToHex(env.blockHash), topic });
   }
 
@@ -598,7 +645,8 @@ export class P2pNode {
         void this.banPeer(id, score);
       }
     }
-    this.deps.metrics?.recordPeerScores?.(scores);
+    this.deps.metrics?.recordPeerScores(scores);
+    this.reportStreams();
     // Static peers.
     for (const [id, addr] of this.staticPeers) {
       if (this.isConnected(id) || (this.staticNextDial.get(id) ?? 0) > now) continue;
@@ -639,7 +687,7 @@ export class P2pNode {
     const duration = this.config["p2p.ban.duration"];
     this.book.banPeer(id, duration);
     this.counters.bans++;
-    this.deps.metrics?.recordBan();
+    this.deps.metrics?.recordPeerBan();
     this.deps.log.warn("Banning peer with a low score", { peer: id, score, durationMs: duration });
     await this.hangUp(id);
   }
@@ -649,15 +697,28 @@ export class P2pNode {
     await Promise.all(conns.map((c) => c.close().catch(() => c.abort(new Error("closing")))));
   }
 
-  /** opp2p_connectPeer. */
+  /** opp2p_connectPeer: a multiaddr ending in `/p2p/<peer id>`; waits for the connection (30 s at most). */
   async connectPeer(addr: string): Promise<void> {
-    const id = addr.slice(addr.lastIndexOf("/p2p/") + 5);
+    let ma: Multiaddr;
+    try {
+      ma = this.dialString(addr);
+    } catch (e) {
+      throw new P2pError(`bad peer address: ${(e as Error).message}`);
+    }
+    const at = addr.lastIndexOf("/p2p/");
+    if (at < 0 || at + 5 >= addr.length) throw new P2pError("bad peer address: invalid p2p multiaddr");
+    const id = addr.slice(at + 5);
     if (!this.book.peerAllowed(id)) throw new P2pError(`peer ${id} is blocked or banned`);
     try {
-      await this.libp2p.dial(this.dialString(addr), { signal: AbortSignal.timeout(10_000) });
+      await this.libp2p.dial(ma, { signal: AbortSignal.timeout(30_000) });
     } catch (e) {
       throw new P2pError(`failed to connect to ${addr}: ${(e as Error).message}`);
     }
+  }
+
+  /** opp2p_disconnectPeer: closes every connection to the peer (it may reconnect). */
+  async disconnectPeer(id: string): Promise<void> {
+    await this.hangUp(id);
   }
 
   protect(id: string): void {
@@ -688,6 +749,55 @@ export class P2pNode {
     this.book.blockSubnet(cidr);
     const s = new SubnetSet([cidr]);
     await this.hangUpWhere((a) => s.has(a));
+  }
+
+  /** Lifts an operator block (and a score ban) of a peer. */
+  unblockPeer(id: string): void {
+    this.book.unblockPeer(id);
+  }
+
+  unblockAddr(ip: string): void {
+    this.book.unblockAddr(ip);
+  }
+
+  unblockSubnet(cidr: string): void {
+    this.book.unblockSubnet(cidr);
+  }
+
+  /** Peers blocked by the operator plus those banned for their score, now. */
+  bannedOrBlockedPeers(): string[] {
+    return [...new Set([...this.book.blockedPeers(), ...Object.keys(this.book.bannedPeers())])];
+  }
+
+  bannedOrBlockedAddrs(): string[] {
+    return [...new Set([...this.book.blockedAddrs(), ...Object.keys(this.book.bannedIps())])];
+  }
+
+  /** gossipsub's scoring state per peer (opp2p_peers' `scores.gossip`). */
+  gossipScoreStats(): Record<string, GossipPeerStats> {
+    try {
+      return this.libp2p.services.pubsub.dumpPeerScoreStats();
+    } catch {
+      return {};
+    }
+  }
+
+  /** gossipsub's IP colocation threshold (peers per IP before the penalty starts). */
+  get ipColocationThreshold(): number {
+    return this.config["p2p.scoring"] === "none" ? Number.POSITIVE_INFINITY : IP_COLOCATION_THRESHOLD;
+  }
+
+  get chainId(): bigint {
+    return this.deps.cfg.l2ChainId;
+  }
+
+  get userAgent(): string {
+    return this.deps.userAgent ?? "opal-node";
+  }
+
+  /** Every protocol this host speaks. */
+  protocols(): string[] {
+    return this.libp2p.getProtocols();
   }
 
   private async hangUpWhere(match: (ip: string) => boolean): Promise<void> {

@@ -150,7 +150,11 @@ export interface PayloadByNumberServerOptions {
   ) => Promise<{ readonly envelope: PayloadEnvelopeJson; readonly timestamp: number } | null>;
   readonly versionAt: (timestamp: number) => BlockVersion;
   readonly log?: ReqRespLog;
+  /** Each request's fate: ok, not_found, invalid_request, error or rate_limited (metrics). */
+  readonly onServed?: (result: ServedResult) => void;
 }
+
+export type ServedResult = "ok" | "not_found" | "invalid_request" | "error" | "rate_limited";
 
 export class PayloadByNumberServer {
   private readonly global = new TokenBucket(GLOBAL_RATE.perSecond, GLOBAL_RATE.burst);
@@ -199,6 +203,7 @@ export class PayloadByNumberServer {
     try {
       if (!(await this.limit(peer))) {
         this.served.limited++;
+        this.opts.onServed?.("rate_limited");
         stream.abort(new Error("rate limited"));
         return;
       }
@@ -229,10 +234,20 @@ export class PayloadByNumberServer {
           }
         }
       }
-      if (result === RESULT_OK) this.served.ok++;
-      else if (result === RESULT_NOT_FOUND) this.served.notFound++;
-      else if (result === RESULT_INVALID_REQUEST) this.served.invalid++;
-      else this.served.error++;
+      let fate: ServedResult = "error";
+      if (result === RESULT_OK) {
+        this.served.ok++;
+        fate = "ok";
+      } else if (result === RESULT_NOT_FOUND) {
+        this.served.notFound++;
+        fate = "not_found";
+      } else if (result === RESULT_INVALID_REQUEST) {
+        this.served.invalid++;
+        fate = "invalid_request";
+      } else {
+        this.served.error++;
+      }
+      this.opts.onServed?.(fate);
       await send(stream, new Uint8Array([result]));
       if (body !== null) await send(stream, body);
       await stream.close({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) });

@@ -67,6 +67,9 @@ export function blockTopicScoreParams(mode: ScoringMode, blockTime: number): Top
   };
 }
 
+/** Peers sharing one IP before gossipsub's colocation penalty applies (op-node: 10). */
+export const IP_COLOCATION_THRESHOLD = 10;
+
 /** The global parameters (DefaultPeerScoreParams / DisabledPeerScoreParams) for the given topics. */
 export function peerScoreParams(
   mode: ScoringMode,
@@ -83,7 +86,7 @@ export function peerScoreParams(
     appSpecificScore,
     appSpecificWeight: 1,
     IPColocationFactorWeight: light ? -35 : 0,
-    IPColocationFactorThreshold: 10,
+    IPColocationFactorThreshold: IP_COLOCATION_THRESHOLD,
     IPColocationFactorWhitelist: new Set(),
     behaviourPenaltyWeight: light ? -16 : 0,
     behaviourPenaltyThreshold: 6,

@@ -189,7 +189,18 @@ describe("cli/opalNode", function () {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "optimism_version", params: [] }),
       });
+      // The opp2p namespace is served with P2P on, for the host that started.
+      const self = (await (
+        await fetch(`http://127.0.0.1:${port}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "opp2p_self", params: [] }),
+        })
+      ).json()) as { result: { peerID: string; chainID: number } };
+      assert.equal(self.result.peerID, /peerId=(\S+)/.exec(text)?.[1]);
+      assert.equal(self.result.chainID, 11155420);
       const scrape = await (await fetch(metricsUrl!)).text();
+      assert.match(scrape, /^op_node_default_p2p_peer_count 0$/m);
       assert.match(scrape, /^op_node_default_up 1$/m);
       assert.match(scrape, /^op_node_default_info\{version="v0\.1\.0-opal"\} 1$/m);
       assert.match(scrape, /^op_node_default_rpc_server_requests_total\{method="optimism_version"\} 1$/m);

@@ -272,7 +272,11 @@ describe("node/metrics and node/metricsServer", () => {
     metrics.setPeerCount(3);
     metrics.setStreamCount(4);
     metrics.recordGossipEvent("DELIVER_MESSAGE");
-    metrics.setP2pBandwidth(1000, 2000);
+    metrics.recordGossipValidation("reject", "bad_signature");
+    metrics.recordReqResp("server", "ok");
+    metrics.recordPeerBan();
+    metrics.recordPeerScores([-30, 0.2]);
+    metrics.recordPeerScores([-3, 1, 1]);
   });
 
   after(() => server.close());
@@ -313,7 +317,10 @@ describe("node/metrics and node/metricsServer", () => {
       ["p2p_peer_count", "gauge"],
       ["p2p_stream_count", "gauge"],
       ["p2p_gossip_events_total", "counter"],
-      ["p2p_bandwidth_bytes_total", "gauge"],
+      ["p2p_gossip_validations_total", "counter"],
+      ["p2p_req_resp_total", "counter"],
+      ["p2p_peer_bans_total", "counter"],
+      ["peer_scores", "histogram"],
     ];
     for (const [name, type] of expected) assert.equal(fams.get(P + name)?.type, type, P + name);
     // Process and runtime collectors are unprefixed, as op-node's Go process collector.
@@ -375,7 +382,15 @@ describe("node/metrics and node/metricsServer", () => {
     assert.equal(seriesValue(fams, `${P}p2p_peer_count`), 3);
     assert.equal(seriesValue(fams, `${P}p2p_stream_count`), 4);
     assert.equal(seriesValue(fams, `${P}p2p_gossip_events_total`, { type: "DELIVER_MESSAGE" }), 1);
-    assert.equal(seriesValue(fams, `${P}p2p_bandwidth_bytes_total`, { direction: "out" }), 2000);
+    assert.equal(
+      seriesValue(fams, `${P}p2p_gossip_validations_total`, { result: "reject", reason: "bad_signature" }),
+      1,
+    );
+    assert.equal(seriesValue(fams, `${P}p2p_req_resp_total`, { role: "server", result: "ok" }), 1);
+    assert.equal(seriesValue(fams, `${P}p2p_peer_bans_total`), 1);
+    // The score histogram is the last snapshot only: three peers, one below -2.
+    assert.equal(seriesValue(fams, `${P}peer_scores_count`, { type: "total" }), 3);
+    assert.equal(seriesValue(fams, `${P}peer_scores_bucket`, { type: "total", le: "-2" }), 1);
   });
 
   it("keeps its series in a private registry", async () => {

@@ -203,7 +203,8 @@ describe("node/rollupNode: RPC, admin API and sequencer state against opal-exec"
       assert.equal(hz.status, 200);
       assert.equal(await hz.text(), "v0.1.0-opal");
 
-      for (const m of ["admin_sequencerActive", "admin_startSequencer", "admin_setLogLevel"]) {
+      // Without P2P (the helper's default) the opp2p namespace is not served, as in op-node.
+      for (const m of ["admin_sequencerActive", "admin_startSequencer", "admin_setLogLevel", "opp2p_self"]) {
         assert.equal((await rpc(url, m, [])).json?.error?.code, -32601, m);
       }
       assert.ok(metrics.calls.includes("optimism_syncStatus"));

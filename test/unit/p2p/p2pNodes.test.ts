@@ -7,7 +7,6 @@
  */
 import "../../../src/p2p/polyfill.js";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import { LocalBlockSigner } from "../../../src/p2p/blockSigner.js";
 import { blocksTopic, blockVersionAt, gossipMessage as messageOf } from "../../../src/p2p/gossipBlock.js";
@@ -18,38 +17,11 @@ import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
 import { Rollup } from "../../utils/actions/rollup.js";
 import { tempDir, waitFor } from "../node/helpers.js";
+import { p2pConfig, quiet, recordingMetrics } from "./helpers.js";
 
 const SIGNER_KEY = hexToBytes(`0x${"5a".repeat(32)}`);
 const SIGNER = privateKeyToAddress(SIGNER_KEY);
 const OTHER_KEY = hexToBytes(`0x${"3c".repeat(32)}`);
-
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
-function p2pConfig(dir: string, name: string, over: Partial<P2pConfig> = {}): P2pConfig {
-  return {
-    "p2p.no-discovery": true,
-    "p2p.advertise.tcp": 0,
-    "p2p.advertise.udp": 0,
-    "p2p.listen.ip": "127.0.0.1",
-    "p2p.listen.tcp": 0,
-    "p2p.listen.udp": 0,
-    "p2p.nat": false,
-    "p2p.discovery.path": "memory",
-    "p2p.peerstore.path": join(dir, `${name}-peerstore`),
-    "p2p.priv.path": join(dir, `${name}.key`),
-    "p2p.scoring": "light",
-    "p2p.ban.peers": true,
-    "p2p.ban.threshold": -100,
-    "p2p.ban.duration": 3_600_000,
-    "p2p.peers.lo": 20,
-    "p2p.peers.hi": 30,
-    "p2p.peers.grace": 30_000,
-    "p2p.gossip.timestamp.threshold": 60_000,
-    "p2p.sync.req-resp": true,
-    "p2p.sync.onlyreqtostatic": false,
-    ...over,
-  };
-}
 
 /** Signs `env` with `key` and returns the gossip message bytes of its version's topic. */
 async function gossipMessage(rollup: Rollup, env: PayloadEnvelope, key: Uint8Array): Promise<Uint8Array> {
@@ -135,7 +107,8 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
     await rollup.sequencer.buildBlock();
     await rollup.sequencer.buildBlock();
     const good = rollup.sequencer.envelopes[0]!;
-    const ver = await start("ver", rollup, {}, { "p2p.ban.duration": 4000 });
+    const seen = recordingMetrics();
+    const ver = await start("ver", rollup, { metrics: seen.sink }, { "p2p.ban.duration": 4000 });
     const topic = blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, good.timestamp));
     const oldPayload = { ...good.executionPayload, timestamp: `0x${(good.timestamp - 3600).toString(16)}` };
     const otherVersion = blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, good.timestamp) === 3 ? 2 : 3);
@@ -182,6 +155,17 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
       assert.ok(ver.book.peerBanExpiry(bad.peerIdString) !== null, `${c.name}: banned`);
     }
     assert.equal(ver.counters.bans, cases.length);
+    // The metrics saw each rejection with its reason, each ban, and the peers' scores.
+    assert.deepEqual(
+      seen.calls.filter((c) => c.startsWith("validation:reject:")),
+      reasons.map((r) => `validation:reject:${r}`),
+    );
+    assert.equal(seen.calls.filter((c) => c === "ban").length, cases.length);
+    assert.ok(seen.calls.filter((c) => c === "event:REJECT_MESSAGE").length >= cases.length);
+    assert.ok(
+      seen.calls.some((c) => c.startsWith("scores:") && c !== "scores:"),
+      "peer scores reported",
+    );
     // After a restart (same peer store) the last offender still cannot connect...
     const offender = nodes.at(-1)!;
     const verAddr = ver.listenAddrs()[0]!;

@@ -53,22 +53,53 @@ async function deploy(url: string): Promise<string> {
   throw new Error("deploy not mined");
 }
 
-function load(url: string, method: string, params: unknown[]): Promise<number> {
+interface LoadResult {
+  /** Mean requests per second. */
+  readonly rps: number;
+  /** 99th percentile latency, ms. */
+  readonly p99: number;
+}
+
+/**
+ * autocannon on `method`; with `vary`, every request carries different params (a counter through
+ * `vary`), so no server can answer from a cache of earlier replies.
+ */
+function load(
+  url: string,
+  method: string,
+  params: unknown[],
+  connections = CONNECTIONS,
+  vary?: (i: number) => unknown[],
+): Promise<LoadResult> {
+  let i = 0;
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url,
-        connections: CONNECTIONS,
+        connections,
         duration: SECONDS,
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        body,
+        ...(vary === undefined
+          ? {}
+          : {
+              requests: [
+                {
+                  setupRequest: (req: autocannon.Request) => ({
+                    ...req,
+                    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: vary(i++) }),
+                  }),
+                } as autocannon.Request,
+              ],
+            }),
       },
       (err, res) => {
         if (err !== null && err !== undefined) reject(err);
         else if (res.non2xx > 0 || res.errors > 0)
           reject(new Error(`${method}: ${res.non2xx} non-2xx, ${res.errors} errors`));
-        else resolve(res.requests.average);
+        else resolve({ rps: res.requests.average, p99: res.latency.p99 });
       },
     );
   });
@@ -81,7 +112,7 @@ interface Server {
   cleanup(): void;
 }
 
-function startOpal(port: number): Server {
+function startOpal(port: number, evmCallThreads: number): Server {
   const dir = mkdtempSync(join(tmpdir(), "opal-rpcbench-"));
   const proc = spawn(
     process.execPath,
@@ -97,11 +128,12 @@ function startOpal(port: number): Server {
       "0",
       "--authrpc.port",
       "0",
+      `--workers.evmcall=${evmCallThreads}`,
     ],
     { stdio: "ignore" },
   );
   return {
-    name: "opal",
+    name: `opal pool ${evmCallThreads}`,
     url: `http://127.0.0.1:${port}`,
     proc,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
@@ -119,45 +151,77 @@ function startAnvil(port: number): Server {
 
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const lines: string[] = [];
   const results = new Map<string, number>();
-  for (const start of [startOpal, startAnvil]) {
-    const s = start(start === startOpal ? 18545 : 18546);
+  const underLoad = new Map<string, LoadResult>();
+  const starts: (() => Server)[] = [() => startOpal(18545, 1), () => startOpal(18547, 2), () => startAnvil(18546)];
+  const names: string[] = [];
+  for (const start of starts) {
+    const s = start();
+    names.push(s.name);
     try {
       await waitReady(s.url);
       const contract = await deploy(s.url);
-      const cases: [string, unknown[]][] = [
-        ["eth_blockNumber", []],
-        ["eth_getBalance", [DEV0, "latest"]],
-        ["eth_call", [{ to: contract, data: "0x" }, "latest"]],
+      const call: unknown[] = [{ to: contract, data: "0x" }, "latest"];
+      // The contract ignores its calldata: a counter in it makes every call a new request.
+      const distinct = (i: number): unknown[] => [
+        { to: contract, data: `0x${i.toString(16).padStart(16, "0")}` },
+        "latest",
       ];
-      for (const [method, params] of cases) {
-        const rps = await load(s.url, method, params);
-        results.set(`${s.name}/${method}`, rps);
+      const cases: [string, string, unknown[], ((i: number) => unknown[]) | undefined][] = [
+        ["eth_blockNumber", "eth_blockNumber", [], undefined],
+        ["eth_getBalance", "eth_getBalance", [DEV0, "latest"], undefined],
+        ["eth_call", "eth_call", call, undefined],
+        ["eth_call distinct", "eth_call", call, distinct],
+      ];
+      for (const [label, method, params, vary] of cases) {
+        const { rps } = await load(s.url, method, params, CONNECTIONS, vary);
+        results.set(`${s.name}/${label}`, rps);
         rows.push({
           section: "rpc",
-          name: `${method}, ${s.name}`,
+          name: `${label}, ${s.name}`,
           opsPerSec: rps,
           meanMs: 1000 / rps,
           items: 1,
           samples: SECONDS,
-          ...(s.name === "opal" ? { baselineOf: `${method}, anvil` } : {}),
+          ...(s.name === "anvil" ? {} : { baselineOf: `${label}, anvil` }),
         });
       }
+      // The main thread stays free: eth_blockNumber from one connection while ten others make
+      // distinct calls (none answered from a cache).
+      const [bn] = await Promise.all([
+        load(s.url, "eth_blockNumber", [], 1),
+        load(s.url, "eth_call", call, CONNECTIONS, distinct),
+      ]);
+      underLoad.set(s.name, bn);
+      rows.push({
+        section: "rpc",
+        name: `eth_blockNumber p99 ms under eth_call load, ${s.name}`,
+        opsPerSec: bn.rps,
+        meanMs: bn.p99,
+        items: 1,
+        samples: SECONDS,
+      });
     } finally {
       s.proc.kill("SIGTERM");
       await new Promise((r) => setTimeout(r, 500));
       s.cleanup();
     }
   }
-  for (const m of ["eth_blockNumber", "eth_getBalance", "eth_call"]) {
-    const o = results.get(`opal/${m}`) ?? 0;
+  console.log(`rpc summary (autocannon, ${CONNECTIONS} connections, ${SECONDS} s per method, loopback):`);
+  for (const m of ["eth_blockNumber", "eth_getBalance", "eth_call", "eth_call distinct"]) {
     const a = results.get(`anvil/${m}`) ?? 0;
-    lines.push(
-      `  ${m.padEnd(16)} opal ${o.toFixed(0).padStart(7)} req/s   anvil ${a.toFixed(0).padStart(7)} req/s   opal/anvil ${(o / a).toFixed(2)}x`,
+    const cols = names
+      .filter((n) => n !== "anvil")
+      .map((n) => {
+        const o = results.get(`${n}/${m}`) ?? 0;
+        return `${n} ${o.toFixed(0).padStart(7)} req/s (${(o / a).toFixed(2)}x)`;
+      });
+    console.log(`  ${m.padEnd(18)} ${cols.join("   ")}   anvil ${a.toFixed(0).padStart(7)} req/s`);
+  }
+  for (const [n, r] of underLoad) {
+    console.log(
+      `  eth_blockNumber under eth_call load, ${n}: p99 ${r.p99} ms (${r.rps.toFixed(0)} req/s on 1 connection)`,
     );
   }
-  console.log(`rpc summary (autocannon, ${CONNECTIONS} connections, ${SECONDS} s per method, loopback):`);
-  for (const l of lines) console.log(l);
   return rows;
 }

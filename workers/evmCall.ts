@@ -1,29 +1,26 @@
 /**
- * Piscina entry: read-only EVM calls (eth_call, eth_estimateGas) on the worker's own view of the
- * node's RocksDB (a shared native handle from workerData). Thin by rule: the logic is
- * src/chain/callTask.ts, tested on the main thread.
+ * Piscina entry: read-only execution methods (eth_call, eth_estimateGas, eth_createAccessList,
+ * eth_simulateV1, debug_traceCall, trace_call) on the worker's own view of the node's RocksDB (a
+ * shared native handle from workerData). Thin by rule: the logic is src/rpc/callOffload.ts.
  */
 import { workerData } from "node:worker_threads";
-import { type CallTask, runCallTask } from "../src/chain/callTask.js";
-import { type ChainConfig, parseChainConfig } from "../src/spec/chainConfig.js";
+import { type CallReply, type CallTask, CallWorker } from "../src/rpc/callOffload.js";
 import { RocksKv } from "../src/storage/rocksdb.js";
 
 interface EvmCallData {
   handle: bigint;
-  config: unknown;
+  gasCap: bigint;
 }
 
 export type EvmCallTask = { kind: "ping" } | CallTask;
 
-let kv: RocksKv | null = null;
-let cfg: ChainConfig | null = null;
+let worker: CallWorker | null = null;
 
-export default async function evmCall(task: EvmCallTask): Promise<unknown> {
+export default async function evmCall(task: EvmCallTask): Promise<CallReply | 0> {
   if (task.kind === "ping") return 0;
-  if (kv === null || cfg === null) {
+  if (worker === null) {
     const d = (workerData as { data: EvmCallData }).data;
-    kv = await RocksKv.fromHandle(d.handle);
-    cfg = parseChainConfig(d.config);
+    worker = CallWorker.open(await RocksKv.fromHandle(d.handle), d.gasCap);
   }
-  return runCallTask(kv, cfg, task);
+  return worker.run(task);
 }

@@ -117,10 +117,23 @@ export interface HeadChange {
   readonly added: Header[];
 }
 
+/**
+ * What readers of the chain see (the RPC layer, and worker threads serving read-only calls over
+ * their own view of the store): the store, the config and the heads, nothing that writes.
+ */
+export interface ChainView {
+  readonly store: ChainStore;
+  readonly config: ChainConfig;
+  readonly head: Header;
+  readonly headBlockHash: Uint8Array;
+  /** The block whose post-state the flat tables hold. */
+  readonly stateBlockHash: Uint8Array;
+}
+
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export class Blockchain {
+export class Blockchain implements ChainView {
   readonly store: ChainStore;
   private headHeader: Header;
   private headHash: Uint8Array;

@@ -8,7 +8,33 @@ import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { decodeBatch } from "../storage/batchCodec.js";
 import type { KvReader } from "../storage/kv.js";
 import { type Overlay, OverlayKv } from "../storage/overlayKv.js";
-import type { ChainStore } from "./chainStore.js";
+import { type ChainStore, META_PENDING } from "./chainStore.js";
+
+/** Lays an encoded undo batch over `overlay`; a later call wins over earlier ones for the same key. */
+export function layerUndo(overlay: Overlay, rec: Uint8Array): void {
+  for (const op of decodeBatch(rec).ops) {
+    let t = overlay.get(op.table);
+    if (t === undefined) {
+      t = new Map();
+      overlay.set(op.table, t);
+    }
+    t.set(bytesKey(op.key), { key: op.key, value: op.type === "put" ? op.value : null });
+  }
+}
+
+/**
+ * The store as its readers must see it while a block import is between its writes: the flat rows
+ * may already hold the new block's values while `META_STATE` still names the parent. The import's
+ * pending undo record (`META_PENDING`) puts the parent's rows back, so the view is exactly the state
+ * of `META_STATE`. Without a pending record this is `kv` itself.
+ */
+export function committedView(kv: KvReader): KvReader {
+  const pending = kv.get("meta", META_PENDING);
+  if (pending === undefined) return kv;
+  const overlay: Overlay = new Map();
+  layerUndo(overlay, pending);
+  return new OverlayKv(kv, overlay);
+}
 
 /**
  * A reader of the store as it was after block `target`, or null when `target` is not the state
@@ -31,14 +57,7 @@ export function stateViewAt(
     const rec = store.kv.get("history", cursor);
     if (rec === undefined) return null;
     // Older records are applied later and win: they hold the values from before newer writes.
-    for (const op of decodeBatch(rec).ops) {
-      let t = overlay.get(op.table);
-      if (t === undefined) {
-        t = new Map();
-        overlay.set(op.table, t);
-      }
-      t.set(bytesKey(op.key), { key: op.key, value: op.type === "put" ? op.value : null });
-    }
+    layerUndo(overlay, rec);
     cursor = h.parentHash;
     if (equalBytes(cursor, target)) return new OverlayKv(store.kv, overlay);
   }

@@ -303,6 +303,28 @@ export const EXEC_CLI = defineCli({
       category: PERF,
       help: "Worker threads for state trie hashing",
     },
+    "workers.evmcall": {
+      type: "int",
+      default: WORKER_THREADS,
+      min: 0,
+      defaultText: WORKERS_DEFAULT_TEXT,
+      category: PERF,
+      help: "Worker threads for read-only execution (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, debug_traceCall, trace_call); 0 runs them on the main thread",
+    },
+    "rpc.callcache": {
+      type: "int",
+      default: 4096,
+      min: 0,
+      category: PERF,
+      help: "Replies of read-only calls kept for the current head and reused for identical requests (0: none; needs --workers.evmcall > 0)",
+    },
+    "workers.evmcall.queue": {
+      type: "int",
+      default: 64,
+      min: 1,
+      category: PERF,
+      help: "Read-only calls that may wait for a worker; more are refused with error -32005",
+    },
 
     // cmd/utils/flags.go Gpo*; eth/ethconfig/config.go FullNodeGPO (20 blocks, 60th percentile);
     // eth/gasprice/gasprice.go (DefaultMaxPrice 500 gwei, DefaultIgnorePrice 2 wei,

@@ -91,12 +91,16 @@ function gasLimitOf(msg: CallMessage, env: CallEnv): bigint {
 export function callOnce(view: KvReader, msg: CallMessage, gas: bigint, env: CallEnv): TxOutcome | TxRejectCode {
   const state = new WorldState(new KvStateReader(view), null);
   const evm = new Evm(env.rules, env.block, state);
-  return executeTx(evm, messageTx(msg, gas, env.chainId), {
-    sender: msg.from,
-    blockGasLeft: U64_MAX,
-    blobGasLeft: Number.MAX_SAFE_INTEGER,
-    simulate: true,
-  });
+  try {
+    return executeTx(evm, messageTx(msg, gas, env.chainId), {
+      sender: msg.from,
+      blockGasLeft: U64_MAX,
+      blobGasLeft: Number.MAX_SAFE_INTEGER,
+      simulate: true,
+    });
+  } finally {
+    evm.release();
+  }
 }
 
 /** eth_call. */

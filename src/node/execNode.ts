@@ -20,6 +20,7 @@ import { defaultJwtSecretPath, loadOrCreateJwtSecret } from "../engine/jwtSecret
 import { engineMethods, testingMethods } from "../engine/methods.js";
 import { toChecksumAddress } from "../primitives/address.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { offloadCalls } from "../rpc/callOffload.js";
 import { debugApi } from "../rpc/debug/api.js";
 import { traceApi } from "../rpc/debug/traceApi.js";
 import { RpcError } from "../rpc/errors.js";
@@ -96,6 +97,9 @@ export interface ExecNodeConfig {
   readonly "txpool.lifetime": number;
   readonly "workers.sigrecover": number;
   readonly "workers.triehash": number;
+  readonly "workers.evmcall": number;
+  readonly "workers.evmcall.queue": number;
+  readonly "rpc.callcache": number;
   readonly verbosity: number;
   readonly "log.format": "terminal" | "logfmt" | "json";
 }
@@ -299,6 +303,12 @@ export class ExecNode {
       const pools = createPools({
         sigRecoverThreads: config["workers.sigrecover"],
         trieHashThreads: config["workers.triehash"],
+        evmCall: {
+          threads: config["workers.evmcall"],
+          maxQueue: config["workers.evmcall.queue"],
+          store: rocks,
+          gasCap: config["rpc.gascap"],
+        },
       });
       cleanup.push(() => pools.destroy());
       // A dev L1 with --dev.beacon takes blob txs and keeps their sidecars for its beacon API.
@@ -341,7 +351,17 @@ export class ExecNode {
         for (const l of listeners) l.emitHeadChange(change);
       };
       engine.onHead = fanOut;
-      const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...apis.methods]);
+      // Read-only execution goes to the evmCall pool when there is one (rpc/callOffload.ts).
+      const served =
+        pools.evmCall === null
+          ? apis.methods
+          : offloadCalls(apis.methods, {
+              pool: pools.evmCall,
+              head: () => chain.headBlockHash,
+              timeoutMs: config["rpc.evmtimeout"],
+              cacheEntries: config["rpc.callcache"],
+            });
+      const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...served]);
       const limits = {
         batchItemLimit: config["rpc.batch-request-limit"],
         batchResponseMaxSize: config["rpc.batch-response-max-size"],

@@ -45,6 +45,12 @@ export interface PoolOptions {
   maxQueue?: number;
   /** Idle worker lifetime; default 30 s so pools do not thrash between blocks. */
   idleTimeoutMs?: number;
+  /**
+   * Tasks handed to one worker before it answers the first (Piscina's concurrentTasksPerWorker;
+   * default 1). Above 1 the queued tasks travel to the worker back to back instead of one round trip
+   * each, for pools of many small tasks (evmCall).
+   */
+  tasksPerWorker?: number;
 }
 
 export class PiscinaPool implements TaskPool {
@@ -66,6 +72,7 @@ export class PiscinaPool implements TaskPool {
       maxThreads: opts.threads,
       maxQueue: this.maxQueue,
       idleTimeout: opts.idleTimeoutMs ?? 30_000,
+      concurrentTasksPerWorker: opts.tasksPerWorker ?? 1,
       workerData: target.workerData,
     });
   }
@@ -82,10 +89,14 @@ export class PiscinaPool implements TaskPool {
     return this.pool.queueSize < this.maxQueue;
   }
 
-  async run<T>(task: unknown, transfer: readonly ArrayBufferLike[] = []): Promise<T> {
+  /** Runs `task`; an aborted `signal` rejects it and Piscina replaces the worker running it. */
+  async run<T>(task: unknown, transfer: readonly ArrayBufferLike[] = [], signal?: AbortSignal): Promise<T> {
     this.inFlight++;
     try {
-      return (await this.pool.run(task, { transferList: transfer as ArrayBuffer[] })) as T;
+      return (await this.pool.run(task, {
+        transferList: transfer as ArrayBuffer[],
+        ...(signal === undefined ? {} : { signal }),
+      })) as T;
     } finally {
       this.inFlight--;
     }
@@ -106,11 +117,23 @@ export interface PoolsConfig {
   sigRecoverThreads: number;
   /** Threads for trie hashing. */
   trieHashThreads: number;
+  /**
+   * Read-only execution (rpc/callOffload.ts) on the node's RocksDB: the store to share with the
+   * workers (they read the chain config from it), the thread count and queue bound, the gas cap. Absent or 0 threads: calls run on the main thread.
+   */
+  evmCall?: {
+    readonly threads: number;
+    readonly maxQueue?: number;
+    readonly store: { shareHandle(): bigint; releaseHandle(): void };
+    readonly gasCap: bigint;
+  };
 }
 
 export interface Pools {
   sigRecover: PiscinaPool;
   trieHash: PiscinaPool;
+  evmCall: PiscinaPool | null;
+  /** Destroys every pool, then releases the store handle the evmCall workers used. */
   destroy(): Promise<void>;
 }
 
@@ -119,14 +142,36 @@ export function defaultThreads(cores: number): number {
   return Math.max(1, cores - 1);
 }
 
+/** PERF: in flight per evmCall worker; see PoolOptions.tasksPerWorker and bench/README.md `rpc`. */
+const EVM_CALL_TASKS_PER_WORKER = 8;
+
 export function createPools(cfg: PoolsConfig): Pools {
   const sigRecover = new PiscinaPool("sigRecover", { threads: cfg.sigRecoverThreads });
   const trieHash = new PiscinaPool("trieHash", { threads: cfg.trieHashThreads });
+  const ec = cfg.evmCall;
+  let evmCall: PiscinaPool | null = null;
+  if (ec !== undefined && ec.threads > 0) {
+    evmCall = new PiscinaPool(
+      "evmCall",
+      {
+        threads: ec.threads,
+        tasksPerWorker: EVM_CALL_TASKS_PER_WORKER,
+        ...(ec.maxQueue === undefined ? {} : { maxQueue: ec.maxQueue }),
+      },
+      { handle: ec.store.shareHandle(), gasCap: ec.gasCap },
+    );
+  }
+  let destroyed = false;
   return {
     sigRecover,
     trieHash,
+    evmCall,
     async destroy() {
-      await Promise.all([sigRecover.destroy(), trieHash.destroy()]);
+      if (destroyed) return;
+      destroyed = true;
+      await Promise.all([sigRecover.destroy(), trieHash.destroy(), evmCall?.destroy()]);
+      // Only once no worker can read through it (storage-bindings.md §3).
+      if (evmCall !== null) ec?.store.releaseHandle();
     },
   };
 }

@@ -5,7 +5,7 @@
  * methods of internal/ethapi (debug_getRawBlock, _getRawHeader, _getRawReceipts, _getRawTransaction).
  */
 import { encodeReceiptsForRoot } from "../../block/receipt.js";
-import type { Blockchain } from "../../chain/blockchain.js";
+import type { ChainView } from "../../chain/blockchain.js";
 import { precompileTable } from "../../evm/precompiles/table.js";
 import type { EvmTracer } from "../../evm/tracer.js";
 import { CallTracer } from "../../evm/tracers/callTracer.js";
@@ -22,7 +22,7 @@ import { callArgs, checkTimeout, type TraceOptions, traceOptions } from "./param
 import { replayBlock, traceMessage } from "./replay.js";
 
 export interface DebugDeps {
-  readonly chain: Blockchain;
+  readonly chain: ChainView;
   readonly reader: ChainReader;
   /** --rpc.gascap for debug_traceCall (0: none). */
   readonly gasCap: bigint;
@@ -43,7 +43,7 @@ function flag(cfg: Record<string, unknown>, name: string): boolean {
 }
 
 /** The tracer `opts` names (the struct logger when none), for a block at `number`/`timestamp`. */
-export function makeTracer(chain: Blockchain, opts: TraceOptions, number: number, timestamp: number): ResultTracer {
+export function makeTracer(chain: ChainView, opts: TraceOptions, number: number, timestamp: number): ResultTracer {
   const cfg = opts.tracerConfig;
   switch (opts.tracer) {
     case null:

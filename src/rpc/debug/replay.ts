@@ -6,7 +6,7 @@
  */
 import { GAS_PER_BLOB } from "../../block/blobGas.js";
 import type { Header } from "../../block/header.js";
-import type { Blockchain } from "../../chain/blockchain.js";
+import type { ChainView } from "../../chain/blockchain.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { stateViewAt } from "../../chain/stateAt.js";
 import type { BlockContext } from "../../evm/context.js";
@@ -28,7 +28,7 @@ import type { DecodedBlock } from "../eth/chainReader.js";
 const U64_MAX = (1n << 64n) - 1n;
 
 /** Ancestor hashes for BLOCKHASH, walking parent links from `tip` (works off the canonical chain too). */
-function ancestorHashes(chain: Blockchain, tip: Uint8Array): (n: bigint) => bigint {
+function ancestorHashes(chain: ChainView, tip: Uint8Array): (n: bigint) => bigint {
   const byNumber = new Map<number, bigint>();
   let cursor: Uint8Array = tip;
   let header = chain.store.header(tip);
@@ -47,7 +47,7 @@ function ancestorHashes(chain: Blockchain, tip: Uint8Array): (n: bigint) => bigi
 }
 
 /** The execution environment of `header`, as block import builds it. */
-export function blockEnv(chain: Blockchain, header: Header): BlockExecEnv {
+export function blockEnv(chain: ChainView, header: Header): BlockExecEnv {
   const cfg = chain.config;
   const rules = rulesAt(cfg, header.number, header.timestamp);
   const blob = blobParamsAt(cfg, header.timestamp);
@@ -64,7 +64,7 @@ export function blockEnv(chain: Blockchain, header: Header): BlockExecEnv {
 }
 
 /** The state after block `hash` (read-only), or an RPC error as geth words it. */
-export function stateAfter(chain: Blockchain, hash: Uint8Array): KvReader {
+export function stateAfter(chain: ChainView, hash: Uint8Array): KvReader {
   const view = stateViewAt(chain.store, chain.stateBlockHash, hash);
   if (view === null) throw RpcError.server(`required historical state unavailable (block ${bytesToHex(hash)})`);
   return view;
@@ -104,7 +104,7 @@ function txStart(x: BlockExecutor, tx: Tx, sender: Uint8Array, block: BlockConte
  * untraced); replay stops after tx `last` (default: the whole block).
  */
 export function replayBlock(
-  chain: Blockchain,
+  chain: ChainView,
   b: DecodedBlock,
   tracerFor: (i: number) => EvmTracer | null,
   last = b.txs.length - 1,
@@ -136,7 +136,7 @@ export function replayBlock(
 
 /** debug_traceCall / trace_call: `msg` on the state after `header`'s block, with geth's DoCall rules. */
 export function traceMessage(
-  chain: Blockchain,
+  chain: ChainView,
   header: Header,
   hash: Uint8Array,
   msg: CallMessage,

@@ -4,7 +4,7 @@
  * vmTrace answers null) and trace_filter (fromBlock/toBlock/fromAddress/toAddress/after/count), from
  * flat call traces (evm/tracers/parityTracer.ts) of re-executed blocks.
  */
-import type { Blockchain } from "../../chain/blockchain.js";
+import type { ChainView } from "../../chain/blockchain.js";
 import { MultiTracer } from "../../evm/tracers/multiTracer.js";
 import { type ParityTrace, ParityTracer } from "../../evm/tracers/parityTracer.js";
 import { PrestateTracer } from "../../evm/tracers/prestateTracer.js";
@@ -20,7 +20,7 @@ import { callArgs, traceFilter, traceTypes } from "./params.js";
 import { replayBlock, traceMessage } from "./replay.js";
 
 export interface TraceDeps {
-  readonly chain: Blockchain;
+  readonly chain: ChainView;
   readonly reader: ChainReader;
   readonly gasCap: bigint;
 }
@@ -41,7 +41,7 @@ function place(t: ParityTrace, b: DecodedBlock, txIndex: number): ParityTrace {
 const ETHER = 10n ** 18n;
 
 /** Block and uncle reward traces of a pre-merge block (as erigon/OpenEthereum list them after the txs). */
-function rewardTraces(chain: Blockchain, b: DecodedBlock): ParityTrace[] {
+function rewardTraces(chain: ChainView, b: DecodedBlock): ParityTrace[] {
   if (b.header.number === 0) return [];
   const fork = rulesAt(chain.config, b.header.number, b.header.timestamp).fork;
   if (fork >= Fork.Paris) return [];

@@ -6,7 +6,7 @@
  * filters and WebSocket subscriptions fed by the EventHub.
  */
 import { type Header, headerHash } from "../../block/header.js";
-import type { Blockchain } from "../../chain/blockchain.js";
+import type { ChainView } from "../../chain/blockchain.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { stateViewAt } from "../../chain/stateAt.js";
 import { expectedBaseFee } from "../../chain/validateHeader.js";
@@ -69,7 +69,7 @@ import { feeHistory, GasPriceOracle } from "./gasPrice.js";
 import { overriddenBlock, overriddenView, parseBlockOverrides, parseStateOverrides, simulateV1 } from "./simulate.js";
 
 export interface EthDeps {
-  chain: Blockchain;
+  chain: ChainView;
   reader: ChainReader;
   pool: TxPool;
   /** --rpc.gascap (0 = none). */
@@ -107,11 +107,19 @@ function isNetworkForm(raw: Uint8Array): boolean {
 const LATEST: BlockSelector = { kind: "tag", tag: "latest" };
 const U64_MAX = (1n << 64n) - 1n;
 
+/** What the read-only execution methods need: also all a worker thread has (rpc/callOffload.ts). */
+export interface CallDeps {
+  readonly chain: ChainView;
+  readonly reader: ChainReader;
+  /** --rpc.gascap (0 = none). */
+  readonly gasCap: bigint;
+}
+
 /** Shared helpers over the chain (also used by eth_simulateV1). */
 export class EthBackend {
-  constructor(readonly deps: EthDeps) {}
+  constructor(readonly deps: CallDeps) {}
 
-  get chain(): Blockchain {
+  get chain(): ChainView {
     return this.deps.chain;
   }
 
@@ -340,6 +348,60 @@ const hexOrDecimal: ParamDecoder<number> = {
   },
 };
 
+/**
+ * The read-only execution methods (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1):
+ * the same definitions run on the main thread and in the evmCall workers (rpc/callOffload.ts).
+ */
+export function ethCallMethods(be: EthBackend): AnyMethod[] {
+  return [
+    defineMethod({
+      name: "eth_call",
+      params: [txArgs, optional(blockNumberOrHash), optional(json), optional(json)],
+      handler: ([args, sel, stateOv, blockOv]) => {
+        const { outcome } = be.doCall(args, sel ?? LATEST, stateOv, blockOv);
+        if (outcome.status !== 1) {
+          if (outcome.error === "execution reverted" || outcome.error === null) throw revertError(outcome.output);
+          throw RpcError.server(outcome.error);
+        }
+        return bytesToHex(outcome.output);
+      },
+    }),
+    defineMethod({
+      name: "eth_estimateGas",
+      params: [txArgs, optional(blockNumberOrHash), optional(json), optional(json)],
+      handler: ([args, sel, stateOv, blockOv]) => {
+        const feeErr = checkFeeArgs(args);
+        if (feeErr !== null) throw RpcError.server(feeErr);
+        const st = be.overridden(be.stateAt(sel ?? LATEST), stateOv);
+        const env = be.envWith(st.header, blockOv);
+        const msg = callMessage(args, args.gas);
+        const r = estimateGas(st.view, msg, env);
+        if (r.ok) return qty(r.gas);
+        if ("reject" in r) {
+          const gas = be.callGas(args, st.header);
+          throw RpcError.server(be.rejectMessage(r.reject, st.view, msg, gas, env));
+        }
+        const f = r.failed;
+        if (f.error === "execution reverted") throw revertError(f.output);
+        const cap = be.callGas(args, st.header);
+        if (f.error === "out of gas" || f.error === null)
+          throw RpcError.server(`gas required exceeds allowance (${cap})`);
+        throw RpcError.server(f.error);
+      },
+    }),
+    defineMethod({
+      name: "eth_createAccessList",
+      params: [txArgs, optional(blockNumberOrHash), optional(json)],
+      handler: ([args, sel, stateOv]) => createAccessList(be, args, sel ?? LATEST, stateOv),
+    }),
+    defineMethod({
+      name: "eth_simulateV1",
+      params: [json, optional(blockNumberOrHash)],
+      handler: ([opts, sel]) => simulateV1(be, opts, sel ?? LATEST),
+    }),
+  ];
+}
+
 export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   const { chain, reader, pool, events } = deps;
   const be = new EthBackend(deps);
@@ -540,52 +602,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       },
     }),
 
-    // ---- execution ------------------------------------------------------------------------------
-    defineMethod({
-      name: "eth_call",
-      params: [txArgs, optional(blockNumberOrHash), optional(json), optional(json)],
-      handler: ([args, sel, stateOv, blockOv]) => {
-        const { outcome } = be.doCall(args, sel ?? LATEST, stateOv, blockOv);
-        if (outcome.status !== 1) {
-          if (outcome.error === "execution reverted" || outcome.error === null) throw revertError(outcome.output);
-          throw RpcError.server(outcome.error);
-        }
-        return bytesToHex(outcome.output);
-      },
-    }),
-    defineMethod({
-      name: "eth_estimateGas",
-      params: [txArgs, optional(blockNumberOrHash), optional(json), optional(json)],
-      handler: ([args, sel, stateOv, blockOv]) => {
-        const feeErr = checkFeeArgs(args);
-        if (feeErr !== null) throw RpcError.server(feeErr);
-        const st = be.overridden(be.stateAt(sel ?? LATEST), stateOv);
-        const env = be.envWith(st.header, blockOv);
-        const msg = callMessage(args, args.gas);
-        const r = estimateGas(st.view, msg, env);
-        if (r.ok) return qty(r.gas);
-        if ("reject" in r) {
-          const gas = be.callGas(args, st.header);
-          throw RpcError.server(be.rejectMessage(r.reject, st.view, msg, gas, env));
-        }
-        const f = r.failed;
-        if (f.error === "execution reverted") throw revertError(f.output);
-        const cap = be.callGas(args, st.header);
-        if (f.error === "out of gas" || f.error === null)
-          throw RpcError.server(`gas required exceeds allowance (${cap})`);
-        throw RpcError.server(f.error);
-      },
-    }),
-    defineMethod({
-      name: "eth_createAccessList",
-      params: [txArgs, optional(blockNumberOrHash), optional(json)],
-      handler: ([args, sel, stateOv]) => createAccessList(be, args, sel ?? LATEST, stateOv),
-    }),
-    defineMethod({
-      name: "eth_simulateV1",
-      params: [json, optional(blockNumberOrHash)],
-      handler: ([opts, sel]) => simulateV1(be, opts, sel ?? LATEST),
-    }),
+    ...ethCallMethods(be),
 
     // ---- submission -----------------------------------------------------------------------------
     defineMethod({ name: "eth_sendRawTransaction", params: [data], handler: ([raw]) => sendRaw(raw) }),

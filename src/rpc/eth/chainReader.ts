@@ -1,7 +1,7 @@
 import type { BlockBody } from "../../block/block.js";
 import { type Header, headerHash as headerHashOf } from "../../block/header.js";
 import type { Receipt } from "../../block/receipt.js";
-import type { Blockchain } from "../../chain/blockchain.js";
+import type { ChainView } from "../../chain/blockchain.js";
 import { META_FINALIZED, META_SAFE } from "../../chain/chainStore.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../../executor/op/l1BlockInfo.js";
@@ -36,7 +36,7 @@ const CACHE_BLOCKS = 256;
 export class ChainReader {
   private readonly cache = new Map<string, DecodedBlock>();
 
-  constructor(readonly chain: Blockchain) {}
+  constructor(readonly chain: ChainView) {}
 
   /** The hash a selector names, or null (unknown block, or a non-canonical hash when canonical is required). */
   resolve(sel: BlockSelector): Uint8Array | null {

@@ -3,7 +3,7 @@
  * scheduled one and the last scheduled one, each with its activation time, blob schedule, chain
  * id, EIP-2124 fork id, active precompiles and system contracts.
  */
-import type { Blockchain } from "../../chain/blockchain.js";
+import type { ChainView } from "../../chain/blockchain.js";
 import { META_CONFIG } from "../../chain/chainStore.js";
 import { buildPrecompileTable, precompileAddress } from "../../evm/precompiles/table.js";
 import { bytesToHex } from "../../primitives/hex.js";
@@ -77,7 +77,7 @@ function gatherForks(configJson: Record<string, unknown>, genesisTime: number): 
   return { blocks: [...blocks].sort(asc), times: [...times].sort(asc) };
 }
 
-export function ethConfig(chain: Blockchain): Record<string, Json> {
+export function ethConfig(chain: ChainView): Record<string, Json> {
   const raw = chain.store.meta(META_CONFIG);
   const cfgJson = raw === null ? {} : (JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown>);
   const genesisHash = chain.store.canonicalHash(0) ?? new Uint8Array(32);

@@ -5,7 +5,7 @@
  * block was near full), and eth_feeHistory (eth/gasprice/feehistory.go) with its error texts.
  */
 import type { Header } from "../../block/header.js";
-import type { Blockchain } from "../../chain/blockchain.js";
+import type { ChainView } from "../../chain/blockchain.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "../../chain/validateHeader.js";
 import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
@@ -39,7 +39,7 @@ export class GasPriceOracle {
   private lastPrice: bigint;
 
   constructor(
-    private readonly chain: Blockchain,
+    private readonly chain: ChainView,
     private readonly reader: ChainReader,
   ) {
     this.lastPrice = chain.config.optimism !== null ? OP_MIN_SUGGESTED_PRIORITY_FEE : 1_000_000_000n;
@@ -116,13 +116,13 @@ function goFloat(p: number): string {
   return p.toFixed(6);
 }
 
-function blobFeeOf(chain: Blockchain, h: Header): bigint {
+function blobFeeOf(chain: ChainView, h: Header): bigint {
   return h.excessBlobGas === null ? 0n : headerBlobBaseFee(chain.config, h.excessBlobGas, h.timestamp);
 }
 
 /** eth_feeHistory. */
 export function feeHistory(
-  chain: Blockchain,
+  chain: ChainView,
   reader: ChainReader,
   blockCount: number,
   last: BlockNumberSelector,

@@ -1,0 +1,280 @@
+/**
+ * Read-only execution off the main thread (design card; issue 9): eth_call, eth_estimateGas,
+ * eth_createAccessList, eth_simulateV1, debug_traceCall and trace_call run in the `evmCall` worker
+ * pool while the main thread only parses, dispatches and answers.
+ *
+ * Main thread (`offloadCalls`): each of those methods keeps its name and arity but takes its
+ * arguments raw; the handler posts `{method, params, head}` to the pool — `head` being the chain
+ * head at dispatch, which is what "latest" means for the call — and turns the worker's reply back
+ * into a result or an RpcError. A full queue is refused at once (-32005), and a call running past
+ * `--rpc.evmtimeout` is aborted (its worker is replaced) with geth's "execution aborted" error.
+ *
+ * Worker (`CallWorker`): the very same method definitions (`ethCallMethods`, `debugApi`,
+ * `traceApi`) over a `ChainView` of the worker's own handle on the node's RocksDB. The arguments
+ * are decoded there with the methods' real decoders, so errors read exactly as on the main thread.
+ * RocksDB has no snapshots that cross threads (storage-bindings.md §3), so consistency is
+ * optimistic: the view is the committed state (`committedView`: an import between its writes is
+ * undone by its pending record), the DB's sequence number is read before and after the call, and
+ * a call that saw a write is run again (at most three times; then the last answer stands, as a
+ * call that raced a block may also see in geth). A per-worker read cache is kept while the
+ * sequence stands still and dropped when it moves.
+ */
+import type { Header } from "../block/header.js";
+import type { ChainView } from "../chain/blockchain.js";
+import { ChainStore, META_CONFIG, META_STATE } from "../chain/chainStore.js";
+import { committedView } from "../chain/stateAt.js";
+import { bytesToHex } from "../primitives/hex.js";
+import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
+import { CachedKv, type CachedKvOptions, EXECUTION_CACHE } from "../storage/cachedKv.js";
+import type { KvReader, KvStore } from "../storage/kv.js";
+import type { TaskPool } from "../util/taskPool.js";
+import { debugApi } from "./debug/api.js";
+import { traceApi } from "./debug/traceApi.js";
+import { RpcError, type RpcErrorJson, toRpcError } from "./errors.js";
+import { EthBackend, ethCallMethods } from "./eth/api.js";
+import { ChainReader } from "./eth/chainReader.js";
+import { decodePositional, type ParamDecoder } from "./params.js";
+import { type AnyMethod, type CallContext, defineMethod } from "./registry.js";
+
+/** The methods that run in the pool. */
+export const OFFLOADED_METHODS: readonly string[] = [
+  "eth_call",
+  "eth_estimateGas",
+  "eth_createAccessList",
+  "eth_simulateV1",
+  "debug_traceCall",
+  "trace_call",
+];
+
+/** JSON-RPC code for a full call queue (EIP-1474 "limit exceeded"). */
+export const QUEUE_FULL_CODE = -32005;
+
+export interface CallTask {
+  readonly kind: "rpc";
+  readonly method: string;
+  readonly params: unknown[];
+  /** The chain head when the call was dispatched: the call's "latest". */
+  readonly head: Uint8Array;
+}
+
+export type CallReply = { readonly result: unknown } | { readonly error: RpcErrorJson };
+
+/** A pool that can abort a task (Piscina replaces the worker). */
+export interface AbortablePool extends TaskPool {
+  run<T>(task: unknown, transfer?: readonly ArrayBufferLike[], signal?: AbortSignal): Promise<T>;
+}
+
+/** Arguments passed through untouched; the worker decodes them with the method's own decoders. */
+const raw: ParamDecoder<unknown> = { optional: true, decode: (v) => v };
+
+export interface OffloadOptions {
+  readonly pool: AbortablePool;
+  /** The chain head to call against ("latest"). */
+  readonly head: () => Uint8Array;
+  /** --rpc.evmtimeout in ms (0: no limit). */
+  readonly timeoutMs: number;
+  /** Answers kept per head (0: no cache); default REPLY_CACHE_ENTRIES. */
+  readonly cacheEntries?: number;
+}
+
+/** Default size of the per-head reply cache. */
+export const REPLY_CACHE_ENTRIES = 4096;
+/** Replies larger than this (JSON characters) are not kept. */
+const REPLY_CACHE_MAX_CHARS = 16 * 1024;
+
+/**
+ * The answers of the worker for the current head, by method and arguments. A read-only call is a
+ * function of the arguments and the state and context of the block it names; with "latest" and
+ * block numbers resolved against one head, the same request under the same head has the same
+ * answer, so it is answered from here without execution (dapps and multicall front ends poll the
+ * same calls every block). The cache is emptied when the head moves. Requests naming the "safe" or
+ * "finalized" block are not cached (those move without the head), nor are timeouts, full queues
+ * or worker failures, which say nothing about the call.
+ */
+class ReplyCache {
+  private head = "";
+  private readonly map = new Map<string, CallReply>();
+  hits = 0;
+
+  constructor(private readonly limit: number) {}
+
+  key(method: string, head: Uint8Array, params: unknown[]): string | null {
+    if (this.limit === 0) return null;
+    const h = bytesToHex(head);
+    if (h !== this.head) {
+      this.map.clear();
+      this.head = h;
+    }
+    const args = JSON.stringify(params);
+    if (args.includes('"safe"') || args.includes('"finalized"')) return null;
+    return `${method}${args}`;
+  }
+
+  get(key: string): CallReply | undefined {
+    const r = this.map.get(key);
+    if (r !== undefined) this.hits++;
+    return r;
+  }
+
+  put(key: string, reply: CallReply): void {
+    if ("result" in reply && JSON.stringify(reply.result ?? null).length > REPLY_CACHE_MAX_CHARS) return;
+    if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, reply);
+  }
+}
+
+/**
+ * `methods` with those of OFFLOADED_METHODS replaced by pool-backed twins of the same arity; the
+ * others unchanged.
+ */
+export function offloadCalls<M extends { readonly name: string; readonly kind: string }>(
+  methods: readonly M[],
+  opts: OffloadOptions,
+): (M | AnyMethod)[] {
+  const cache = new ReplyCache(opts.cacheEntries ?? REPLY_CACHE_ENTRIES);
+  return methods.map((m) => {
+    if (m.kind !== "method" || !OFFLOADED_METHODS.includes(m.name)) return m;
+    const def = m as unknown as AnyMethod;
+    return defineMethod({
+      name: def.name,
+      params: def.params.map(() => raw),
+      handler: (params) => runOffloaded(opts, cache, def.name, params as unknown[]),
+    });
+  });
+}
+
+function unwrap(reply: CallReply): unknown {
+  if ("error" in reply) throw new RpcError(reply.error.code, reply.error.message, reply.error.data);
+  return reply.result;
+}
+
+async function runOffloaded(
+  opts: OffloadOptions,
+  cache: ReplyCache,
+  method: string,
+  params: unknown[],
+): Promise<unknown> {
+  // Missing trailing arguments stay missing (the worker's decoders tell optional from required).
+  let n = params.length;
+  while (n > 0 && params[n - 1] === undefined) n--;
+  const args = params.slice(0, n);
+  const head = opts.head();
+  const key = cache.key(method, head, args);
+  const hit = key === null ? undefined : cache.get(key);
+  if (hit !== undefined) return unwrap(hit);
+  const { pool } = opts;
+  if (!pool.canAcceptWork()) {
+    throw new RpcError(QUEUE_FULL_CODE, `too many calls in flight: the ${method} queue is full`);
+  }
+  const task: CallTask = { kind: "rpc", method, params: args, head };
+  const signal = opts.timeoutMs > 0 ? AbortSignal.timeout(opts.timeoutMs) : undefined;
+  let reply: CallReply;
+  try {
+    reply = await pool.run<CallReply>(task, [], signal);
+  } catch (e) {
+    if (signal?.aborted === true) {
+      throw RpcError.server(`execution aborted (timeout = ${formatSeconds(opts.timeoutMs)})`);
+    }
+    throw RpcError.internal(`call worker failed: ${(e as Error).message}`);
+  }
+  if (key !== null) cache.put(key, reply);
+  return unwrap(reply);
+}
+
+/** Go's time.Duration text for whole and fractional seconds ("5s", "1.5s", "500ms"). */
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 || ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/** A ChainView whose parts are replaced for each call. */
+class WorkerChain implements ChainView {
+  store: ChainStore;
+  head!: Header;
+  headBlockHash: Uint8Array = new Uint8Array(32);
+  stateBlockHash: Uint8Array = new Uint8Array(32);
+
+  constructor(
+    readonly config: ChainConfig,
+    kv: KvReader,
+  ) {
+    this.store = new ChainStore(kv);
+  }
+}
+
+const CTX: CallContext = { transport: "http", remoteAddr: "worker" };
+
+/**
+ * The worker's read cache. It is dropped whenever the DB's sequence moves, so unlike the main
+ * thread's (which sees every write) it may hold any table: the chain's metadata, headers and
+ * canonical index as well as accounts, slots and code.
+ */
+const WORKER_CACHE: CachedKvOptions = {
+  tables: { ...EXECUTION_CACHE.tables, meta: 64, headers: 1024, canonical: 1024, bodies: 256 },
+};
+const MAX_ATTEMPTS = 3;
+
+/** The worker's side: runs call tasks on its own view of the node's store. */
+export class CallWorker {
+  private readonly chain: WorkerChain;
+  private readonly methods: Map<string, AnyMethod>;
+  private cache: CachedKv;
+  private cacheSeq = -1;
+  /** Calls run again because a block was committed meanwhile (tests). */
+  retries = 0;
+
+  constructor(
+    private readonly kv: KvStore & { readonly sequence: number },
+    config: ChainConfig,
+    gasCap: bigint,
+  ) {
+    this.cache = new CachedKv(kv, WORKER_CACHE);
+    this.chain = new WorkerChain(config, kv);
+    const reader = new ChainReader(this.chain);
+    const deps = { chain: this.chain, reader, gasCap };
+    const all = [...ethCallMethods(new EthBackend(deps)), ...debugApi(deps), ...traceApi(deps)];
+    this.methods = new Map(all.filter((m) => OFFLOADED_METHODS.includes(m.name)).map((m) => [m.name, m]));
+  }
+
+  /** A worker over a store written by `Blockchain.init`: the chain config comes from the store. */
+  static open(kv: KvStore & { readonly sequence: number }, gasCap: bigint): CallWorker {
+    const raw = new ChainStore(kv).meta(META_CONFIG);
+    if (raw === null) throw new Error("call worker: the store holds no chain config");
+    return new CallWorker(kv, parseChainConfig(JSON.parse(new TextDecoder().decode(raw))), gasCap);
+  }
+
+  async run(task: CallTask): Promise<CallReply> {
+    const def = this.methods.get(task.method);
+    if (def === undefined) return { error: RpcError.methodNotFound(task.method).toJSON() };
+    const args = decodePositional(task.params, def.params);
+    if (typeof args === "string") return { error: RpcError.invalidParams(args).toJSON() };
+    let reply: CallReply | null = null;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const seq = this.kv.sequence;
+      try {
+        this.prepare(seq, task.head);
+        reply = { result: await (def.handler as (p: unknown[], c: CallContext) => unknown)(args, CTX) };
+      } catch (e) {
+        reply = { error: toRpcError(e).toJSON() };
+      }
+      if (this.kv.sequence === seq) return reply;
+      this.retries++;
+    }
+    return reply as CallReply;
+  }
+
+  /** Points the chain view at the committed state as of now. */
+  private prepare(seq: number, head: Uint8Array): void {
+    if (seq !== this.cacheSeq) {
+      this.cache = new CachedKv(this.kv, WORKER_CACHE);
+      this.cacheSeq = seq;
+    }
+    const store = new ChainStore(committedView(this.cache));
+    const c = this.chain;
+    c.store = store;
+    c.stateBlockHash = store.meta(META_STATE) ?? new Uint8Array(32);
+    const h = store.header(head);
+    if (h === null) throw new Error(`call worker: head ${bytesToHex(head)} is not stored`);
+    c.head = h;
+    c.headBlockHash = head;
+  }
+}

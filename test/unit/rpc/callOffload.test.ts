@@ -1,0 +1,264 @@
+/**
+ * Read-only execution in the evmCall worker pool (rpc/callOffload.ts): every eth_call,
+ * eth_estimateGas, eth_createAccessList and eth_simulateV1 request of the execution-apis rpc-compat
+ * suite, plus debug_traceCall and trace_call, answered through a pool of one worker over a shared
+ * RocksDB handle must equal, byte for byte, the answer of the same methods on the main thread.
+ * Then: bad arguments decoded in the worker, a full queue (-32005), a call past the timeout
+ * (aborted), a call that raced a block commit (run again), and the committed view of a store
+ * caught between an import's writes.
+ */
+import { strict as assert } from "node:assert";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Blockchain } from "../../../src/chain/blockchain.js";
+import { META_PENDING } from "../../../src/chain/chainStore.js";
+import { parseGenesis } from "../../../src/chain/genesis.js";
+import { committedView } from "../../../src/chain/stateAt.js";
+import { PiscinaPool } from "../../../src/node/pools.js";
+import { decodeHeader } from "../../../src/rlp/decode.js";
+import { CallWorker, OFFLOADED_METHODS, offloadCalls } from "../../../src/rpc/callOffload.js";
+import { debugApi } from "../../../src/rpc/debug/api.js";
+import { traceApi } from "../../../src/rpc/debug/traceApi.js";
+import type { Dispatcher, RpcConnection } from "../../../src/rpc/dispatch.js";
+import { EthBackend, ethCallMethods } from "../../../src/rpc/eth/api.js";
+import { ChainReader } from "../../../src/rpc/eth/chainReader.js";
+import { type AnyMethod, Registry } from "../../../src/rpc/registry.js";
+import { encodeBatch } from "../../../src/storage/batchCodec.js";
+import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
+import { RocksKv } from "../../../src/storage/rocksdb.js";
+import { fixturePath } from "../../utils/fixtures.js";
+import { makeTmpDir, removeDir } from "../storage/tmpDir.js";
+
+const DIR = fixturePath("execution-apis-rpc", "tests");
+const genesis = JSON.parse(readFileSync(join(DIR, "genesis.json"), "utf8"));
+const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "127.0.0.1" }, subs: null };
+const GAS_CAP = 50_000_000n;
+
+function load(kv: KvStore): Blockchain {
+  const chain = Blockchain.init(kv, parseGenesis(genesis), genesis.config);
+  const all = new Uint8Array(readFileSync(join(DIR, "chain.rlp")));
+  let last: Uint8Array | null = null;
+  for (let pos = 0; pos < all.length; ) {
+    const h = decodeHeader(all, pos);
+    last = chain.insertBlock(all.subarray(pos, h.start + h.length)).hash;
+    pos = h.start + h.length;
+  }
+  chain.setHead(last as Uint8Array);
+  return chain;
+}
+
+function callMethods(chain: Blockchain): AnyMethod[] {
+  const deps = { chain, reader: new ChainReader(chain), gasCap: GAS_CAP };
+  return [...ethCallMethods(new EthBackend(deps)), ...debugApi(deps), ...traceApi(deps)].filter((m) =>
+    OFFLOADED_METHODS.includes(m.name),
+  );
+}
+
+/** The rpc-compat requests of the offloaded methods, and a few of our own. */
+function requests(): string[] {
+  const out: string[] = [];
+  for (const m of ["eth_call", "eth_estimateGas", "eth_createAccessList", "eth_simulateV1"]) {
+    for (const f of readdirSync(join(DIR, m)).sort()) {
+      for (const line of readFileSync(join(DIR, m, f), "utf8").split("\n")) {
+        if (line.startsWith(">> ")) out.push(line.slice(3));
+      }
+    }
+  }
+  const req = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: "2.0", id: 7, method, params });
+  const call = {
+    from: "0x0000000000000000000000000000000000000000",
+    to: "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667",
+    input: "0xff01",
+  };
+  out.push(
+    req("debug_traceCall", [call, "latest", { tracer: "callTracer" }]),
+    req("debug_traceCall", [call, "0x5", {}]),
+    req("trace_call", [call, ["trace", "stateDiff"], "latest"]),
+    req("eth_call", [call, "safe"]),
+    req("eth_call", [{ ...call, to: "0x12" }, "latest"]),
+    req("eth_call", []),
+    req("eth_call", [call, "latest", null, null, 5]),
+    req("eth_estimateGas", [call, "0xffffff"]),
+    req("trace_call", [call]),
+  );
+  return out;
+}
+
+async function answer(d: Dispatcher, text: string): Promise<string> {
+  return String(await d.handleText(text, HTTP));
+}
+
+describe("rpc/callOffload: read-only execution in the evmCall pool", function () {
+  this.timeout(180_000);
+  let dir: string;
+  let kv: RocksKv;
+  let chain: Blockchain;
+  let pool: PiscinaPool;
+  let main: Dispatcher;
+  let offloaded: Dispatcher;
+
+  before(async () => {
+    dir = makeTmpDir();
+    kv = await RocksKv.open(dir);
+    chain = load(kv);
+    pool = new PiscinaPool("evmCall", { threads: 1, maxQueue: 16 }, { handle: kv.shareHandle(), gasCap: GAS_CAP });
+    const methods = callMethods(chain);
+    main = new Registry(methods).forApis(["eth", "debug", "trace"]);
+    offloaded = new Registry(
+      offloadCalls(methods, { pool, head: () => chain.headBlockHash, timeoutMs: 0 }) as AnyMethod[],
+    ).forApis(["eth", "debug", "trace"]);
+  });
+
+  after(async () => {
+    await pool.destroy();
+    kv.releaseHandle();
+    await kv.close();
+    removeDir(dir);
+  });
+
+  it("answers every request exactly as the main thread does", async () => {
+    const reqs = requests();
+    assert.ok(reqs.length > 80, `${reqs.length} requests`);
+    let errors = 0;
+    for (const r of reqs) {
+      const want = await answer(main, r);
+      const got = await answer(offloaded, r);
+      assert.equal(got, want, r);
+      if (want.includes('"error"')) errors++;
+    }
+    // The set covers refusals as well as results.
+    assert.ok(errors >= 10, `${errors} error answers`);
+  });
+
+  it("refuses at once when the queue is full (-32005)", async () => {
+    const full = {
+      threads: 1,
+      queueSize: 16,
+      busy: 1,
+      canAcceptWork: () => false,
+      run: async () => assert.fail("must not run"),
+    };
+    const d = new Registry(
+      offloadCalls(callMethods(chain), { pool: full, head: () => chain.headBlockHash, timeoutMs: 0 }) as AnyMethod[],
+    ).forApis(["eth"]);
+    const r = JSON.parse(await answer(d, requests()[0]!));
+    assert.equal(r.error.code, -32005);
+    assert.match(r.error.message, /queue is full/);
+  });
+
+  it("answers a repeated request under the same head from the reply cache, and only then", async () => {
+    let runs = 0;
+    const counting = {
+      threads: 1,
+      queueSize: 0,
+      busy: 0,
+      canAcceptWork: () => true,
+      run: async <T>(task: unknown): Promise<T> => {
+        runs++;
+        return (await pool.run(task)) as T;
+      },
+    };
+    let head = chain.headBlockHash;
+    const d = new Registry(
+      offloadCalls(callMethods(chain), { pool: counting, head: () => head, timeoutMs: 0 }) as AnyMethod[],
+    ).forApis(["eth"]);
+    const req = (sel: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "eth_call",
+        params: [{ to: "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667", input: "0xff01" }, sel],
+      });
+    const first = await answer(d, req("latest"));
+    assert.equal(await answer(d, req("latest")), first);
+    assert.equal(runs, 1, "the second came from the cache");
+    await answer(d, req("safe"));
+    await answer(d, req("safe"));
+    assert.equal(runs, 3, "safe is never cached");
+    head = chain.store.canonicalHash(chain.head.number - 1)!;
+    await answer(d, req("latest"));
+    assert.equal(runs, 4, "a new head empties the cache");
+    const none = new Registry(
+      offloadCalls(callMethods(chain), {
+        pool: counting,
+        head: () => head,
+        timeoutMs: 0,
+        cacheEntries: 0,
+      }) as AnyMethod[],
+    ).forApis(["eth"]);
+    await answer(none, req("latest"));
+    await answer(none, req("latest"));
+    assert.equal(runs, 6, "cacheEntries 0: no cache");
+  });
+
+  it("aborts a call past --rpc.evmtimeout with geth's message, and the pool still serves", async () => {
+    const d = new Registry(
+      offloadCalls(callMethods(chain), { pool, head: () => chain.headBlockHash, timeoutMs: 100 }) as AnyMethod[],
+    ).forApis(["eth"]);
+    // An endless loop put in place by a state override: JUMPDEST PUSH1 0 JUMP.
+    const loop = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "eth_call",
+      params: [
+        { to: "0x00000000000000000000000000000000000000aa", gas: "0x2faf080" },
+        "latest",
+        { "0x00000000000000000000000000000000000000aa": { code: "0x5b600056" } },
+      ],
+    });
+    const r = JSON.parse(await answer(d, loop));
+    assert.deepEqual(r.error, { code: -32000, message: "execution aborted (timeout = 100ms)" });
+    // The worker that ran it was replaced; the next call is served as usual.
+    const next = requests()[0]!;
+    assert.equal(await answer(offloaded, next), await answer(main, next));
+  });
+
+  it("runs a call again when a block was committed while it ran", async () => {
+    const mem = new MemoryKv();
+    const c = load(mem);
+    let seq = 0;
+    let reads = 0;
+    // A view whose sequence moves once, mid-call, as if the main thread committed a block.
+    const racing = new Proxy(mem, {
+      get(target, prop, recv) {
+        if (prop === "sequence") return seq;
+        if (prop === "get") {
+          return (table: never, key: Uint8Array) => {
+            if (++reads === 5) seq++;
+            return target.get(table, key);
+          };
+        }
+        return Reflect.get(target, prop, recv);
+      },
+    }) as MemoryKv & { sequence: number };
+    const w = CallWorker.open(racing, GAS_CAP);
+    const r = await w.run({
+      kind: "rpc",
+      method: "eth_call",
+      params: [{ to: "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667", input: "0xff01" }, "latest"],
+      head: c.headBlockHash,
+    });
+    assert.deepEqual(r, { result: "0xffee" });
+    assert.equal(w.retries, 1);
+  });
+
+  it("the committed view undoes an import caught between its writes", () => {
+    const mem = new MemoryKv();
+    const key = new Uint8Array([1, 2, 3]);
+    mem.write(new WriteBatch().put("hashedAccounts", key, new Uint8Array([9])));
+    assert.equal(committedView(mem), mem, "nothing pending: the store itself");
+    // The import wrote the new value and left the undo record that restores the old one.
+    const fresh = new Uint8Array([4, 4]);
+    const undo = new WriteBatch().put("hashedAccounts", key, new Uint8Array([1])).del("hashedAccounts", fresh);
+    mem.write(
+      new WriteBatch()
+        .put("hashedAccounts", key, new Uint8Array([2]))
+        .put("hashedAccounts", fresh, new Uint8Array([7]))
+        .put("meta", META_PENDING, encodeBatch(undo)),
+    );
+    const v = committedView(mem);
+    assert.deepEqual(v.get("hashedAccounts", key), new Uint8Array([1]));
+    assert.equal(v.get("hashedAccounts", fresh), undefined);
+  });
+});

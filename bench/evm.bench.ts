@@ -20,8 +20,9 @@
  */
 import { equalBytes } from "../src/primitives/bytes.js";
 import { bytesToHex } from "../src/primitives/hex.js";
+import { type AnvilRunResult, anvilBinary, runAnvil } from "./evmAnvil.js";
 import { type EvmRunResult, runEthereumjs } from "./evmEthereumjs.js";
-import { closeOpal, runOpal } from "./evmOpal.js";
+import { closeOpal, type OpalRunResult, runOpal } from "./evmOpal.js";
 import type { BenchRow } from "./lib.js";
 import { loadWorkload, WORKLOAD_NAMES, type Workload } from "./workload.js";
 
@@ -29,6 +30,7 @@ const SECTION = "evm";
 const OPAL_DEFAULT_RUNS = 5;
 const OPAL_BUDGET_MS = 10_000;
 const EJS_DEFAULT_RUNS = 1;
+const ANVIL_DEFAULT_RUNS = 3;
 /** Share of the txs the ethereumjs warm-up executes. */
 const EJS_WARMUP_SHARE = 0.1;
 
@@ -37,6 +39,8 @@ type Engine = "opal" | "ethereumjs";
 interface EngineState {
   engine: Engine;
   samples: number[];
+  /** Opal's split timings of each measured run. */
+  details: OpalRunResult[];
   failure: string | undefined;
   /** Measured runs wanted; `budgetMs` (total measured ms) stops Opal earlier when its runs are slow. */
   runs: number;
@@ -62,6 +66,7 @@ export async function run(): Promise<BenchRow[]> {
     const opal: EngineState = {
       engine: "opal",
       samples: [],
+      details: [],
       failure: undefined,
       runs: cfg.opalRuns,
       budgetMs: cfg.fixedRuns ? Number.POSITIVE_INFINITY : OPAL_BUDGET_MS,
@@ -69,6 +74,7 @@ export async function run(): Promise<BenchRow[]> {
     const ejs: EngineState = {
       engine: "ethereumjs",
       samples: [],
+      details: [],
       failure: undefined,
       runs: cfg.ejsRuns,
       budgetMs: Number.POSITIVE_INFINITY,
@@ -116,6 +122,13 @@ export async function run(): Promise<BenchRow[]> {
     ).trimEnd();
     console.log(line);
     lines.push(line);
+    if (opal.failure === undefined && opal.details.length > 0) {
+      const more = await besideAnvil(w, opal.details, cfg.anvilRuns);
+      for (const l of more) {
+        console.log(l);
+        lines.push(l);
+      }
+    }
   }
   await closeOpal();
   console.log("evm summary: Mgas/s = gasUsed / median ms of the block executions");
@@ -157,7 +170,10 @@ async function attempt(
       return;
     }
   }
-  if (measured) s.samples.push(r.ms);
+  if (measured) {
+    s.samples.push(r.ms);
+    if (s.engine === "opal") s.details.push(r as OpalRunResult);
+  }
 }
 
 /** The workload with only the first `EJS_WARMUP_SHARE` of each block's txs (its expect no longer holds). */
@@ -188,6 +204,8 @@ function row(w: Workload, s: EngineState, ms: number): BenchRow {
 
 interface Config {
   workloads: string[];
+  /** Runs of anvil per workload (0: skip); OPAL_BENCH_EVM_ANVIL_RUNS, default 3. */
+  anvilRuns: number;
   opalRuns: number;
   ejsRuns: number;
   /** True when OPAL_BENCH_EVM_RUNS fixed the number of runs (no time budget). */
@@ -216,12 +234,59 @@ function config(): Config {
       throw new Error(`OPAL_BENCH_EVM_WORKLOADS: unknown workload ${n}; have ${WORKLOAD_NAMES.join(", ")}`);
     }
   }
+  const anvilEnv = env.OPAL_BENCH_EVM_ANVIL_RUNS;
+  const anvilRuns = anvilEnv === undefined || anvilEnv === "" ? ANVIL_DEFAULT_RUNS : Number(anvilEnv);
+  if (!Number.isInteger(anvilRuns) || anvilRuns < 0) {
+    throw new Error(`OPAL_BENCH_EVM_ANVIL_RUNS=${anvilEnv}: want an integer ≥ 0`);
+  }
   return {
     workloads,
+    anvilRuns,
     opalRuns: runs ?? OPAL_DEFAULT_RUNS,
     ejsRuns: baseline ? (runs ?? EJS_DEFAULT_RUNS) : 0,
     fixedRuns: runs !== undefined,
   };
+}
+
+/**
+ * Opal's split figures beside anvil's: execution + state root (senders already recovered, as anvil's
+ * `evm_mine` has them from its pool) and intake + execution (decode, recovery, execution, root; for
+ * anvil from the first raw tx sent to the block mined, JSON-RPC included). Medians over the runs.
+ */
+async function besideAnvil(w: Workload, details: OpalRunResult[], runs: number): Promise<string[]> {
+  const gas = w.expect.gasUsed;
+  const mgas = (ms: number): number => gas / ms / 1000;
+  const execRoot = median(details.map((d) => d.execMs + d.rootMs));
+  const exec = median(details.map((d) => d.execMs));
+  const intake = median(details.map((d) => d.decodeMs + d.ms));
+  const out = [
+    `  ${" ".repeat(16)} opal execution ${mgas(exec).toFixed(1)}, execution + root ${mgas(execRoot).toFixed(1)}, intake + execution ${mgas(intake).toFixed(1)} Mgas/s`,
+  ];
+  const bin = anvilBinary();
+  if (runs === 0) return out;
+  if (bin === null) {
+    out.push(`  ${" ".repeat(16)} anvil: skipped (@foundry-rs/anvil-linux-amd64 is not installed)`);
+    return out;
+  }
+  const results: AnvilRunResult[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const r = await runAnvil(bin, w);
+      if (r.gasUsed !== gas) throw new Error(`gasUsed ${r.gasUsed}, want ${gas}`);
+      results.push(r);
+    }
+  } catch (e) {
+    out.push(failLine(w.name, "anvil", message(e)));
+    process.exitCode = 1;
+    return out;
+  }
+  const aMine = median(results.map((r) => r.mineMs));
+  const aIntake = median(results.map((r) => r.intakeMs));
+  out.push(
+    `  ${" ".repeat(16)} anvil execution + root ${mgas(aMine).toFixed(1)}, intake + execution ${mgas(aIntake).toFixed(1)} Mgas/s (${runs} runs)   ` +
+      `opal/anvil: execution + root ${(aMine / execRoot).toFixed(2)}x, intake ${(aIntake / intake).toFixed(2)}x`,
+  );
+  return out;
 }
 
 function runsNote(s: EngineState): string {

@@ -8,6 +8,7 @@
  */
 import { availableParallelism } from "node:os";
 import { defaultThreads } from "../node/pools.js";
+import { METRICS, PPROF_FLAGS } from "./commonFlags.js";
 import { defineCli, type InferConfig, MS_PER_HOUR, MS_PER_SECOND } from "./flagTable.js";
 import { type Env, type ParseOptions, type ParseResult, parseArgs } from "./parseArgs.js";
 
@@ -407,6 +408,26 @@ export const EXEC_CLI = defineCli({
       default: "terminal",
       category: LOG,
       help: "Log format to use",
+    },
+
+    // Profiling: op-node's options (issue 9: one set for both binaries).
+    ...PPROF_FLAGS,
+    // Metrics: geth's (metrics/config.go: Enabled false, HTTP "127.0.0.1", Port 6060; the
+    // stand-alone server starts only when --metrics.addr is given, else the series are on the
+    // pprof server at /debug/metrics/prometheus).
+    metrics: { type: "bool", category: METRICS, help: "Enable metrics collection and reporting" },
+    "metrics.addr": {
+      type: "string",
+      category: METRICS,
+      help: "Enable stand-alone metrics HTTP server listening interface",
+    },
+    "metrics.port": {
+      type: "int",
+      default: 6060,
+      min: 0,
+      max: 65535,
+      category: METRICS,
+      help: "Metrics HTTP server listening port",
     },
   },
   commands: {

@@ -9,6 +9,7 @@
 
 import { isIP } from "node:net";
 import { RPC_PROVIDER_KINDS } from "../rollup/l1Client.js";
+import { HOST, METRICS, PATH, PORT, PPROF_FLAGS } from "./commonFlags.js";
 import { OPAL_VERSION } from "./execFlags.js";
 import { defineCli, type InferConfig, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from "./flagTable.js";
 import { type Env, type ParseOptions, type ParseResult, parseArgs } from "./parseArgs.js";
@@ -38,23 +39,11 @@ export const NETWORKS = [
 /** `--log.level` names and their numbers (spec part 3). */
 export const LOG_LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4, detail: 5 } as const;
 
-/** Go's pprof profile types; all parse, but only these have a Node equivalent (the runtime refuses the rest). */
-export const PPROF_TYPES = ["cpu", "heap", "goroutine", "threadcreate", "block", "mutex", "allocs"] as const;
-export const NODE_PPROF_TYPES: readonly string[] = ["cpu", "heap"];
-
 /** op-node's L1 RPC provider kinds (one list, owned by the L1 client). */
 export const L1_RPC_KINDS = RPC_PROVIDER_KINDS;
 
 // ---------------------------------------------------------------------------------------------
 // Value checks (the `validate` hooks): each returns the problem in a few words, or undefined.
-
-const HOSTNAME_RE =
-  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-function checkHost(text: string): string | undefined {
-  if (isIP(text) !== 0 || HOSTNAME_RE.test(text)) return undefined;
-  return "not an IP address or hostname";
-}
 
 function checkIP(text: string): string | undefined {
   return isIP(text) === 0 ? "not an IP address" : undefined;
@@ -86,12 +75,6 @@ function eachItem(check: (item: string) => string | undefined): (text: string) =
     }
     return undefined;
   };
-}
-
-function checkPath(text: string): string | undefined {
-  if (text.trim() === "") return "empty path";
-  if (text.includes("\0")) return "path contains a NUL byte";
-  return undefined;
 }
 
 function checkCidr(text: string): string | undefined {
@@ -126,9 +109,6 @@ function checkKeyValue(text: string): string | undefined {
 const HTTP_URL = urlCheck(["http", "https"]);
 const RPC_URL = urlCheck(["http", "https", "ws", "wss"]);
 
-const PORT = { type: "int", min: 0, max: 65535, expects: "a port number in [0, 65535]" } as const;
-const HOST = { type: "string", validate: checkHost, expects: "an IP address or hostname" } as const;
-const PATH = { type: "path", validate: checkPath, expects: "a non-empty path" } as const;
 const RPC_ENDPOINT = { type: "string", validate: RPC_URL, expects: "an http(s) or ws(s) URL" } as const;
 const HTTP_ENDPOINT = { type: "string", validate: HTTP_URL, expects: "an http(s) URL" } as const;
 /** A count that must be ≥ 0 (Go uint / uint64 in op-node). */
@@ -142,7 +122,7 @@ const CONN = "L1 AND L2 CONNECTIONS";
 const NET = "NETWORK AND ROLLUP CONFIGURATION";
 const FORKS = "FORK OVERRIDES";
 const LOG = "LOGGING";
-const METRICS = "METRICS AND PROFILING";
+
 const P2P = "P2P NETWORKING";
 const SEQ = "SEQUENCER AND VERIFIER";
 const COND = "CONDUCTOR";
@@ -370,20 +350,7 @@ export const NODE_CLI = defineCli({
     "metrics.addr": { ...HOST, default: "0.0.0.0", category: METRICS, help: "Metrics listening address" },
     "metrics.enabled": { type: "bool", category: METRICS, help: "Enable the metrics server" },
     "metrics.port": { ...PORT, default: 7300, category: METRICS, help: "Metrics listening port" },
-    "pprof.addr": { ...HOST, default: "0.0.0.0", category: METRICS, help: "pprof listening address" },
-    "pprof.enabled": { type: "bool", category: METRICS, help: "Enable the pprof server" },
-    "pprof.path": {
-      ...PATH,
-      category: METRICS,
-      help: "pprof file path. If it is a directory, the path is {dir}/{profileType}.prof",
-    },
-    "pprof.port": { ...PORT, default: 6060, category: METRICS, help: "pprof listening port" },
-    "pprof.type": {
-      type: "enum",
-      values: PPROF_TYPES,
-      category: METRICS,
-      help: "pprof profile type (Go's set; only cpu and heap exist under Node)",
-    },
+    ...PPROF_FLAGS,
 
     // P2P networking (op-node/flags/p2p_flags.go; env names OP_NODE_P2P_<suffix>).
     "p2p.disable": { type: "bool", category: P2P, help: "Completely disable the P2P stack" },

@@ -12,7 +12,10 @@ import { headerHash } from "../block/header.js";
 import { Blockchain, ChainError } from "../chain/blockchain.js";
 import { type Genesis, genesisBlockOf, parseGenesis } from "../chain/genesis.js";
 import { opDevGenesis } from "../node/devGenesis.js";
+import { ExecMetrics } from "../node/execMetrics.js";
 import { ExecNode, Logger } from "../node/execNode.js";
+import { GETH_METRICS_PATH, MetricsServer } from "../node/metricsServer.js";
+import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofServer.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { decodeHeader } from "../rlp/decode.js";
@@ -208,20 +211,84 @@ async function runNode(config: ExecConfig, warnings: readonly string[], io: Io):
   };
   process.on("SIGINT", onEarly);
   process.on("SIGTERM", onEarly);
+  const owned: Service[] = [];
+  const closeOwned = async (): Promise<void> => {
+    for (const o of owned.splice(0).reverse()) await o.close().catch(() => undefined);
+  };
   let node: ExecNode;
   try {
+    // A profile from startup (--pprof.type) starts before the node does.
+    validateProfileType(config["pprof.type"]);
+    if (config["pprof.type"] !== undefined) {
+      const p = new ProfileOnExit({ "pprof.type": config["pprof.type"], "pprof.path": config["pprof.path"] }, { log });
+      p.start();
+      owned.push(p);
+      log.info("Profiling until shutdown", { type: p.type, file: p.path });
+    } else if (config["pprof.path"] !== undefined) {
+      log.warn("--pprof.path has no effect without --pprof.type");
+    }
     node = await ExecNode.start(config, { logger: log, print: (t) => io.out(t) });
+  } catch (e) {
+    await closeOwned();
+    throw e;
   } finally {
     process.off("SIGINT", onEarly);
     process.off("SIGTERM", onEarly);
   }
+  try {
+    await startServices(config, node, log, owned);
+  } catch (e) {
+    await node.stopWithDeadline();
+    await closeOwned();
+    throw new ExitError(errText(e), EXIT_FAILED);
+  }
   if (early !== null) {
     log.info("Got interrupt, shutting down...", { signal: early });
     await node.stopWithDeadline();
-    return EXIT_OK;
+  } else {
+    await node.runUntilSignal();
   }
-  await node.runUntilSignal();
+  await closeOwned();
   return EXIT_OK;
+}
+
+interface Service {
+  close(): Promise<void>;
+}
+
+/**
+ * --metrics (geth: collected; served by a stand-alone server on --metrics.addr, else on the pprof
+ * server at /debug/metrics/prometheus) and --pprof.enabled (op-node's profiler server).
+ */
+async function startServices(config: ExecConfig, node: ExecNode, log: Logger, owned: Service[]): Promise<void> {
+  let metrics: ExecMetrics | null = null;
+  if (config.metrics) {
+    metrics = new ExecMetrics({
+      pools: () => [
+        node.pools.sigRecover,
+        node.pools.trieHash,
+        ...(node.pools.evmCall === null ? [] : [node.pools.evmCall]),
+      ],
+      head: () => node.chain.head.number,
+    });
+    const addr = config["metrics.addr"];
+    if (addr !== undefined && addr !== "") {
+      const server = new MetricsServer({ addr, port: config["metrics.port"] }, { metrics });
+      const a = await server.listen();
+      owned.push(server);
+      log.info("Starting metrics server", { addr: `http://${a.address}:${a.port}${GETH_METRICS_PATH}` });
+    } else if (!config["pprof.enabled"]) {
+      log.warn("--metrics is set but nothing serves the metrics: add --metrics.addr or --pprof.enabled");
+    }
+  }
+  if (config["pprof.enabled"]) {
+    const server = new PprofServer(
+      { "pprof.addr": config["pprof.addr"], "pprof.port": config["pprof.port"] },
+      { log, metrics },
+    );
+    await server.listen(); // logs its own address
+    owned.push(server);
+  }
 }
 
 /** Runs opal-exec; returns the exit status. `argv` excludes `node` and the script. */

@@ -1,7 +1,8 @@
 /**
  * The metrics HTTP server (op-node `--metrics.enabled`, `--metrics.addr` 0.0.0.0, `--metrics.port`
- * 7300; op-service/metrics/server.go): `GET /metrics` answers the Prometheus text exposition with
- * the registry's content type; other paths are 404 and other methods on /metrics are 405.
+ * 7300; op-service/metrics/server.go; opal-exec's geth-style `--metrics.addr`): `GET /metrics` and
+ * geth's `GET /debug/metrics/prometheus` answer the Prometheus text exposition with the registry's
+ * content type; other paths are 404 and other methods are 405.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -24,6 +25,9 @@ export interface MetricsSource {
 export interface MetricsServerDeps {
   readonly metrics: MetricsSource;
 }
+
+/** Where geth serves Prometheus text (metrics/prometheus). */
+export const GETH_METRICS_PATH = "/debug/metrics/prometheus";
 
 /** How long `close()` lets an in-flight scrape finish before cutting its connection. */
 const CLOSE_GRACE_MS = 2000;
@@ -66,7 +70,8 @@ export class MetricsServer {
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
-    if (path !== "/metrics") {
+    // op-node's path, and geth's (opal-exec).
+    if (path !== "/metrics" && path !== GETH_METRICS_PATH) {
       reply(res, 404, "404 page not found\n");
       return;
     }

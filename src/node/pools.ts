@@ -53,8 +53,21 @@ export interface PoolOptions {
   tasksPerWorker?: number;
 }
 
+/** A pool's figures at one moment (the metrics endpoint reads them at scrape time). */
+export interface PoolStats {
+  readonly name: WorkerName;
+  readonly threads: number;
+  readonly queued: number;
+  readonly busy: number;
+  readonly completed: number;
+  /** Task run and queue-wait times in ms, Piscina's histograms (p50, p99). */
+  readonly runMs: { readonly p50: number; readonly p99: number };
+  readonly waitMs: { readonly p50: number; readonly p99: number };
+}
+
 export class PiscinaPool implements TaskPool {
   readonly threads: number;
+  readonly name: WorkerName;
   private readonly pool: Piscina;
   private readonly maxQueue: number;
   private inFlight = 0;
@@ -64,6 +77,7 @@ export class PiscinaPool implements TaskPool {
       throw new RangeError(`pool ${name}: threads must be an integer ≥ 1, got ${opts.threads}`);
     }
     this.threads = opts.threads;
+    this.name = name;
     this.maxQueue = opts.maxQueue ?? Math.max(16, opts.threads * opts.threads);
     const target = piscinaTarget(name, workerData);
     this.pool = new Piscina({
@@ -83,6 +97,22 @@ export class PiscinaPool implements TaskPool {
 
   get busy(): number {
     return this.inFlight - this.pool.queueSize;
+  }
+
+  stats(): PoolStats {
+    const h = this.pool.histogram;
+    const run = h.runTime;
+    const wait = h.waitTime;
+    const num = (v: number): number => (Number.isFinite(v) ? v : 0);
+    return {
+      name: this.name,
+      threads: this.threads,
+      queued: this.pool.queueSize,
+      busy: Math.max(0, this.busy),
+      completed: this.pool.completed,
+      runMs: { p50: num(run.p50), p99: num(run.p99) },
+      waitMs: { p50: num(wait.p50), p99: num(wait.p99) },
+    };
   }
 
   canAcceptWork(): boolean {

@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { encode, heap, time } from "@datadog/pprof";
 import { closeGracefully, listenError } from "../util/httpServe.js";
+import { GETH_METRICS_PATH, type MetricsSource } from "./metricsServer.js";
 import type { NodeLog, OwnedService } from "./rollupNode.js";
 
 /** A profiler failure: one line for the operator. */
@@ -133,6 +134,8 @@ export interface PprofServerConfig {
 
 export interface PprofServerDeps {
   readonly log: NodeLog | null;
+  /** Served at geth's /debug/metrics/prometheus too (opal-exec with --metrics and no --metrics.addr). */
+  readonly metrics?: MetricsSource | null;
 }
 
 /**
@@ -195,6 +198,16 @@ export class PprofServer implements OwnedService {
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("allow", "GET, HEAD");
       text(res, 405, "method not allowed: use GET");
+    } else if (path === GETH_METRICS_PATH && this.deps.metrics !== undefined && this.deps.metrics !== null) {
+      const m = this.deps.metrics;
+      m.metricsText().then(
+        (body) => {
+          if (res.headersSent || res.destroyed) return;
+          res.writeHead(200, { "Content-Type": m.contentType, "Content-Length": Buffer.byteLength(body) });
+          res.end(body);
+        },
+        (e: unknown) => text(res, 500, `error gathering metrics: ${(e as Error).message}`),
+      );
     } else if (path === "/debug/pprof" || name === "") {
       this.index(res);
     } else if (name === "profile") {

@@ -83,6 +83,14 @@ const EXPECTED: Record<string, unknown> = {
   "rollup.halt": undefined,
   verbosity: 3,
   "log.format": "terminal",
+  "pprof.addr": "0.0.0.0",
+  "pprof.enabled": false,
+  "pprof.path": undefined,
+  "pprof.port": 6060,
+  "pprof.type": undefined,
+  metrics: false,
+  "metrics.addr": undefined,
+  "metrics.port": 6060,
 };
 
 function run(argv: string[], env: Record<string, string> = {}) {

@@ -1,5 +1,5 @@
 /**
- * Storage engines: RocksKv (with MemoryKv for reference) on 100k keys of 32 B with 100 B values in
+ * Storage engines: RocksKv and LmdbKv (with MemoryKv for reference) on 100k keys of 32 B with 100 B values in
  * one table: batch put, sync get (hit, miss), getMany of 64, bounded and full iteration.
  * The RocksDB copy is closed and reopened after loading so reads hit SST files (WAL recovery
  * flushes the memtable), not the memtable. Standalone: `npx tsx bench/storage.bench.ts`.
@@ -9,6 +9,7 @@ import { readdirSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { pathToFileURL } from "node:url";
 import { type KvStore, WriteBatch } from "../src/storage/kv.js";
+import { LmdbKv } from "../src/storage/lmdb.js";
 import { MemoryKv } from "../src/storage/memory.js";
 import { RocksKv } from "../src/storage/rocksdb.js";
 import type { TableName } from "../src/storage/tables.js";
@@ -131,7 +132,7 @@ function tasks(
     },
     { name: `${engine} batch put ${PUT_BATCH}`, items: PUT_BATCH, fn: () => putBatch(false) },
   ];
-  if (engine === "rocks")
+  if (engine !== "memory")
     out.push({ name: `${engine} batch put ${PUT_BATCH} sync:true`, items: PUT_BATCH, fn: () => putBatch(true) });
   return out;
 }
@@ -161,6 +162,21 @@ export async function runStorageBench(opts: StorageBenchOptions = {}): Promise<R
     }
   } finally {
     removeDir(dir);
+  }
+
+  const ldir = makeTmpDir("opal-bench-lmdb-");
+  try {
+    let lmdb = await LmdbKv.open(ldir);
+    load(lmdb, keys);
+    await lmdb.close();
+    lmdb = await LmdbKv.open(ldir);
+    try {
+      rows.push(...(await measure("storage", tasks("lmdb", lmdb, keys, misses, fresh), { time })));
+    } finally {
+      await lmdb.close();
+    }
+  } finally {
+    removeDir(ldir);
   }
 
   const mem = new MemoryKv();

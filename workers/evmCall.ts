@@ -1,14 +1,14 @@
 /**
  * Piscina entry: read-only execution methods (eth_call, eth_estimateGas, eth_createAccessList,
- * eth_simulateV1, debug_traceCall, trace_call) on the worker's own view of the node's RocksDB (a
- * shared native handle from workerData). Thin by rule: the logic is src/rpc/callOffload.ts.
+ * eth_simulateV1, debug_traceCall, trace_call) on the worker's own view of the node's store (a
+ * RocksDB native handle from workerData, storage/engine.ts). Thin by rule: the logic is src/rpc/callOffload.ts.
  */
 import { workerData } from "node:worker_threads";
 import { type CallReply, type CallTask, CallWorker } from "../src/rpc/callOffload.js";
-import { RocksKv } from "../src/storage/rocksdb.js";
+import { openWorkerStore, type WorkerStoreRef } from "../src/storage/engine.js";
 
 interface EvmCallData {
-  handle: bigint;
+  store: WorkerStoreRef;
   gasCap: bigint;
 }
 
@@ -20,7 +20,7 @@ export default async function evmCall(task: EvmCallTask): Promise<CallReply | 0>
   if (task.kind === "ping") return 0;
   if (worker === null) {
     const d = (workerData as { data: EvmCallData }).data;
-    worker = CallWorker.open(await RocksKv.fromHandle(d.handle), d.gasCap);
+    worker = CallWorker.open(await openWorkerStore(d.store), d.gasCap);
   }
   return worker.run(task);
 }

@@ -16,6 +16,7 @@ import { createMPT } from "@ethereumjs/mpt";
 import { keccak256 } from "../../src/crypto/keccak.js";
 import { PiscinaPool } from "../../src/node/pools.js";
 import { WriteBatch } from "../../src/storage/kv.js";
+import { LmdbKv } from "../../src/storage/lmdb.js";
 import { RocksKv } from "../../src/storage/rocksdb.js";
 import { encodeAccount } from "../../src/trie/account.js";
 import { MemoryTrie } from "../../src/trie/memoryTrie.js";
@@ -35,20 +36,24 @@ export async function run(): Promise<BenchRow[]> {
   await Promise.all([pool1.warm(), pool2.warm()]);
 
   const dir = mkdtempSync(join(tmpdir(), "opal-bench-trie-"));
+  const ldir = mkdtempSync(join(tmpdir(), "opal-bench-trie-lmdb-"));
   const kv = await RocksKv.open(dir, { cacheBytes: 256 << 20 });
+  const lmdb = await LmdbKv.open(ldir);
+  // 1,000 changed balances, applied to the flat table; the measured step is the root update only.
+  const changed = keys.slice(0, 1000);
   try {
-    const load = new WriteBatch();
-    for (let i = 0; i < N; i++) load.put("hashedAccounts", keys[i]!, values[i]!);
-    kv.write(load);
-    const full = computeStateRoot(kv);
-    kv.write(full.batch);
-    // 1,000 changed balances, applied to the flat table; the measured step is the root update only.
-    const changed = keys.slice(0, 1000);
-    const change = new WriteBatch();
-    changed.forEach((k, i) => {
-      change.put("hashedAccounts", k, encodeAccount(i + 1, 1n));
-    });
-    kv.write(change);
+    for (const store of [kv, lmdb]) {
+      const load = new WriteBatch();
+      for (let i = 0; i < N; i++) load.put("hashedAccounts", keys[i]!, values[i]!);
+      store.write(load);
+      const full = computeStateRoot(store);
+      store.write(full.batch);
+      const change = new WriteBatch();
+      changed.forEach((k, i) => {
+        change.put("hashedAccounts", k, encodeAccount(i + 1, 1n));
+      });
+      store.write(change);
+    }
 
     const hb = `root of ${N} accounts, sorted HashBuilder (opal, main thread)`;
     const memory = await measure(
@@ -91,6 +96,16 @@ export async function run(): Promise<BenchRow[]> {
           fn: () => updateStateRoot(kv, { accounts: changed }),
           items: 1000,
         },
+        {
+          name: `root of ${N} accounts on LMDB, full (scan + hash + node records)`,
+          fn: () => computeStateRoot(lmdb),
+          items: N,
+        },
+        {
+          name: `root after 1000 of ${N} accounts changed on LMDB, incremental`,
+          fn: () => updateStateRoot(lmdb, { accounts: changed }),
+          items: 1000,
+        },
       ],
       { time: 3000, iterations: 3 },
     );
@@ -114,6 +129,8 @@ export async function run(): Promise<BenchRow[]> {
   } finally {
     await Promise.all([pool1.destroy(), pool2.destroy()]);
     await kv.close();
+    await lmdb.close();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(ldir, { recursive: true, force: true });
   }
 }

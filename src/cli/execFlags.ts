@@ -8,6 +8,7 @@
  */
 import { availableParallelism } from "node:os";
 import { defaultThreads } from "../node/pools.js";
+import { DB_ENGINES } from "../storage/engine.js";
 import { METRICS, PPROF_FLAGS } from "./commonFlags.js";
 import { defineCli, type InferConfig, MS_PER_HOUR, MS_PER_SECOND } from "./flagTable.js";
 import { type Env, type ParseOptions, type ParseResult, parseArgs } from "./parseArgs.js";
@@ -42,6 +43,13 @@ export const EXEC_CLI = defineCli({
       default: "~/.opal",
       category: ETH,
       help: "Data directory for the database and keys (geth's default is ~/.ethereum)",
+    },
+    "db.engine": {
+      type: "enum",
+      values: DB_ENGINES,
+      default: "rocksdb",
+      category: ETH,
+      help: "Backing database implementation to use ('rocksdb' or 'lmdb'); a data directory keeps the engine it was made with",
     },
     networkid: {
       type: "uint64",

@@ -19,7 +19,8 @@ import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofSe
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { decodeHeader } from "../rlp/decode.js";
-import { RocksKv } from "../storage/rocksdb.js";
+import { openStore } from "../storage/engine.js";
+import type { KvStore } from "../storage/kv.js";
 import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
 import { dumpConfig } from "./flagTable.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
@@ -59,8 +60,12 @@ function loggerOf(config: ExecConfig, io: Io): Logger {
   return new Logger(config.verbosity, config["log.format"], (l) => io.err(l));
 }
 
-async function openStore(config: ExecConfig): Promise<RocksKv> {
-  return RocksKv.open(join(config.datadir, "chaindata"));
+async function openChaindata(config: ExecConfig): Promise<KvStore> {
+  try {
+    return (await openStore(join(config.datadir, "chaindata"), config["db.engine"])).kv;
+  } catch (e) {
+    throw new ExitError(errText(e), EXIT_FAILED);
+  }
 }
 
 /** `init <genesis.json>`: writes the genesis; the same genesis again is a no-op, another is an error. */
@@ -81,7 +86,7 @@ async function runInit(config: ExecConfig, file: string, io: Io): Promise<number
   }
   const configJson = (json as Record<string, unknown>).config;
   const want = headerHash(genesisBlockOf(genesis).header);
-  const kv = await openStore(config);
+  const kv = await openChaindata(config);
   try {
     let existing: Blockchain | null = null;
     try {
@@ -135,7 +140,7 @@ function blocksOf(all: Uint8Array, file: string): Uint8Array[] {
 async function runImport(config: ExecConfig, files: readonly string[], io: Io): Promise<number> {
   const log = loggerOf(config, io);
   const inputs = files.map((f) => ({ file: f, data: readInput(f, "import") }));
-  const kv = await openStore(config);
+  const kv = await openChaindata(config);
   try {
     let chain: Blockchain;
     try {

@@ -34,7 +34,7 @@ import { txpoolApi } from "../rpc/txpoolApi.js";
 import { web3Api } from "../rpc/web3.js";
 import { RpcWsServer } from "../rpc/wsServer.js";
 import { CachedKv } from "../storage/cachedKv.js";
-import { RocksKv } from "../storage/rocksdb.js";
+import { type DbEngine, type OpenedStore, openStore } from "../storage/engine.js";
 import { decodeTx } from "../tx/envelope.js";
 import { BlobSidecarStore } from "../txpool/blobSidecars.js";
 import { TxPool } from "../txpool/txPool.js";
@@ -98,6 +98,7 @@ export interface ExecNodeConfig {
   readonly "workers.sigrecover": number;
   readonly "workers.triehash": number;
   readonly "workers.evmcall": number;
+  readonly "db.engine": DbEngine;
   readonly "workers.evmcall.queue": number;
   readonly "rpc.callcache": number;
   readonly verbosity: number;
@@ -261,7 +262,7 @@ export class ExecNode {
   private constructor(
     readonly config: ExecNodeConfig,
     readonly log: Logger,
-    readonly rocks: RocksKv,
+    readonly store: OpenedStore,
     readonly chain: Blockchain,
     readonly pools: Pools,
     readonly txPool: TxPool,
@@ -280,13 +281,18 @@ export class ExecNode {
     const log = deps.logger ?? new Logger(config.verbosity, config["log.format"]);
     mkdirSync(config.datadir, { recursive: true });
     const chaindata = join(config.datadir, "chaindata");
-    const rocks = await RocksKv.open(chaindata);
-    const cleanup: (() => Promise<void>)[] = [() => rocks.close()];
+    let store: OpenedStore;
+    try {
+      store = await openStore(chaindata, config["db.engine"]);
+    } catch (e) {
+      throw new NodeError((e as Error).message);
+    }
+    const cleanup: (() => Promise<void>)[] = [() => store.close()];
     const unwind = async (): Promise<void> => {
       for (const f of cleanup.reverse()) await f().catch(() => undefined);
     };
     try {
-      const kv = new CachedKv(rocks);
+      const kv = new CachedKv(store.kv);
       const devKeys = config.dev ? devAccounts() : [];
       let chain: Blockchain;
       try {
@@ -306,7 +312,7 @@ export class ExecNode {
         evmCall: {
           threads: config["workers.evmcall"],
           maxQueue: config["workers.evmcall.queue"],
-          store: rocks,
+          store,
           gasCap: config["rpc.gascap"],
         },
       });
@@ -483,7 +489,7 @@ export class ExecNode {
       const node = new ExecNode(
         config,
         log,
-        rocks,
+        store,
         chain,
         pools,
         txPool,
@@ -527,7 +533,7 @@ export class ExecNode {
       this.log.debug("RPC servers closed");
       await this.pools.destroy();
       this.log.debug("Worker pools destroyed");
-      await this.rocks.close();
+      await this.store.close();
       this.log.info("Database closed");
     })();
     return this.stopping;

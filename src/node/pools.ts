@@ -7,6 +7,7 @@
  * the DB (storage-bindings.md §3: the other order segfaults).
  */
 import { Piscina } from "piscina";
+import type { WorkerStoreRef } from "../storage/engine.js";
 import type { TaskPool } from "../util/taskPool.js";
 
 export type WorkerName = "sigRecover" | "trieHash" | "evmCall" | "kzgVerify";
@@ -154,7 +155,7 @@ export interface PoolsConfig {
   evmCall?: {
     readonly threads: number;
     readonly maxQueue?: number;
-    readonly store: { shareHandle(): bigint; releaseHandle(): void };
+    readonly store: { shareWithWorkers(): WorkerStoreRef | null; releaseWorkers(): void };
     readonly gasCap: bigint;
   };
 }
@@ -180,7 +181,8 @@ export function createPools(cfg: PoolsConfig): Pools {
   const trieHash = new PiscinaPool("trieHash", { threads: cfg.trieHashThreads });
   const ec = cfg.evmCall;
   let evmCall: PiscinaPool | null = null;
-  if (ec !== undefined && ec.threads > 0) {
+  const ref = ec !== undefined && ec.threads > 0 ? ec.store.shareWithWorkers() : null;
+  if (ec !== undefined && ref !== null) {
     evmCall = new PiscinaPool(
       "evmCall",
       {
@@ -188,7 +190,7 @@ export function createPools(cfg: PoolsConfig): Pools {
         tasksPerWorker: EVM_CALL_TASKS_PER_WORKER,
         ...(ec.maxQueue === undefined ? {} : { maxQueue: ec.maxQueue }),
       },
-      { handle: ec.store.shareHandle(), gasCap: ec.gasCap },
+      { store: ref, gasCap: ec.gasCap },
     );
   }
   let destroyed = false;
@@ -201,7 +203,7 @@ export function createPools(cfg: PoolsConfig): Pools {
       destroyed = true;
       await Promise.all([sigRecover.destroy(), trieHash.destroy(), evmCall?.destroy()]);
       // Only once no worker can read through it (storage-bindings.md §3).
-      if (evmCall !== null) ec?.store.releaseHandle();
+      if (evmCall !== null) ec?.store.releaseWorkers();
     },
   };
 }

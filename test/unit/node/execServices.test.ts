@@ -134,3 +134,40 @@ describe("opal-exec: --metrics and --pprof.*", function () {
     }
   });
 });
+
+describe("opal-exec: --db.engine", function () {
+  this.timeout(90_000);
+
+  it("runs the dev chain on LMDB, serves calls, and refuses the data directory to the other engine", async () => {
+    const dir = tempDir("exec-lmdb");
+    const c = start(dir.path, ["--db.engine=lmdb", "--http.api=eth,debug"]);
+    try {
+      const http = await waitLog(c, /HTTP server started.*endpoint=(\S+)/);
+      const url = `http://${http[1]}`;
+      assert.equal(await call(url, "eth_blockNumber"), "0x0");
+      // A transfer sealed into block 1, then a call and a balance read on its state.
+      const dev0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+      await call(url, "eth_sendTransaction", [
+        { from: dev0, to: "0x00000000000000000000000000000000000000aa", value: "0x5" },
+      ]);
+      const end = Date.now() + 20_000;
+      while ((await call(url, "eth_blockNumber")) === "0x0" && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await call(url, "eth_getBalance", ["0x00000000000000000000000000000000000000aa", "latest"]), "0x5");
+      assert.equal(
+        await call(url, "eth_call", [{ to: "0x0000000000000000000000000000000000000004", data: "0xabcd" }, "latest"]),
+        "0xabcd",
+      );
+      assert.ok(existsSync(join(dir.path, "chaindata", "data.mdb")), "LMDB files in chaindata");
+      c.proc.kill("SIGTERM");
+      assert.equal(await c.exited, 0);
+      // The same directory with RocksDB: one line, non-zero exit.
+      const r = start(dir.path, []);
+      assert.notEqual(await r.exited, 0);
+      assert.match(r.log(), /opal-exec: .*chaindata holds a lmdb database: start with --db\.engine=lmdb/);
+    } finally {
+      if (c.proc.exitCode === null) c.proc.kill("SIGKILL");
+      dir.remove();
+    }
+  });
+});

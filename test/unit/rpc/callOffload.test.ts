@@ -102,7 +102,11 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     dir = makeTmpDir();
     kv = await RocksKv.open(dir);
     chain = load(kv);
-    pool = new PiscinaPool("evmCall", { threads: 1, maxQueue: 16 }, { handle: kv.shareHandle(), gasCap: GAS_CAP });
+    pool = new PiscinaPool(
+      "evmCall",
+      { threads: 1, maxQueue: 16 },
+      { store: { engine: "rocksdb", handle: kv.shareHandle() }, gasCap: GAS_CAP },
+    );
     const methods = callMethods(chain);
     main = new Registry(methods).forApis(["eth", "debug", "trace"]);
     offloaded = new Registry(

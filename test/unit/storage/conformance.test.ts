@@ -1,11 +1,12 @@
 /**
- * KvStore conformance: the same cases run against every engine (MemoryKv and RocksKv), so the test
+ * KvStore conformance: the same cases run against every engine (MemoryKv, LmdbKv and RocksKv), so the test
  * backend stays faithful to the production one. Engine-specific behaviour lives in rocksdb.test.ts.
  */
 import { strict as assert } from "node:assert";
 import { compareBytes } from "../../../src/primitives/bytes.js";
 import { CachedKv } from "../../../src/storage/cachedKv.js";
 import { type KvCursorOptions, type KvRange, type KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { LmdbKv } from "../../../src/storage/lmdb.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import type { TableName } from "../../../src/storage/tables.js";
@@ -30,6 +31,20 @@ const BACKENDS: Backend[] = [
     async open() {
       const kv = new CachedKv(new MemoryKv(), { tables: { hashedAccounts: 8, hashedStorage: 8, code: 8 } });
       return { kv, dispose: () => kv.close() };
+    },
+  },
+  {
+    name: "LmdbKv",
+    async open() {
+      const dir = makeTmpDir();
+      const kv = await LmdbKv.open(dir);
+      return {
+        kv,
+        async dispose() {
+          await kv.close();
+          removeDir(dir);
+        },
+      };
     },
   },
   {

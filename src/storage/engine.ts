@@ -1,0 +1,74 @@
+/**
+ * Choosing the storage engine (`--db.engine=rocksdb|lmdb`, geth's flag name): opening a data
+ * directory with either, refusing a directory the other engine wrote, and handing worker threads
+ * their own view — RocksDB's native handle. LMDB gives workers none yet: measured here, a commit
+ * made with lmdb-js 3.5.6 (`transactionSync`, default overlapping sync; also `putSync`, `noSync`)
+ * was not reliably visible to a reader in another thread, even through a fresh
+ * `useReadTransaction`, so on LMDB read-only calls stay on the main thread (`shareWithWorkers`
+ * answers null) rather than risk a stale answer.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { StorageError } from "./errors.js";
+import type { KvStore } from "./kv.js";
+import { LmdbKv } from "./lmdb.js";
+import { RocksKv } from "./rocksdb.js";
+
+export const DB_ENGINES = ["rocksdb", "lmdb"] as const;
+export type DbEngine = (typeof DB_ENGINES)[number];
+
+/** A store whose writes move a sequence number (what worker reads check for consistency). */
+export type SequencedKv = KvStore & { readonly sequence: number };
+
+/** What a worker thread needs to open its own view of the store (plain data, for workerData). */
+export interface WorkerStoreRef {
+  readonly engine: "rocksdb";
+  readonly handle: bigint;
+}
+
+export interface OpenedStore {
+  readonly engine: DbEngine;
+  readonly kv: SequencedKv;
+  /** A reference for worker threads (RocksDB counts it until `releaseWorkers`); null: not shareable. */
+  shareWithWorkers(): WorkerStoreRef | null;
+  /** After the workers are gone (RocksDB: before `close`, else it refuses). */
+  releaseWorkers(): void;
+  close(): Promise<void>;
+}
+
+/** The engine whose files are in `path`, if any. */
+function engineOnDisk(path: string): DbEngine | null {
+  if (existsSync(join(path, "data.mdb"))) return "lmdb";
+  if (existsSync(join(path, "CURRENT"))) return "rocksdb";
+  return null;
+}
+
+export async function openStore(path: string, engine: DbEngine): Promise<OpenedStore> {
+  const found = engineOnDisk(path);
+  if (found !== null && found !== engine) {
+    throw new StorageError("OPEN_FAILED", `${path} holds a ${found} database: start with --db.engine=${found}`);
+  }
+  if (engine === "lmdb") {
+    const kv = await LmdbKv.open(path);
+    return {
+      engine,
+      kv,
+      shareWithWorkers: () => null,
+      releaseWorkers: () => undefined,
+      close: () => kv.close(),
+    };
+  }
+  const kv = await RocksKv.open(path);
+  return {
+    engine,
+    kv,
+    shareWithWorkers: () => ({ engine: "rocksdb", handle: kv.shareHandle() }),
+    releaseWorkers: () => kv.releaseHandle(),
+    close: () => kv.close(),
+  };
+}
+
+/** A worker thread's read-only view of the owner's store. */
+export function openWorkerStore(ref: WorkerStoreRef): Promise<SequencedKv> {
+  return RocksKv.fromHandle(ref.handle);
+}

@@ -216,8 +216,11 @@ export class Blockchain implements ChainView {
     return this.invalid.has(bytesKey(hash));
   }
 
-  /** Validates and executes `blockRlp` on its parent's state and stores it (not made canonical). */
-  insertBlock(blockRlp: Uint8Array): InsertResult {
+  /**
+   * Validates and executes `blockRlp` on its parent's state and stores it (not made canonical).
+   * `opts.senders`: the txs' senders recovered beforehand (see ImportContext.senders).
+   */
+  insertBlock(blockRlp: Uint8Array, opts: { readonly senders?: readonly (Uint8Array | null)[] } = {}): InsertResult {
     let header: Header;
     try {
       header = decodeHeader(blockHeaderRlp(blockRlp));
@@ -243,7 +246,7 @@ export class Blockchain implements ChainView {
       return { status: "UNKNOWN_PARENT", hash, header, receipts: null, error: "unknown parent" };
     }
     this.moveStateTo(header.parentHash);
-    const res = this.execute(parent, header.parentHash, blockRlp);
+    const res = this.execute(parent, header.parentHash, blockRlp, opts.senders);
     if (isImportFailure(res)) {
       this.invalid.add(bytesKey(hash));
       return { status: "INVALID", hash, header, receipts: null, error: res.error };
@@ -252,7 +255,12 @@ export class Blockchain implements ChainView {
   }
 
   /** Executes on the current state (the parent's) and stores the block; returns the import result. */
-  private execute(parent: Header, parentHash: Uint8Array, blockRlp: Uint8Array) {
+  private execute(
+    parent: Header,
+    parentHash: Uint8Array,
+    blockRlp: Uint8Array,
+    senders?: readonly (Uint8Array | null)[],
+  ) {
     const undos: WriteBatch[] = [];
     const kv = this.kv;
     const persist = (forward: WriteBatch, undo: WriteBatch): void => {
@@ -261,7 +269,14 @@ export class Blockchain implements ChainView {
       kv.write(forward);
     };
     const res = importBlock(
-      { kv, cfg: this.config, blockHash: this.ancestorHashes(parentHash), persist, tracer: this.tracer },
+      {
+        kv,
+        cfg: this.config,
+        blockHash: this.ancestorHashes(parentHash),
+        persist,
+        tracer: this.tracer,
+        ...(senders === undefined ? {} : { senders }),
+      },
       parent,
       blockRlp,
     );

@@ -48,6 +48,12 @@ export interface ImportContext {
    * Blockchain uses it to keep a crash-recovery record in the same atomic write.
    */
   readonly persist?: (forward: WriteBatch, undo: WriteBatch) => void;
+  /**
+   * The senders of the block's txs, recovered beforehand (the Engine API does it on the sigRecover
+   * pool while the main thread serves RPC), in tx order; null for an invalid signature. Used when it
+   * has one entry per tx, else each sender is recovered here.
+   */
+  readonly senders?: readonly (Uint8Array | null)[];
 }
 
 export interface ImportedBlock {
@@ -157,6 +163,7 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
 
   const txs: Tx[] = [];
   const senders: Uint8Array[] = [];
+  const given = ctx.senders !== undefined && ctx.senders.length === body.transactions.length ? ctx.senders : null;
   for (let i = 0; i < body.transactions.length; i++) {
     let tx: Tx;
     try {
@@ -166,7 +173,7 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     }
     const code = validateTx(tx, { rules, chainId: cfg.chainId, allowDeposit: rules.op !== null });
     if (code !== null) return { error: `TX_INVALID[${i}]: ${code}` };
-    const sender = recoverSender(tx);
+    const sender = given === null ? recoverSender(tx) : given[i]!;
     if (sender === null) return { error: `TX_SENDER[${i}]` };
     txs.push(tx);
     senders.push(sender);

@@ -20,7 +20,9 @@ import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { rulesAt } from "../spec/chainConfig.js";
 import { Fork, OpFork } from "../spec/forks.js";
 import { decodeTx } from "../tx/envelope.js";
-import { TxType } from "../tx/tx.js";
+import { recoverSendersParallel } from "../tx/recoverSendersParallel.js";
+import { type Tx, TxType } from "../tx/tx.js";
+import type { TaskPool } from "../util/taskPool.js";
 import { blockToPayload, PayloadError, type PayloadJson, payloadToBlock } from "./payload.js";
 
 export const ENGINE_ERRORS = {
@@ -87,12 +89,16 @@ export class EngineApi {
   /** geth --miner.gaslimit: the gas limit L1 payloads move towards (OP attributes carry their own). */
   readonly gasCeil: bigint;
 
+  /** Recovers the senders of an incoming payload off the main thread (null: on it). */
+  private readonly recoveryPool: TaskPool | null;
+
   constructor(
     readonly chain: Blockchain,
     private readonly pool: PoolSource | null = null,
-    opts: { readonly gasCeil?: bigint } = {},
+    opts: { readonly gasCeil?: bigint; readonly recoveryPool?: TaskPool | null } = {},
   ) {
     this.gasCeil = opts.gasCeil ?? DEFAULT_GAS_CEIL;
+    this.recoveryPool = opts.recoveryPool ?? null;
   }
 
   get isOp(): boolean {
@@ -108,14 +114,31 @@ export class EngineApi {
     return { fork: r.fork, op: this.isOp ? r.op : null };
   }
 
-  /** engine_newPayloadV1–V4. */
-  newPayload(
+  /** The senders of `raw` txs, or null when one does not decode (the import then reports it). */
+  private async recoverSenders(raw: readonly Uint8Array[]): Promise<(Uint8Array | null)[] | null> {
+    if (raw.length === 0) return null;
+    const txs: Tx[] = [];
+    for (const r of raw) {
+      try {
+        txs.push(decodeTx(r));
+      } catch {
+        return null;
+      }
+    }
+    return recoverSendersParallel(txs, this.recoveryPool);
+  }
+
+  /**
+   * engine_newPayloadV1–V4. The txs' senders are recovered first, on the sigRecover pool when there
+   * is one (the main thread keeps serving meanwhile), then the block is executed and stored.
+   */
+  async newPayload(
     version: number,
     payload: PayloadJson,
     versionedHashes: readonly string[] | null,
     beaconRoot: string | null,
     requests: readonly string[] | null,
-  ): PayloadStatus {
+  ): Promise<PayloadStatus> {
     let decoded: ReturnType<typeof payloadToBlock>;
     try {
       decoded = payloadToBlock(
@@ -160,7 +183,8 @@ export class EngineApi {
         return { status: "INVALID", latestValidHash: null, validationError: "invalid blob versioned hashes" };
       }
     }
-    const r = this.chain.insertBlock(encodeBlock({ header, body }));
+    const senders = await this.recoverSenders(body.transactions);
+    const r = this.chain.insertBlock(encodeBlock({ header, body }), senders === null ? {} : { senders });
     switch (r.status) {
       case "VALID":
       case "KNOWN":

@@ -132,11 +132,18 @@ function invalidAttributes(detail: string): EngineError {
 
 /** EngineError → RpcError (same code and message); anything else is rethrown for the dispatcher. */
 function engineCall<T>(f: () => T): T {
+  const mapped = (e: unknown): unknown => (e instanceof EngineError ? new RpcError(e.code, e.message) : e);
   try {
-    return f();
+    const r = f();
+    // An async method (newPayload) rejects instead of throwing: the same mapping applies.
+    if (r instanceof Promise) {
+      return r.catch((e: unknown) => {
+        throw mapped(e);
+      }) as T;
+    }
+    return r;
   } catch (e) {
-    if (e instanceof EngineError) throw new RpcError(e.code, e.message);
-    throw e;
+    throw mapped(e);
   }
 }
 

@@ -335,6 +335,7 @@ export class ExecNode {
       );
       const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
         gasCeil: config["miner.gaslimit"],
+        recoveryPool: pools.sigRecover,
       });
       const networkId = config.networkid === 0n ? chain.config.chainId : config.networkid;
       const clientVersion = `${CLIENT_NAME}/v${CLIENT_VERSION}/${platform()}-${arch()}/nodejs${process.versions.node}`;

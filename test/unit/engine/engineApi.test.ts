@@ -43,7 +43,7 @@ const opGenesis = (): Record<string, unknown> => opGenesisOf() as Record<string,
 describe("engine/engineApi", function () {
   this.timeout(120_000);
 
-  it("rpc-compat chain: post-merge blocks through newPayload, then the suite's forkchoice", () => {
+  it("rpc-compat chain: post-merge blocks through newPayload, then the suite's forkchoice", async () => {
     const json = JSON.parse(readFileSync(join(DIR, "genesis.json"), "utf8"));
     const chain = Blockchain.init(new MemoryKv(), parseGenesis(json), json.config);
     const api = new EngineApi(chain);
@@ -65,7 +65,7 @@ describe("engine/engineApi", function () {
         const tx = decodeTx(t);
         if (tx.type === TxType.Blob) for (const h of tx.blobVersionedHashes) hashes.push(bytesToHex(h));
       }
-      const st = api.newPayload(
+      const st = await api.newPayload(
         version,
         blockToPayload(header, body, hash, Math.min(version, 3), false),
         version >= 3 ? hashes : null,
@@ -104,7 +104,7 @@ describe("engine/engineApi", function () {
     );
   });
 
-  it("OP: forkchoiceUpdated with attributes builds; getPayloadV4 → newPayloadV4 on another node → VALID", () => {
+  it("OP: forkchoiceUpdated with attributes builds; getPayloadV4 → newPayloadV4 on another node → VALID", async () => {
     const g = opGenesis();
     const seq = Blockchain.init(new MemoryKv(), parseGenesis(g), g.config);
     const ver = Blockchain.init(new MemoryKv(), parseGenesis(g), g.config);
@@ -145,7 +145,7 @@ describe("engine/engineApi", function () {
       parentBeaconBlockRoot: string;
     };
     assert.equal(env.parentBeaconBlockRoot, `0x${"22".repeat(32)}`);
-    const st = b.newPayload(4, env.executionPayload, [], env.parentBeaconBlockRoot, []);
+    const st = await b.newPayload(4, env.executionPayload, [], env.parentBeaconBlockRoot, []);
     assert.equal(st.status, "VALID", st.validationError ?? "");
     const newHead = env.executionPayload.blockHash as string;
     const r2 = b.forkchoiceUpdated(

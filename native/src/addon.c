@@ -6,9 +6,12 @@
  *   keccak256(input: Uint8Array, out: Uint8Array): void             // writes 32 bytes at out[0..32)
  *   keccak256Batch(packed: Uint8Array, offsets: Uint32Array, out: Uint8Array): void
  *       // item i is packed[offsets[i] .. offsets[i+1]); writes 32*i .. 32*i+32 of out
+ *   keccak256ScratchInit(buf: Uint8Array): void   // this thread's scratch buffer (≥ 32 bytes)
+ *   keccak256Scratch(length: number): void        // hashes buf[32 .. 32+length) into buf[0 .. 32)
  */
 #include <node_api.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "keccak.h"
 
 #define CHECK(call)                                                                                     \
@@ -74,10 +77,69 @@ static napi_value js_keccak256_batch(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * The scratch form, for the EVM's KECCAK256 opcode: one small hash per call, where the cost of the
+ * call itself (resolving two typed arrays, allocating a subarray in JS) exceeds the permutation's.
+ * Each thread (napi_env) registers one buffer once; a call then passes only the input length: the
+ * input is at scratch[32 .. 32+len) and the digest goes to scratch[0 .. 32). Per-env instance data,
+ * so worker threads each keep their own buffer.
+ */
+typedef struct {
+  uint8_t *data;
+  size_t len;
+  napi_ref ref;
+} scratch_t;
+
+static void scratch_free(napi_env env, void *data, void *hint) {
+  scratch_t *s = (scratch_t *)data;
+  if (s->ref != NULL) napi_delete_reference(env, s->ref);
+  free(s);
+}
+
+static napi_value js_keccak256_scratch_init(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint8_t *data;
+  size_t len;
+  if (argc < 1 || !typed_bytes(env, argv[0], napi_uint8_array, &data, &len) || len < 32)
+    return throw_type(env, "keccak256ScratchInit(buf) needs a Uint8Array of at least 32 bytes");
+  scratch_t *s = (scratch_t *)calloc(1, sizeof(scratch_t));
+  if (s == NULL) return throw_type(env, "out of memory");
+  s->data = data;
+  s->len = len;
+  /* The reference keeps the buffer (and so its bytes) alive as long as the env. */
+  if (napi_create_reference(env, argv[0], 1, &s->ref) != napi_ok) {
+    free(s);
+    return NULL;
+  }
+  void *old = NULL;
+  if (napi_get_instance_data(env, &old) == napi_ok && old != NULL) scratch_free(env, old, NULL);
+  CHECK(napi_set_instance_data(env, s, scratch_free, NULL));
+  return NULL;
+}
+
+static napi_value js_keccak256_scratch(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint32_t n;
+  if (argc < 1 || napi_get_value_uint32(env, argv[0], &n) != napi_ok) return throw_type(env, "length must be a number");
+  void *data = NULL;
+  CHECK(napi_get_instance_data(env, &data));
+  scratch_t *s = (scratch_t *)data;
+  if (s == NULL) return throw_type(env, "keccak256ScratchInit was not called");
+  if ((size_t)n > s->len - 32) return throw_type(env, "length exceeds the scratch buffer");
+  opal_keccak256(s->data + 32, n, s->data);
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"keccak256", NULL, js_keccak256, NULL, NULL, NULL, napi_default, NULL},
     {"keccak256Batch", NULL, js_keccak256_batch, NULL, NULL, NULL, napi_default, NULL},
+    {"keccak256ScratchInit", NULL, js_keccak256_scratch_init, NULL, NULL, NULL, napi_default, NULL},
+    {"keccak256Scratch", NULL, js_keccak256_scratch, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props));
   return exports;

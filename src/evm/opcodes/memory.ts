@@ -2,7 +2,7 @@
  * Memory expansion (charged here, Yellow Paper Cmem) and the opcodes that read or write memory:
  * MLOAD, MSTORE, MSTORE8, MSIZE, MCOPY, KECCAK256 and the copy helper the *COPY opcodes share.
  */
-import { keccak256Into } from "../../crypto/keccak.js";
+import { keccak256Mem } from "../../crypto/keccak.js";
 import type { Evm } from "../evm.js";
 import type { Frame } from "../frame.js";
 import { Halt } from "../status.js";
@@ -11,9 +11,6 @@ import { loadWord, storeWord } from "../word.js";
 /** Memory offsets at or past this many bytes cost more gas than any block holds. */
 export const MEMORY_LIMIT = 0x1_0000_0000;
 const LIMIT = BigInt(MEMORY_LIMIT);
-/** KECCAK256 output scratch: written and read back within one opcode, which never yields. */
-const HASH = new Uint8Array(32);
-const HASH_VIEW = new DataView(HASH.buffer);
 
 /** Gas of `words` 32-byte words of memory: 3w + w²/512 (exact for w ≤ 2^27). */
 export function memoryCost(words: number): number {
@@ -130,8 +127,7 @@ export function opKeccak256(_e: Evm, f: Frame): Halt {
   const n = Number(size);
   if (!useWordGas(f, n, 6)) return Halt.OutOfGas;
   const o = n === 0 ? 0 : Number(off);
-  keccak256Into(f.mem.subarray(o, o + n), HASH, 0);
-  s[sp - 2] = loadWord(HASH_VIEW, 0);
+  s[sp - 2] = loadWord(keccak256Mem(f.mem, o, n), 0);
   f.sp = sp - 1;
   return Halt.Continue;
 }

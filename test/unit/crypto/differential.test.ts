@@ -8,7 +8,14 @@ import { randomBytes } from "node:crypto";
 import { ripemd160 as nobleRipemd } from "@noble/hashes/legacy.js";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { keccak256, keccak256Batch, keccak256Pure, keccak256PureBatch, packItems } from "../../../src/crypto/keccak.js";
+import {
+  keccak256,
+  keccak256Batch,
+  keccak256Mem,
+  keccak256Pure,
+  keccak256PureBatch,
+  packItems,
+} from "../../../src/crypto/keccak.js";
 import { ripemd160 } from "../../../src/crypto/ripemd160.js";
 import {
   recoverPublicKey,
@@ -61,6 +68,26 @@ describe("crypto: native vs pure (10,000 random inputs each)", function () {
     keccak256PureBatch(packed, offsets, pure);
     assert.deepEqual(batched, pure);
     for (let i = 0; i < N; i += 997) assert.deepEqual(batched.subarray(32 * i, 32 * i + 32), keccak_256(items[i]!));
+  });
+
+  it("keccak256Mem: slices of a memory buffer (scratch path up to 1 KiB, the usual path above) equal the pure hash", () => {
+    const mem = new Uint8Array(randomBytes(4096));
+    for (let i = 0; i < N; i++) {
+      // Lengths around the scratch path's edges (64: the byte loop, 1024: its end) and beyond.
+      const len = [0, 1, 31, 32, 63, 64, 65, 135, 136, 137, 1023, 1024, 1025, 2000][i % 14]!;
+      const off = (i * 37) % (mem.length - len);
+      const view = keccak256Mem(mem, off, len);
+      assert.deepEqual(
+        new Uint8Array(view.buffer, view.byteOffset, 32),
+        keccak256Pure(mem.subarray(off, off + len)),
+        `${off}+${len}`,
+      );
+    }
+  });
+
+  it("the scratch call refuses a length past its buffer", function () {
+    if (native === null) this.skip(); // reason: checks the addon's bounds guard; nothing to check without it
+    assert.throws(() => native!.keccak256Scratch(1 << 20));
   });
 
   it("native batch rejects offsets outside the packed buffer instead of reading past it", function () {

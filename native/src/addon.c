@@ -6,8 +6,8 @@
  *   keccak256(input: Uint8Array, out: Uint8Array): void             // writes 32 bytes at out[0..32)
  *   keccak256Batch(packed: Uint8Array, offsets: Uint32Array, out: Uint8Array): void
  *       // item i is packed[offsets[i] .. offsets[i+1]); writes 32*i .. 32*i+32 of out
- *   keccak256ScratchInit(buf: Uint8Array): void   // this thread's scratch buffer (≥ 32 bytes)
- *   keccak256Scratch(length: number): void        // hashes buf[32 .. 32+length) into buf[0 .. 32)
+ *   keccak256ScratchInit(buf: Uint8Array): number       // registers a buffer (≥ 32 bytes): its slot
+ *   keccak256Scratch(slot: number, length: number): void // hashes buf[32 .. 32+length) into buf[0 .. 32)
  */
 #include <node_api.h>
 #include <stdint.h>
@@ -80,20 +80,37 @@ static napi_value js_keccak256_batch(napi_env env, napi_callback_info info) {
 /*
  * The scratch form, for the EVM's KECCAK256 opcode: one small hash per call, where the cost of the
  * call itself (resolving two typed arrays, allocating a subarray in JS) exceeds the permutation's.
- * Each thread (napi_env) registers one buffer once; a call then passes only the input length: the
- * input is at scratch[32 .. 32+len) and the digest goes to scratch[0 .. 32). Per-env instance data,
- * so worker threads each keep their own buffer.
+ * A buffer is registered once and gets a slot number; a call then passes the slot and the input
+ * length: the input is at buf[32 .. 32+len) and the digest goes to buf[0 .. 32). Slots live in the
+ * env's instance data, so each thread has its own; several per env, because one thread may load the
+ * JS module more than once (a CommonJS and an ESM copy under a loader), each with its own buffer.
  */
+#define SCRATCH_SLOTS 16
+
 typedef struct {
-  uint8_t *data;
-  size_t len;
-  napi_ref ref;
+  uint8_t *data[SCRATCH_SLOTS];
+  size_t len[SCRATCH_SLOTS];
+  napi_ref ref[SCRATCH_SLOTS];
+  uint32_t used;
 } scratch_t;
 
 static void scratch_free(napi_env env, void *data, void *hint) {
   scratch_t *s = (scratch_t *)data;
-  if (s->ref != NULL) napi_delete_reference(env, s->ref);
+  for (uint32_t i = 0; i < s->used; i++) napi_delete_reference(env, s->ref[i]);
   free(s);
+}
+
+static scratch_t *scratch_of(napi_env env) {
+  void *data = NULL;
+  if (napi_get_instance_data(env, &data) != napi_ok) return NULL;
+  if (data != NULL) return (scratch_t *)data;
+  scratch_t *s = (scratch_t *)calloc(1, sizeof(scratch_t));
+  if (s == NULL) return NULL;
+  if (napi_set_instance_data(env, s, scratch_free, NULL) != napi_ok) {
+    free(s);
+    return NULL;
+  }
+  return s;
 }
 
 static napi_value js_keccak256_scratch_init(napi_env env, napi_callback_info info) {
@@ -104,33 +121,34 @@ static napi_value js_keccak256_scratch_init(napi_env env, napi_callback_info inf
   size_t len;
   if (argc < 1 || !typed_bytes(env, argv[0], napi_uint8_array, &data, &len) || len < 32)
     return throw_type(env, "keccak256ScratchInit(buf) needs a Uint8Array of at least 32 bytes");
-  scratch_t *s = (scratch_t *)calloc(1, sizeof(scratch_t));
-  if (s == NULL) return throw_type(env, "out of memory");
-  s->data = data;
-  s->len = len;
+  scratch_t *s = scratch_of(env);
+  if (s == NULL) return throw_type(env, "cannot keep scratch buffers");
+  if (s->used == SCRATCH_SLOTS) return throw_type(env, "too many scratch buffers");
+  uint32_t slot = s->used;
   /* The reference keeps the buffer (and so its bytes) alive as long as the env. */
-  if (napi_create_reference(env, argv[0], 1, &s->ref) != napi_ok) {
-    free(s);
-    return NULL;
-  }
-  void *old = NULL;
-  if (napi_get_instance_data(env, &old) == napi_ok && old != NULL) scratch_free(env, old, NULL);
-  CHECK(napi_set_instance_data(env, s, scratch_free, NULL));
-  return NULL;
+  CHECK(napi_create_reference(env, argv[0], 1, &s->ref[slot]));
+  s->data[slot] = data;
+  s->len[slot] = len;
+  s->used = slot + 1;
+  napi_value out;
+  CHECK(napi_create_uint32(env, slot, &out));
+  return out;
 }
 
 static napi_value js_keccak256_scratch(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
+  size_t argc = 2;
+  napi_value argv[2];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  uint32_t n;
-  if (argc < 1 || napi_get_value_uint32(env, argv[0], &n) != napi_ok) return throw_type(env, "length must be a number");
+  uint32_t slot, n;
+  if (argc < 2 || napi_get_value_uint32(env, argv[0], &slot) != napi_ok ||
+      napi_get_value_uint32(env, argv[1], &n) != napi_ok)
+    return throw_type(env, "keccak256Scratch(slot, length) needs two numbers");
   void *data = NULL;
   CHECK(napi_get_instance_data(env, &data));
   scratch_t *s = (scratch_t *)data;
-  if (s == NULL) return throw_type(env, "keccak256ScratchInit was not called");
-  if ((size_t)n > s->len - 32) return throw_type(env, "length exceeds the scratch buffer");
-  opal_keccak256(s->data + 32, n, s->data);
+  if (s == NULL || slot >= s->used) return throw_type(env, "unknown scratch slot");
+  if ((size_t)n > s->len[slot] - 32) return throw_type(env, "length exceeds the scratch buffer");
+  opal_keccak256(s->data[slot] + 32, n, s->data[slot]);
   return NULL;
 }
 

@@ -205,56 +205,78 @@ function runGenesis(chainId: bigint, out: string | undefined, io: Io): number {
   return EXIT_OK;
 }
 
-/** Runs the node until a signal stops it. */
+/**
+ * Runs the node until a signal stops it. One SIGINT/SIGTERM handler covers the whole run, startup
+ * included, so there is no moment where a signal meets no handler or a handler that no longer
+ * acts; a signal during startup stops the node as soon as it is up, and a second signal exits at once.
+ */
 async function runNode(config: ExecConfig, warnings: readonly string[], io: Io): Promise<number> {
   const log = loggerOf(config, io);
   for (const w of warnings) log.warn(w);
-  // A signal during startup (the servers answer before start() returns) stops the node once it is up.
-  let early: NodeJS.Signals | null = null;
-  const onEarly = (sig: NodeJS.Signals): void => {
-    early ??= sig;
+  let signal: NodeJS.Signals | null = null;
+  let up: ExecNode | null = null;
+  let stopping: Promise<void> | null = null;
+  let wake: () => void = () => undefined;
+  const signalled = new Promise<void>((r) => {
+    wake = r;
+  });
+  const stop = (node: ExecNode): Promise<void> => {
+    stopping ??= (async () => {
+      log.info("Got interrupt, shutting down...", { signal });
+      await node.stopWithDeadline();
+    })();
+    return stopping;
   };
-  process.on("SIGINT", onEarly);
-  process.on("SIGTERM", onEarly);
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (signal !== null) {
+      log.warn("Already shutting down, forcing exit", { signal: sig });
+      process.exit(1);
+    }
+    signal = sig;
+    wake();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   const owned: Service[] = [];
   const closeOwned = async (): Promise<void> => {
     for (const o of owned.splice(0).reverse()) await o.close().catch(() => undefined);
   };
-  let node: ExecNode;
   try {
-    // A profile from startup (--pprof.type) starts before the node does.
-    validateProfileType(config["pprof.type"]);
-    if (config["pprof.type"] !== undefined) {
-      const p = new ProfileOnExit({ "pprof.type": config["pprof.type"], "pprof.path": config["pprof.path"] }, { log });
-      p.start();
-      owned.push(p);
-      log.info("Profiling until shutdown", { type: p.type, file: p.path });
-    } else if (config["pprof.path"] !== undefined) {
-      log.warn("--pprof.path has no effect without --pprof.type");
+    try {
+      // A profile from startup (--pprof.type) starts before the node does.
+      validateProfileType(config["pprof.type"]);
+      if (config["pprof.type"] !== undefined) {
+        const p = new ProfileOnExit(
+          { "pprof.type": config["pprof.type"], "pprof.path": config["pprof.path"] },
+          { log },
+        );
+        p.start();
+        owned.push(p);
+        log.info("Profiling until shutdown", { type: p.type, file: p.path });
+      } else if (config["pprof.path"] !== undefined) {
+        log.warn("--pprof.path has no effect without --pprof.type");
+      }
+      up = await ExecNode.start(config, { logger: log, print: (t) => io.out(t) });
+    } catch (e) {
+      await closeOwned();
+      throw e;
     }
-    node = await ExecNode.start(config, { logger: log, print: (t) => io.out(t) });
-  } catch (e) {
+    const node = up;
+    try {
+      await startServices(config, node, log, owned);
+    } catch (e) {
+      await node.stopWithDeadline();
+      await closeOwned();
+      throw new ExitError(errText(e), EXIT_FAILED);
+    }
+    await signalled;
+    await stop(node);
     await closeOwned();
-    throw e;
+    return EXIT_OK;
   } finally {
-    process.off("SIGINT", onEarly);
-    process.off("SIGTERM", onEarly);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
-  try {
-    await startServices(config, node, log, owned);
-  } catch (e) {
-    await node.stopWithDeadline();
-    await closeOwned();
-    throw new ExitError(errText(e), EXIT_FAILED);
-  }
-  if (early !== null) {
-    log.info("Got interrupt, shutting down...", { signal: early });
-    await node.stopWithDeadline();
-  } else {
-    await node.runUntilSignal();
-  }
-  await closeOwned();
-  return EXIT_OK;
 }
 
 interface Service {

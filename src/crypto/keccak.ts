@@ -34,7 +34,8 @@ export function keccak256Into(data: Uint8Array, out: Uint8Array, pos = 0): void 
 /** Inputs up to this many bytes go through the scratch buffer (`keccak256Mem`). */
 const SCRATCH_INPUT = 1024;
 const SCRATCH: Uint8Array | null = native === null ? null : new Uint8Array(32 + SCRATCH_INPUT);
-if (SCRATCH !== null) native!.keccak256ScratchInit(SCRATCH);
+// This module's own slot: a thread may hold more than one copy of the module (CJS and ESM).
+const SLOT = SCRATCH === null ? 0 : native!.keccak256ScratchInit(SCRATCH);
 const SCRATCH_VIEW: DataView | null = SCRATCH === null ? null : new DataView(SCRATCH.buffer);
 const DIGEST = new Uint8Array(32);
 const DIGEST_VIEW = new DataView(DIGEST.buffer);
@@ -50,7 +51,7 @@ export function keccak256Mem(mem: Uint8Array, off: number, len: number): DataVie
   if (SCRATCH !== null && len <= SCRATCH_INPUT) {
     if (len <= 64) for (let i = 0; i < len; i++) SCRATCH[32 + i] = mem[off + i]!;
     else SCRATCH.set(mem.subarray(off, off + len), 32);
-    native!.keccak256Scratch(len);
+    native!.keccak256Scratch(SLOT, len);
     return SCRATCH_VIEW!;
   }
   DIGEST.set(keccak256(mem.subarray(off, off + len)));

@@ -4,8 +4,8 @@ export interface NativeBinding {
   keccak256(input: Uint8Array, out: Uint8Array): void;
   /** Item i is `packed[offsets[i]..offsets[i+1])`; its hash goes to `out[32i..32i+32)`. */
   keccak256Batch(packed: Uint8Array, offsets: Uint32Array, out: Uint8Array): void;
-  /** Registers this thread's scratch buffer for `keccak256Scratch` (kept alive by the addon). */
-  keccak256ScratchInit(buf: Uint8Array): void;
-  /** Hashes `buf[32..32+length)` of the registered buffer into `buf[0..32)`. */
-  keccak256Scratch(length: number): void;
+  /** Registers a scratch buffer for `keccak256Scratch` (kept alive by the addon); returns its slot. */
+  keccak256ScratchInit(buf: Uint8Array): number;
+  /** Hashes `buf[32..32+length)` of the buffer in `slot` into `buf[0..32)`. */
+  keccak256Scratch(slot: number, length: number): void;
 }

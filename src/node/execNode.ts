@@ -553,22 +553,4 @@ export class ExecNode {
       clearTimeout(t);
     }
   }
-
-  /** Resolves after SIGINT or SIGTERM has stopped the node (a second signal exits at once). */
-  async runUntilSignal(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      let got = false;
-      const onSignal = (sig: NodeJS.Signals): void => {
-        if (got) {
-          this.log.warn("Already shutting down, forcing exit", { signal: sig });
-          process.exit(1);
-        }
-        got = true;
-        this.log.info("Got interrupt, shutting down...", { signal: sig });
-        this.stopWithDeadline().then(resolve, resolve);
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
-    });
-  }
 }

@@ -7,6 +7,7 @@
 import { type BlockBody, decodeBody, encodeBody } from "../block/block.js";
 import { decodeHeader, encodeHeader, type Header } from "../block/header.js";
 import { decodeReceipt, encodeReceipt, type Receipt } from "../block/receipt.js";
+import { bytesKey } from "../primitives/bytes.js";
 import { bigintToBytes } from "../primitives/u256.js";
 import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
 import { encodeRlp } from "../rlp/encode.js";
@@ -34,16 +35,47 @@ export interface TxLocation {
   readonly index: number;
 }
 
+/** Decoded headers by hash, bounded (oldest dropped first). */
+export class HeaderCache {
+  private readonly map = new Map<string, Header>();
+  constructor(private readonly limit = 256) {}
+  get(key: string): Header | undefined {
+    return this.map.get(key);
+  }
+  put(key: string, h: Header): void {
+    if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, h);
+  }
+}
+
 export class ChainStore {
-  constructor(readonly kv: KvReader) {}
+  /**
+   * `decoded`: a cache of decoded headers by hash that outlives this store (a header never changes
+   * under its hash); the evmCall workers keep one across calls. Callers must not mutate headers.
+   */
+  constructor(
+    readonly kv: KvReader,
+    private readonly decoded: HeaderCache | null = null,
+  ) {}
 
   headerRlp(hash: Uint8Array): Uint8Array | undefined {
     return this.kv.get("headers", hash);
   }
 
   header(hash: Uint8Array): Header | null {
+    const c = this.decoded;
+    if (c === null) {
+      const rlp = this.headerRlp(hash);
+      return rlp === undefined ? null : decodeHeader(rlp);
+    }
+    const k = bytesKey(hash);
+    const hit = c.get(k);
+    if (hit !== undefined) return hit;
     const rlp = this.headerRlp(hash);
-    return rlp === undefined ? null : decodeHeader(rlp);
+    if (rlp === undefined) return null;
+    const h = decodeHeader(rlp);
+    c.put(k, h);
+    return h;
   }
 
   bodyRlp(hash: Uint8Array): Uint8Array | undefined {

@@ -21,7 +21,7 @@
  */
 import type { Header } from "../block/header.js";
 import type { ChainView } from "../chain/blockchain.js";
-import { ChainStore, META_CONFIG, META_STATE } from "../chain/chainStore.js";
+import { ChainStore, HeaderCache, META_CONFIG, META_STATE } from "../chain/chainStore.js";
 import { committedView } from "../chain/stateAt.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
@@ -219,6 +219,8 @@ export class CallWorker {
   private readonly methods: Map<string, AnyMethod>;
   private cache: CachedKv;
   private cacheSeq = -1;
+  /** Decoded headers by hash: immutable, so kept across blocks. */
+  private readonly headers = new HeaderCache();
   /** Calls run again because a block was committed meanwhile (tests). */
   retries = 0;
 
@@ -268,7 +270,7 @@ export class CallWorker {
       this.cache = new CachedKv(this.kv, WORKER_CACHE);
       this.cacheSeq = seq;
     }
-    const store = new ChainStore(committedView(this.cache));
+    const store = new ChainStore(committedView(this.cache), this.headers);
     const c = this.chain;
     c.store = store;
     c.stateBlockHash = store.meta(META_STATE) ?? new Uint8Array(32);

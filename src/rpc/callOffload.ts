@@ -94,16 +94,15 @@ const REPLY_CACHE_MAX_CHARS = 16 * 1024;
 class ReplyCache {
   private head = "";
   private readonly map = new Map<string, CallReply>();
-  hits = 0;
 
   constructor(private readonly limit: number) {}
 
-  key(method: string, head: Uint8Array, params: unknown[]): string | null {
+  /** The cache key of a request under `head` (a new head empties the cache); null: not cacheable. */
+  key(method: string, head: string, params: unknown[]): string | null {
     if (this.limit === 0) return null;
-    const h = bytesToHex(head);
-    if (h !== this.head) {
+    if (head !== this.head) {
       this.map.clear();
-      this.head = h;
+      this.head = head;
     }
     const args = JSON.stringify(params);
     if (args.includes('"safe"') || args.includes('"finalized"')) return null;
@@ -111,13 +110,17 @@ class ReplyCache {
   }
 
   get(key: string): CallReply | undefined {
-    const r = this.map.get(key);
-    if (r !== undefined) this.hits++;
-    return r;
+    return this.map.get(key);
   }
 
-  put(key: string, reply: CallReply): void {
-    if ("result" in reply && JSON.stringify(reply.result ?? null).length > REPLY_CACHE_MAX_CHARS) return;
+  /** Keeps a reply computed under `head`, unless the head has moved on meanwhile. */
+  put(key: string, head: string, reply: CallReply): void {
+    if (head !== this.head) return;
+    if ("result" in reply) {
+      const r = reply.result;
+      const size = typeof r === "string" ? r.length : JSON.stringify(r ?? null).length;
+      if (size > REPLY_CACHE_MAX_CHARS) return;
+    }
     if (this.map.size >= this.limit) this.map.delete(this.map.keys().next().value as string);
     this.map.set(key, reply);
   }
@@ -159,7 +162,8 @@ async function runOffloaded(
   while (n > 0 && params[n - 1] === undefined) n--;
   const args = params.slice(0, n);
   const head = opts.head();
-  const key = cache.key(method, head, args);
+  const headHex = bytesToHex(head);
+  const key = cache.key(method, headHex, args);
   const hit = key === null ? undefined : cache.get(key);
   if (hit !== undefined) return unwrap(hit);
   const { pool } = opts;
@@ -177,7 +181,7 @@ async function runOffloaded(
     }
     throw RpcError.internal(`call worker failed: ${(e as Error).message}`);
   }
-  if (key !== null) cache.put(key, reply);
+  if (key !== null) cache.put(key, headHex, reply);
   return unwrap(reply);
 }
 

@@ -196,6 +196,43 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     assert.equal(runs, 6, "cacheEntries 0: no cache");
   });
 
+  it("a reply computed under an old head is not kept for the new one", async () => {
+    let runs = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = {
+      threads: 1,
+      queueSize: 0,
+      busy: 0,
+      canAcceptWork: () => true,
+      run: async <T>(task: unknown): Promise<T> => {
+        runs++;
+        if (runs === 1) await gate;
+        return (await pool.run(task)) as T;
+      },
+    };
+    let head = chain.headBlockHash;
+    const d = new Registry(
+      offloadCalls(callMethods(chain), { pool: slow, head: () => head, timeoutMs: 0 }) as AnyMethod[],
+    ).forApis(["eth"]);
+    const req = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "eth_call",
+      params: [{ to: "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667", input: "0xff01" }, "latest"],
+    });
+    const other = req.replace("0xff01", "0xff02");
+    const first = answer(d, req); // starts under the old head and waits
+    head = chain.store.canonicalHash(chain.head.number - 1)!;
+    await answer(d, other); // another request under the new head empties the cache
+    release();
+    await first; // its reply belongs to the old head: not kept
+    await answer(d, req);
+    assert.equal(runs, 3, "the request ran again under the new head");
+  });
+
   it("aborts a call past --rpc.evmtimeout with geth's message, and the pool still serves", async () => {
     const d = new Registry(
       offloadCalls(callMethods(chain), { pool, head: () => chain.headBlockHash, timeoutMs: 100 }) as AnyMethod[],

@@ -121,6 +121,23 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     removeDir(dir);
   });
 
+  /** The pool, counting the tasks it runs; `hold(n)` may make the n-th wait. */
+  function countingPool(hold: (n: number) => Promise<void> | undefined = () => undefined) {
+    const p = {
+      runs: 0,
+      threads: 1,
+      queueSize: 0,
+      busy: 0,
+      canAcceptWork: () => true,
+      run: async <T>(task: unknown): Promise<T> => {
+        p.runs++;
+        await hold(p.runs);
+        return (await pool.run(task)) as T;
+      },
+    };
+    return p;
+  }
+
   it("answers every request exactly as the main thread does", async () => {
     const reqs = requests();
     assert.ok(reqs.length > 80, `${reqs.length} requests`);
@@ -152,17 +169,7 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
   });
 
   it("answers a repeated request under the same head from the reply cache, and only then", async () => {
-    let runs = 0;
-    const counting = {
-      threads: 1,
-      queueSize: 0,
-      busy: 0,
-      canAcceptWork: () => true,
-      run: async <T>(task: unknown): Promise<T> => {
-        runs++;
-        return (await pool.run(task)) as T;
-      },
-    };
+    const counting = countingPool();
     let head = chain.headBlockHash;
     const d = new Registry(
       offloadCalls(callMethods(chain), { pool: counting, head: () => head, timeoutMs: 0 }) as AnyMethod[],
@@ -176,13 +183,13 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
       });
     const first = await answer(d, req("latest"));
     assert.equal(await answer(d, req("latest")), first);
-    assert.equal(runs, 1, "the second came from the cache");
+    assert.equal(counting.runs, 1, "the second came from the cache");
     await answer(d, req("safe"));
     await answer(d, req("safe"));
-    assert.equal(runs, 3, "safe is never cached");
+    assert.equal(counting.runs, 3, "safe is never cached");
     head = chain.store.canonicalHash(chain.head.number - 1)!;
     await answer(d, req("latest"));
-    assert.equal(runs, 4, "a new head empties the cache");
+    assert.equal(counting.runs, 4, "a new head empties the cache");
     const none = new Registry(
       offloadCalls(callMethods(chain), {
         pool: counting,
@@ -193,26 +200,15 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     ).forApis(["eth"]);
     await answer(none, req("latest"));
     await answer(none, req("latest"));
-    assert.equal(runs, 6, "cacheEntries 0: no cache");
+    assert.equal(counting.runs, 6, "cacheEntries 0: no cache");
   });
 
   it("a reply computed under an old head is not kept for the new one", async () => {
-    let runs = 0;
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => {
       release = r;
     });
-    const slow = {
-      threads: 1,
-      queueSize: 0,
-      busy: 0,
-      canAcceptWork: () => true,
-      run: async <T>(task: unknown): Promise<T> => {
-        runs++;
-        if (runs === 1) await gate;
-        return (await pool.run(task)) as T;
-      },
-    };
+    const slow = countingPool((n) => (n === 1 ? gate : undefined));
     let head = chain.headBlockHash;
     const d = new Registry(
       offloadCalls(callMethods(chain), { pool: slow, head: () => head, timeoutMs: 0 }) as AnyMethod[],
@@ -230,7 +226,7 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     release();
     await first; // its reply belongs to the old head: not kept
     await answer(d, req);
-    assert.equal(runs, 3, "the request ran again under the new head");
+    assert.equal(slow.runs, 3, "the request ran again under the new head");
   });
 
   it("aborts a call past --rpc.evmtimeout with geth's message, and the pool still serves", async () => {

@@ -2,10 +2,11 @@
  * Choosing the storage engine (`--db.engine=rocksdb|lmdb`, geth's flag name): opening a data
  * directory with either, refusing a directory the other engine wrote, and handing worker threads
  * their own view — RocksDB's native handle. LMDB gives workers none yet: measured here, a commit
- * made with lmdb-js 3.5.6 (`transactionSync`, default overlapping sync; also `putSync`, `noSync`)
- * was not reliably visible to a reader in another thread, even through a fresh
- * `useReadTransaction`, so on LMDB read-only calls stay on the main thread (`shareWithWorkers`
- * answers null) rather than risk a stale answer.
+ * made with lmdb-js 3.5.6 (`transactionSync`; also `putSync`, `noSync`, no overlapping sync) became
+ * visible to a reader in another thread only after a delay (read at once: 167 of 200 fresh; 5 ms
+ * later: all), through every read API (get, resetReadTxn, useReadTransaction, getRange), so on LMDB
+ * read-only calls stay on the main thread (`shareWithWorkers` answers null) rather than risk a
+ * stale answer.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";

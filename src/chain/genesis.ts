@@ -77,6 +77,12 @@ function bytes(g: Json, name: string, size: number | null, dflt: Uint8Array): Ui
   return b;
 }
 
+/** A storage key or value: geth's common.Hash, 0x and up to 64 hex digits (shorter ones left-padded). */
+function storageWord(path: string, v: unknown): bigint {
+  if (typeof v === "string" && /^0x[0-9a-fA-F]{1,64}$/.test(v)) return BigInt(v);
+  throw new GenesisError(`${path}: want 0x-prefixed hex of at most 32 bytes, got ${JSON.stringify(v)?.slice(0, 80)}`);
+}
+
 /** geth's genesis `nonce` is a u64 quantity; the header holds it as 8 big-endian bytes. */
 function nonceBytes(n: bigint): Uint8Array {
   if (n >= 1n << 64n) throw new GenesisError("genesis.nonce: above 2^64-1");
@@ -99,7 +105,12 @@ function allocOf(raw: unknown): AllocAccount[] {
     if (st !== undefined) {
       if (typeof st !== "object" || Array.isArray(st))
         throw new GenesisError(`genesis.alloc.${addr}.storage: want an object`);
-      for (const [k, val] of Object.entries(st as Json)) storage.push([BigInt(k), BigInt(String(val))]);
+      for (const [k, val] of Object.entries(st as Json)) {
+        storage.push([
+          storageWord(`genesis.alloc.${addr}.storage key`, k),
+          storageWord(`genesis.alloc.${addr}.storage[${k}]`, val),
+        ]);
+      }
     }
     out.push({
       address: hexToBytes(a),

@@ -1,0 +1,315 @@
+/**
+ * Fuzz targets (issue 10): every decoder that takes outside bytes, with the errors it may raise.
+ * A target passes a case when it returns a value (a typed error value included) or throws one of its
+ * typed errors within the time limit; anything else — a TypeError, a RangeError, a hang — is a
+ * failure. Inputs are random bytes or mutations of valid seeds (flipped bytes, truncations,
+ * insertions, duplicated slices), the seeds read from ../shared at run time, never copied here.
+ *
+ * Used by test/unit/reliability/fuzz.test.ts (a short slice in `npm test`) and by
+ * scripts/reliability.ts (`npm run reliability`: 100,000 cases per target and a table).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+import fc from "fast-check";
+import { decodeBlock } from "../../src/block/block.js";
+import { BlockError } from "../../src/block/errors.js";
+import { decodeReceipt } from "../../src/block/receipt.js";
+import { GenesisError, parseGenesis } from "../../src/chain/genesis.js";
+import { PayloadError, payloadToBlock } from "../../src/engine/payload.js";
+import { snappyFrameDecode, snappyUncompress } from "../../src/p2p/snappy.js";
+import { decodeEnvelope } from "../../src/p2p/ssz.js";
+import { PrimitiveError } from "../../src/primitives/errors.js";
+import { decodeHeader, decodeRlp } from "../../src/rlp/decode.js";
+import { RlpError } from "../../src/rlp/errors.js";
+import { parseRollupConfig, RollupConfigError } from "../../src/rollup/config.js";
+import { decodeSingularBatch } from "../../src/rollup/derive/batch.js";
+import { readChannelBatches } from "../../src/rollup/derive/channelReader.js";
+import { DeriveError } from "../../src/rollup/derive/errors.js";
+import { parseFrames } from "../../src/rollup/derive/frame.js";
+import { BatchDecodeError, decodeRawSpanBatch, deriveSpanBatch } from "../../src/rollup/derive/spanBatch.js";
+import { NETWORK_ROLLUP_JSON } from "../../src/rollup/networks.js";
+import type { Dispatcher } from "../../src/rpc/dispatch.js";
+import { Registry } from "../../src/rpc/registry.js";
+import { web3Api } from "../../src/rpc/web3.js";
+import { ChainConfigError } from "../../src/spec/chainConfig.js";
+import { decodeTx } from "../../src/tx/envelope.js";
+import { TxError } from "../../src/tx/errors.js";
+import { fixturePath } from "../utils/fixtures.js";
+
+export interface FuzzTarget {
+  readonly name: string;
+  /** Valid inputs the mutations start from. */
+  readonly seeds: () => Uint8Array[];
+  /** Decodes one input; may return anything, may throw only what `typed` accepts. */
+  run(input: Uint8Array): unknown;
+  readonly typed: (e: unknown) => boolean;
+  /** Largest random input (bytes). */
+  readonly maxLength?: number;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const text = (b: Uint8Array): string => dec.decode(b);
+const is =
+  (...classes: (abstract new (...a: never[]) => unknown)[]) =>
+  (e: unknown): boolean =>
+    classes.some((c) => e instanceof c);
+
+function hexBytes(s: string): Uint8Array {
+  return new Uint8Array(Buffer.from(s.trim().replace(/^0x/, ""), "hex"));
+}
+
+const RPC_COMPAT = (): string => fixturePath("execution-apis-rpc", "tests");
+const KONA = (): string => fixturePath("op-stack", "kona-batch-data");
+
+/** The first blocks of the rpc-compat chain, as RLP. */
+function chainBlocks(n: number): Uint8Array[] {
+  const all = new Uint8Array(readFileSync(join(RPC_COMPAT(), "chain.rlp")));
+  const out: Uint8Array[] = [];
+  for (let pos = 0; pos < all.length && out.length < n; ) {
+    const h = decodeHeader(all, pos);
+    out.push(all.slice(pos, h.start + h.length));
+    pos = h.start + h.length;
+  }
+  return out;
+}
+
+/** Raw txs of the first blocks of the rpc-compat chain. */
+function chainTxs(): Uint8Array[] {
+  const txs: Uint8Array[] = [];
+  for (const b of chainBlocks(40)) {
+    const block = decodeBlock(b);
+    for (const t of block.body.transactions) txs.push(t);
+  }
+  return txs.slice(0, 40);
+}
+
+const JSON_RPC_REGISTRY = (): Dispatcher => new Registry(web3Api({ clientVersion: "opal/fuzz" })).forApis(["web3"]);
+
+export const FUZZ_TARGETS: readonly FuzzTarget[] = [
+  {
+    name: "rlp",
+    seeds: () => chainBlocks(5),
+    run: (b) => decodeRlp(b),
+    typed: is(RlpError),
+  },
+  {
+    name: "transaction (every type)",
+    seeds: chainTxs,
+    run: (b) => decodeTx(b),
+    typed: is(TxError, RlpError, PrimitiveError),
+  },
+  {
+    name: "block",
+    seeds: () => chainBlocks(8),
+    run: (b) => decodeBlock(b),
+    typed: is(BlockError, RlpError, TxError, PrimitiveError),
+    maxLength: 4096,
+  },
+  {
+    name: "receipt",
+    seeds: () => [hexBytes("0xf901c58001b9010000"), hexBytes("0x02f901c58001b9010000")],
+    run: (b) => decodeReceipt(b),
+    typed: is(BlockError, RlpError, PrimitiveError),
+  },
+  {
+    name: "snappy block",
+    seeds: () => [hexBytes("0x0c2c68656c6c6f20776f726c6421")],
+    run: (b) => snappyUncompress(b, 1 << 20),
+    typed: () => false,
+  },
+  {
+    name: "snappy framed",
+    seeds: () => [hexBytes("0xff060000734e61507059")],
+    run: (b) => snappyFrameDecode(b, 1 << 20),
+    typed: () => false,
+  },
+  {
+    name: "SSZ execution payload envelope (v1–v4)",
+    seeds: () => [new Uint8Array(600), new Uint8Array(560)],
+    run: (b) => {
+      for (const v of [0, 1, 2, 3] as const) decodeEnvelope(v, b);
+    },
+    typed: () => false,
+  },
+  {
+    name: "batcher frames",
+    seeds: () => [new Uint8Array(readFileSync(join(KONA(), "raw_batcher_tx.bin"))).subarray(0, 4096)],
+    run: (b) => parseFrames(b),
+    typed: () => false,
+    maxLength: 4096,
+  },
+  {
+    name: "channel (zlib/brotli, bombs included)",
+    seeds: () => [
+      new Uint8Array(deflateSync(Buffer.from(new Uint8Array(readFileSync(join(KONA(), "raw_span_batch.bin")))))),
+      // A small bomb: 64 KiB of zeros compress to 84 bytes (each case must stay fast; the channel
+      // limit on decompressed bytes is tested in the channel reader's own tests).
+      new Uint8Array(deflateSync(Buffer.alloc(1 << 16))),
+    ],
+    run: (b) => readChannelBatches(b, { fjord: true }),
+    typed: () => false,
+    maxLength: 4096,
+  },
+  {
+    name: "singular batch",
+    seeds: () => [hexBytes(`0xf84ba0${"11".repeat(32)}01a0${"22".repeat(32)}02c0`)],
+    run: (b) => decodeSingularBatch(b),
+    typed: is(BatchDecodeError),
+  },
+  {
+    name: "span batch",
+    seeds: () => [new Uint8Array(readFileSync(join(KONA(), "raw_span_batch.bin"))).subarray(1)],
+    run: (b) => deriveSpanBatch(decodeRawSpanBatch(b), { genesisL2Time: 1686068903, blockTime: 2, l2ChainId: 10n }),
+    typed: is(BatchDecodeError, DeriveError),
+    maxLength: 8192,
+  },
+  {
+    name: "JSON-RPC request (envelope, batch, params)",
+    seeds: () =>
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"web3_sha3","params":["0x68656c6c6f"]}',
+        '[{"jsonrpc":"2.0","id":1,"method":"web3_clientVersion"},{"jsonrpc":"2.0","method":"x"}]',
+      ].map((s) => enc.encode(s)),
+    run: (b) => JSON_RPC.handleText(text(b), { ctx: { transport: "http", remoteAddr: "fuzz" }, subs: null }),
+    typed: () => false,
+  },
+  {
+    name: "Engine API payload (JSON)",
+    seeds: () => [enc.encode(ENGINE_PAYLOAD)],
+    run: (b) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(text(b));
+      } catch {
+        return null; // not JSON: the RPC layer answers -32700 before this decoder
+      }
+      return payloadToBlock(json as never, 3, new Uint8Array(32), null, true);
+    },
+    typed: is(PayloadError, PrimitiveError),
+  },
+  {
+    name: "rollup.json",
+    seeds: () => [enc.encode(JSON.stringify(NETWORK_ROLLUP_JSON["op-mainnet"]))],
+    run: (b) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(text(b));
+      } catch {
+        return null;
+      }
+      return parseRollupConfig(json);
+    },
+    typed: is(RollupConfigError),
+    maxLength: 4096,
+  },
+  {
+    name: "genesis.json",
+    seeds: () => [new Uint8Array(readFileSync(join(RPC_COMPAT(), "genesis.json")))],
+    run: (b) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(text(b));
+      } catch {
+        return null;
+      }
+      return parseGenesis(json);
+    },
+    typed: is(GenesisError, ChainConfigError, PrimitiveError),
+    maxLength: 4096,
+  },
+];
+
+const JSON_RPC = JSON_RPC_REGISTRY();
+
+const ENGINE_PAYLOAD = JSON.stringify({
+  parentHash: `0x${"11".repeat(32)}`,
+  feeRecipient: `0x${"22".repeat(20)}`,
+  stateRoot: `0x${"33".repeat(32)}`,
+  receiptsRoot: `0x${"44".repeat(32)}`,
+  logsBloom: `0x${"00".repeat(256)}`,
+  prevRandao: `0x${"55".repeat(32)}`,
+  blockNumber: "0x1",
+  gasLimit: "0x1c9c380",
+  gasUsed: "0x0",
+  timestamp: "0x64",
+  extraData: "0x",
+  baseFeePerGas: "0x7",
+  blockHash: `0x${"66".repeat(32)}`,
+  transactions: [
+    `0x02f86a01808080809411111111111111111111111111111111111111118080c001a0${"11".repeat(32)}a0${"22".repeat(32)}`,
+  ],
+  withdrawals: [],
+  blobGasUsed: "0x0",
+  excessBlobGas: "0x0",
+});
+
+/** Random bytes, or a valid seed with a few mutations. */
+export function inputs(seeds: readonly Uint8Array[], maxLength: number): fc.Arbitrary<Uint8Array> {
+  const mutation = fc.oneof(
+    fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
+    fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
+    fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), bytes: fc.uint8Array({ maxLength: 16 }) }),
+    fc.record({ kind: fc.constant("dup" as const), at: fc.nat(), len: fc.integer({ min: 1, max: 64 }) }),
+  );
+  const mutated =
+    seeds.length === 0
+      ? fc.uint8Array({ maxLength })
+      : fc.tuple(fc.constantFrom(...seeds), fc.array(mutation, { minLength: 1, maxLength: 4 })).map(([seed, ms]) => {
+          let b = seed;
+          for (const m of ms) {
+            const at = b.length === 0 ? 0 : m.at % (b.length + 1);
+            if (m.kind === "flip" && b.length > 0) {
+              b = b.slice();
+              b[at % b.length] = m.value;
+            } else if (m.kind === "truncate") {
+              b = b.subarray(0, at);
+            } else if (m.kind === "insert") {
+              b = Buffer.concat([b.subarray(0, at), m.bytes, b.subarray(at)]);
+            } else if (m.kind === "dup") {
+              b = Buffer.concat([b.subarray(0, at), b.subarray(at, at + m.len), b.subarray(at)]);
+            }
+          }
+          return new Uint8Array(b);
+        });
+  return fc.oneof({ weight: 1, arbitrary: fc.uint8Array({ maxLength }) }, { weight: 3, arbitrary: mutated });
+}
+
+export interface FuzzResult {
+  readonly target: string;
+  readonly cases: number;
+  readonly ms: number;
+  /** The first failure, shrunk: what was thrown (or the time taken) and the input. */
+  readonly failure: string | null;
+}
+
+/** A case slower than this is a failure (a hang, or unbounded work). */
+export const CASE_LIMIT_MS = 2000;
+
+/** Runs `cases` inputs through `t`; deterministic for a given `seed`. */
+export function fuzz(t: FuzzTarget, cases: number, seed = 42): FuzzResult {
+  const seeds = t.seeds();
+  const t0 = performance.now();
+  const r = fc.check(
+    fc.property(inputs(seeds, t.maxLength ?? 1024), (input) => {
+      const s = performance.now();
+      try {
+        const out = t.run(input);
+        if (out instanceof Promise) out.catch(() => undefined);
+      } catch (e) {
+        if (!t.typed(e)) throw e;
+      }
+      const took = performance.now() - s;
+      if (took > CASE_LIMIT_MS) throw new Error(`took ${took.toFixed(0)} ms`);
+    }),
+    { numRuns: cases, seed, endOnFailure: true },
+  );
+  let failure: string | null = null;
+  if (r.failed) {
+    const ex = r.counterexample?.[0] as Uint8Array | undefined;
+    const err = r.errorInstance as Error | undefined;
+    failure = `${err?.name ?? "Error"}: ${err?.message ?? "failed"} on 0x${ex === undefined ? "?" : Buffer.from(ex).toString("hex").slice(0, 200)}`;
+  }
+  return { target: t.name, cases: r.numRuns, ms: performance.now() - t0, failure };
+}

@@ -56,6 +56,17 @@ const is =
   (e: unknown): boolean =>
     classes.some((c) => e instanceof c);
 
+/** `f` of the input read as JSON; input that is not JSON never reaches these decoders (the caller's parser refuses it). */
+function withJson(b: Uint8Array, f: (json: unknown) => unknown): unknown {
+  let json: unknown;
+  try {
+    json = JSON.parse(text(b));
+  } catch {
+    return null;
+  }
+  return f(json);
+}
+
 function hexBytes(s: string): Uint8Array {
   return new Uint8Array(Buffer.from(s.trim().replace(/^0x/, ""), "hex"));
 }
@@ -178,44 +189,20 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
   {
     name: "Engine API payload (JSON)",
     seeds: () => [enc.encode(ENGINE_PAYLOAD)],
-    run: (b) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(text(b));
-      } catch {
-        return null; // not JSON: the RPC layer answers -32700 before this decoder
-      }
-      return payloadToBlock(json as never, 3, new Uint8Array(32), null, true);
-    },
+    run: (b) => withJson(b, (json) => payloadToBlock(json as never, 3, new Uint8Array(32), null, true)),
     typed: is(PayloadError, PrimitiveError),
   },
   {
     name: "rollup.json",
     seeds: () => [enc.encode(JSON.stringify(NETWORK_ROLLUP_JSON["op-mainnet"]))],
-    run: (b) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(text(b));
-      } catch {
-        return null;
-      }
-      return parseRollupConfig(json);
-    },
+    run: (b) => withJson(b, parseRollupConfig),
     typed: is(RollupConfigError),
     maxLength: 4096,
   },
   {
     name: "genesis.json",
     seeds: () => [new Uint8Array(readFileSync(join(RPC_COMPAT(), "genesis.json")))],
-    run: (b) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(text(b));
-      } catch {
-        return null;
-      }
-      return parseGenesis(json);
-    },
+    run: (b) => withJson(b, (json) => parseGenesis(json)),
     typed: is(GenesisError, ChainConfigError, PrimitiveError),
     maxLength: 4096,
   },

@@ -16,6 +16,8 @@ import { decodeBlock } from "../../src/block/block.js";
 import { BlockError } from "../../src/block/errors.js";
 import { decodeReceipt } from "../../src/block/receipt.js";
 import { GenesisError, parseGenesis } from "../../src/chain/genesis.js";
+import { parseExecArgs } from "../../src/cli/execFlags.js";
+import { parseNodeArgs } from "../../src/cli/nodeFlags.js";
 import { PayloadError, payloadToBlock } from "../../src/engine/payload.js";
 import { snappyFrameDecode, snappyUncompress } from "../../src/p2p/snappy.js";
 import { decodeEnvelope } from "../../src/p2p/ssz.js";
@@ -97,6 +99,21 @@ function chainTxs(): Uint8Array[] {
 }
 
 const JSON_RPC_REGISTRY = (): Dispatcher => new Registry(web3Api({ clientVersion: "opal/fuzz" })).forApis(["web3"]);
+
+/** argv from bytes: NUL-separated words (the bytes a shell could hand over). */
+function argvOf(b: Uint8Array): string[] {
+  return text(b)
+    .split("\0")
+    .filter((w) => w.length > 0);
+}
+
+const CLI_SEEDS = (): Uint8Array[] =>
+  [
+    "--dev\0--http\0--http.port\x008545\0--http.api\0eth,net,web3,debug\0--workers.evmcall=2",
+    "--datadir\0/tmp/x\0--db.engine=lmdb\0--rpc.gascap\x050000000\0--cache=512\0init\0g.json",
+    "--network=op-sepolia\0--l1=http://127.0.0.1:8545\0--l2=http://127.0.0.1:8551\0--l2.jwt-secret=j.hex\0--p2p.listen.tcp=9222\0--p2p.netrestrict=10.0.0.0/8",
+    "--sequencer.enabled\0--sequencer.l1-confs=4\0--metrics.enabled\0--pprof.type=cpu\0--log.level=debug",
+  ].map((x) => enc.encode(x));
 
 export const FUZZ_TARGETS: readonly FuzzTarget[] = [
   {
@@ -205,6 +222,19 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     run: (b) => withJson(b, (json) => parseGenesis(json)),
     typed: is(GenesisError, ChainConfigError, PrimitiveError),
     maxLength: 4096,
+  },
+  {
+    name: "opal-exec command line",
+    seeds: CLI_SEEDS,
+    // A bad command line is a result ({kind: "error"}), never a throw.
+    run: (b) => parseExecArgs(argvOf(b), {}, { home: "/home/fuzz" }),
+    typed: () => false,
+  },
+  {
+    name: "opal-node command line",
+    seeds: CLI_SEEDS,
+    run: (b) => parseNodeArgs(argvOf(b), {}, { home: "/home/fuzz" }),
+    typed: () => false,
   },
 ];
 

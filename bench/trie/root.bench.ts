@@ -86,26 +86,23 @@ export async function run(): Promise<BenchRow[]> {
           },
           items: N,
         },
-        {
-          name: `root of ${N} accounts on RocksDB, full (scan + hash + node records)`,
-          fn: () => computeStateRoot(kv),
-          items: N,
-        },
-        {
-          name: `root after 1000 of ${N} accounts changed on RocksDB, incremental`,
-          fn: () => updateStateRoot(kv, { accounts: changed }),
-          items: 1000,
-        },
-        {
-          name: `root of ${N} accounts on LMDB, full (scan + hash + node records)`,
-          fn: () => computeStateRoot(lmdb),
-          items: N,
-        },
-        {
-          name: `root after 1000 of ${N} accounts changed on LMDB, incremental`,
-          fn: () => updateStateRoot(lmdb, { accounts: changed }),
-          items: 1000,
-        },
+        ...(
+          [
+            ["RocksDB", kv],
+            ["LMDB", lmdb],
+          ] as const
+        ).flatMap(([engine, store]) => [
+          {
+            name: `root of ${N} accounts on ${engine}, full (scan + hash + node records)`,
+            fn: () => computeStateRoot(store),
+            items: N,
+          },
+          {
+            name: `root after 1000 of ${N} accounts changed on ${engine}, incremental`,
+            fn: () => updateStateRoot(store, { accounts: changed }),
+            items: 1000,
+          },
+        ]),
       ],
       { time: 3000, iterations: 3 },
     );

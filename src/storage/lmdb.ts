@@ -12,7 +12,7 @@
  * - `iterate` and `cursor` read through `getRange`, whose read transaction is a snapshot: a cursor
  *   sees one consistent view, which is more than the interface asks.
  * - `sequence` is the last committed transaction id. Worker threads get no view of an LMDB store
- *   yet (storage/engine.ts says why); `readOnly` opens exist for tools.
+ *   yet (storage/engine.ts says why).
  */
 import { createRequire } from "node:module";
 import { StorageError } from "./errors.js";
@@ -50,8 +50,6 @@ function lmdbOpen(): LmdbOpen {
 }
 
 export interface LmdbKvOptions {
-  /** Open for reading only (worker threads); writes throw READ_ONLY. */
-  readonly readOnly?: boolean;
   /** The largest size the map may grow to, bytes (lmdb-js grows it as needed; default 1 TiB). */
   readonly mapSize?: number;
 }
@@ -77,10 +75,7 @@ export class LmdbKv implements KvStore {
   private readonly dbs = new Map<TableName, LmdbDb>();
   private closed = false;
 
-  private constructor(
-    private readonly root: LmdbRoot,
-    readonly readOnly: boolean,
-  ) {
+  private constructor(private readonly root: LmdbRoot) {
     for (const t of TABLE_NAMES) this.dbs.set(t, root.openDB({ name: t, encoding: "binary", keyEncoding: "binary" }));
   }
 
@@ -94,12 +89,11 @@ export class LmdbKv implements KvStore {
         keyEncoding: "binary",
         compression: false,
         mapSize: opts.mapSize ?? 2 ** 40,
-        ...(opts.readOnly === true ? { readOnly: true } : {}),
       });
     } catch (e) {
       throw new StorageError("OPEN_FAILED", `LMDB: cannot open ${path}: ${(e as Error).message}`, { cause: e });
     }
-    return new LmdbKv(root, opts.readOnly === true);
+    return new LmdbKv(root);
   }
 
   private db(table: TableName): LmdbDb {
@@ -145,7 +139,6 @@ export class LmdbKv implements KvStore {
   }
 
   write(batch: WriteBatch, _opts?: { sync?: boolean }): void {
-    if (this.readOnly) throw new StorageError("READ_ONLY", "LMDB store is open read-only");
     if (batch.ops.length === 0) return;
     // Resolve every table first: an unknown one fails the batch before any op lands.
     const ops = batch.ops.map((op) => ({ op, d: this.db(op.table), k: stored(op.key) }));

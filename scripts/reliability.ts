@@ -1,24 +1,28 @@
 /**
- * `npm run reliability`: the reliability suite's figures (issue 10). For now the fuzzing part:
- * every target of test/reliability/fuzzTargets.ts with OPAL_FUZZ_CASES cases (default 100,000),
- * one table row each; exit status 1 when a target fails.
+ * `npm run reliability [-- part ...]`: the reliability suite's figures (issue 10). Runs the parts
+ * named on the command line, or all of them, prints each part's table and a summary table, and
+ * exits 1 when any row failed. Each part lives in test/reliability/ and implements Section.
  */
-import { FUZZ_TARGETS, fuzz } from "../test/reliability/fuzzTargets.js";
+import { fuzzSection } from "../test/reliability/fuzzSection.js";
+import type { Section, SectionResult } from "../test/reliability/section.js";
 
-const CASES = Number(process.env.OPAL_FUZZ_CASES ?? 100_000);
-const rows: Record<string, string | number>[] = [];
-let failed = 0;
-for (const t of FUZZ_TARGETS) {
-  const r = fuzz(t, CASES);
-  if (r.failure !== null) failed++;
-  rows.push({
-    target: r.target,
-    cases: r.cases,
-    "cases/s": Math.round((r.cases / r.ms) * 1000),
-    result: r.failure === null ? "ok" : `FAIL ${r.failure.slice(0, 120)}`,
-  });
-  console.log(`${r.failure === null ? "ok  " : "FAIL"} ${r.target}: ${r.cases} cases in ${(r.ms / 1000).toFixed(1)} s`);
+const SECTIONS: readonly Section[] = [fuzzSection];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !SECTIONS.some((s) => s.name === w));
+if (unknown.length > 0) {
+  console.error(`unknown part ${unknown.join(", ")}; parts: ${SECTIONS.map((s) => s.name).join(", ")}`);
+  process.exit(2);
 }
-console.table(rows);
-console.log(`fuzzing: ${FUZZ_TARGETS.length - failed}/${FUZZ_TARGETS.length} targets clean at ${CASES} cases each`);
-process.exitCode = failed > 0 ? 1 : 0;
+const results: SectionResult[] = [];
+for (const s of SECTIONS) {
+  if (wanted.length > 0 && !wanted.includes(s.name)) continue;
+  console.log(`\n== ${s.name} ==`);
+  const r = await s.run();
+  console.table(r.rows);
+  results.push(r);
+}
+console.log("\n== summary ==");
+console.table(results.map((r) => ({ part: r.section, passed: `${r.passed}/${r.rows.length}`, figures: r.summary })));
+const failed = results.some((r) => r.passed < r.rows.length);
+process.exitCode = failed ? 1 : 0;

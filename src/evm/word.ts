@@ -78,9 +78,18 @@ export function loadWord(dv: DataView, pos: number): bigint {
 
 /** Stores `v` (0 ≤ v < 2^256) as 32 big-endian bytes at `pos` of the view. */
 export function storeWord(dv: DataView, pos: number, v: bigint): void {
-  dv.setBigUint64(pos + 24, v & M64);
-  dv.setBigUint64(pos + 16, (v >> 64n) & M64);
-  dv.setBigUint64(pos + 8, (v >> 128n) & M64);
+  // PERF: setBigUint64 keeps the low 64 bits itself (ToBigUint64), so no masks; a word that fits one
+  // limb (counters, offsets, small amounts) skips the shifts (compute-keccak bench).
+  if (v <= M64) {
+    dv.setBigUint64(pos, 0n);
+    dv.setBigUint64(pos + 8, 0n);
+    dv.setBigUint64(pos + 16, 0n);
+    dv.setBigUint64(pos + 24, v);
+    return;
+  }
+  dv.setBigUint64(pos + 24, v);
+  dv.setBigUint64(pos + 16, v >> 64n);
+  dv.setBigUint64(pos + 8, v >> 128n);
   dv.setBigUint64(pos, v >> 192n);
 }
 

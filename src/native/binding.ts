@@ -8,4 +8,6 @@ export interface NativeBinding {
   keccak256ScratchInit(buf: Uint8Array): number;
   /** Hashes `buf[32..32+length)` of the buffer in `slot` into `buf[0..32)`. */
   keccak256Scratch(slot: number, length: number): void;
+  /** `keccak256Scratch`, the digest also returned as a 256-bit word (big-endian bytes → bigint). */
+  keccak256ScratchWord(slot: number, length: number): bigint;
 }

@@ -20,7 +20,9 @@ function unsigned(v: bigint): bigint {
 export function opAdd(_e: Evm, f: Frame): Halt {
   const s = f.stack;
   const sp = --f.sp;
-  s[sp - 1] = (s[sp] + s[sp - 1]) & MASK_256;
+  // PERF: a compare and a rare subtraction instead of an always-allocating mask.
+  const r = s[sp] + s[sp - 1];
+  s[sp - 1] = r > MASK_256 ? r - TWO_256 : r;
   return Halt.Continue;
 }
 

@@ -45,10 +45,13 @@ export function opPush0(_e: Evm, f: Frame): Halt {
   return Halt.Continue;
 }
 
+/** The 256 one-byte words, made once: PUSH1 (the commonest opcode) then allocates nothing. */
+const BYTE_WORDS: readonly bigint[] = Array.from({ length: 256 }, (_, i) => BigInt(i));
+
 export function opPush1(_e: Evm, f: Frame): Halt {
   const pc = f.pc;
   const code = f.code;
-  f.stack[f.sp++] = BigInt(pc < code.length ? code[pc] : 0);
+  f.stack[f.sp++] = BYTE_WORDS[pc < code.length ? code[pc] : 0];
   f.pc = pc + 1;
   return Halt.Continue;
 }

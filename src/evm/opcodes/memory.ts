@@ -2,7 +2,7 @@
  * Memory expansion (charged here, Yellow Paper Cmem) and the opcodes that read or write memory:
  * MLOAD, MSTORE, MSTORE8, MSIZE, MCOPY, KECCAK256 and the copy helper the *COPY opcodes share.
  */
-import { keccak256Mem } from "../../crypto/keccak.js";
+import { keccak256MemWord } from "../../crypto/keccak.js";
 import type { Evm } from "../evm.js";
 import type { Frame } from "../frame.js";
 import { Halt } from "../status.js";
@@ -127,7 +127,7 @@ export function opKeccak256(_e: Evm, f: Frame): Halt {
   const n = Number(size);
   if (!useWordGas(f, n, 6)) return Halt.OutOfGas;
   const o = n === 0 ? 0 : Number(off);
-  s[sp - 2] = loadWord(keccak256Mem(f.mem, o, n), 0);
+  s[sp - 2] = keccak256MemWord(f.mem, o, n);
   f.sp = sp - 1;
   return Halt.Continue;
 }

@@ -12,6 +12,7 @@ import {
   keccak256,
   keccak256Batch,
   keccak256Mem,
+  keccak256MemWord,
   keccak256Pure,
   keccak256PureBatch,
   packItems,
@@ -85,10 +86,22 @@ describe("crypto: native vs pure (10,000 random inputs each)", function () {
     }
   });
 
+  it("keccak256MemWord: the digest of a memory slice as a big-endian word equals the pure hash read as one", () => {
+    const mem = new Uint8Array(randomBytes(4096));
+    for (let i = 0; i < N; i++) {
+      const len = [0, 1, 32, 64, 65, 136, 1024, 1025, 3000][i % 9]!;
+      const off = (i * 53) % (mem.length - len);
+      const want = BigInt(`0x${Buffer.from(keccak256Pure(mem.subarray(off, off + len))).toString("hex")}`);
+      assert.equal(keccak256MemWord(mem, off, len), want, `${off}+${len}`);
+    }
+  });
+
   it("the scratch call refuses a length past its buffer", function () {
     if (native === null) this.skip(); // reason: checks the addon's bounds guard; nothing to check without it
     assert.throws(() => native!.keccak256Scratch(0, 1 << 20));
     assert.throws(() => native!.keccak256Scratch(999, 1));
+    assert.throws(() => native!.keccak256ScratchWord(0, 1 << 20));
+    assert.throws(() => native!.keccak256ScratchWord(999, 1));
   });
 
   it("native batch rejects offsets outside the packed buffer instead of reading past it", function () {

@@ -3,11 +3,14 @@
  * `engine` and `eth` namespaces behind the JWT check (SPEC: execution-apis
  * src/engine/authentication.md), which runs first on every request, so a request without a valid
  * token is answered 401 with the reason and never reaches the virtual-host check or dispatch.
- * geth also accepts WebSocket upgrades on this port; Opal serves HTTP only here.
+ * As geth, the same port takes WebSocket upgrades (op-node's `--l2=ws://…`): the token is checked
+ * on the upgrade request, which is refused with the same 401 and reason; an open connection stays
+ * authenticated (geth checks the token once per connection).
  */
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import type { Registry } from "../rpc/registry.js";
+import { RpcWsServer } from "../rpc/wsServer.js";
 import { jwtAuthHook } from "./jwt.js";
 
 /** Namespaces geth registers on the auth endpoint (engine plus eth, for the consensus client). */
@@ -25,8 +28,12 @@ export interface AuthServerOptions {
   readonly clock?: () => number;
 }
 
+/** geth node.DefaultAuthOrigins: WebSocket upgrades on the auth port accept only these origins. */
+export const AUTH_WS_ORIGINS: readonly string[] = Object.freeze(["localhost"]);
+
 export class AuthRpcServer {
   readonly http: RpcHttpServer;
+  readonly ws: RpcWsServer;
 
   constructor(opts: AuthServerOptions, deps: { registry: Registry }) {
     const check = opts.clock === undefined ? jwtAuthHook(opts.secret) : jwtAuthHook(opts.secret, opts.clock);
@@ -44,6 +51,16 @@ export class AuthRpcServer {
       },
       deps,
     );
+    this.ws = new RpcWsServer(
+      {
+        apis: AUTH_APIS,
+        origins: AUTH_WS_ORIGINS,
+        messageSizeLimit: ENGINE_BODY_LIMIT,
+        beforeRequest: (req) => check(req.headers),
+      },
+      deps,
+    );
+    this.http.onUpgrade((req, socket, head) => this.ws.upgrade(req, socket as Socket, head));
   }
 
   listen(): Promise<AddressInfo> {
@@ -54,7 +71,7 @@ export class AuthRpcServer {
     return this.http.address();
   }
 
-  close(graceMs?: number): Promise<void> {
-    return this.http.close(graceMs);
+  async close(graceMs?: number): Promise<void> {
+    await Promise.all([this.ws.close(graceMs), this.http.close(graceMs)]);
   }
 }

@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { gzip } from "node:zlib";
 import { closeGracefully } from "../util/httpServe.js";
 import { CorsPolicy, type HeaderList } from "./cors.js";
@@ -161,6 +162,11 @@ export class RpcHttpServer {
         resolve(this.address());
       });
     });
+  }
+
+  /** Hands WebSocket upgrade requests on this port to `handler` (without one they are refused). */
+  onUpgrade(handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void): void {
+    this.server.on("upgrade", handler);
   }
 
   address(): AddressInfo {

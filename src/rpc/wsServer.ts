@@ -256,6 +256,14 @@ export class RpcWsServer {
     return this.closing;
   }
 
+  /**
+   * Takes a WebSocket upgrade that arrived on another server's port (geth serves WebSocket on the
+   * HTTP port of the Engine API); the same checks run as on this server's own port.
+   */
+  upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    this.onUpgrade(req, socket, head);
+  }
+
   private onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     if (this.closing !== null) {
       socket.destroy();

@@ -16,6 +16,7 @@ import { MemoryKv } from "../../src/storage/memory.js";
 import { decodeTx } from "../../src/tx/envelope.js";
 import { BlobSidecarStore } from "../../src/txpool/blobSidecars.js";
 import { TxPool } from "../../src/txpool/txPool.js";
+import { txSourceOf } from "../../src/txpool/txsByPriceAndNonce.js";
 
 const CONN: RpcConnection = { ctx: { transport: "http", remoteAddr: "in-process" }, subs: null };
 
@@ -72,11 +73,15 @@ export class InProcessExec {
   blobSidecars: BlobSidecarStore | null = null;
 
   /** A fresh chain from a genesis document (with its `config`). */
-  static create(genesis: Record<string, unknown>): InProcessExec {
+  /** `txPool`: payloads built without `noTxPool` take the pool's txs, as opal-exec's engine does. */
+  static create(genesis: Record<string, unknown>, opts: { readonly txPool?: boolean } = {}): InProcessExec {
     const chain = Blockchain.init(new MemoryKv(), parseGenesis(genesis), genesis.config as never);
     const sidecars = chain.config.optimism === null ? new BlobSidecarStore() : null;
     const pool = new TxPool({}, { chain, acceptBlobs: sidecars !== null });
-    const engine = new EngineApi(chain, null);
+    const engine = new EngineApi(
+      chain,
+      opts.txPool === true ? (baseFee) => txSourceOf(pool.byPriceAndNonce(baseFee)) : null,
+    );
     const apis = coreApis({
       chain,
       pool,

@@ -7,15 +7,17 @@
  */
 import "../../../src/p2p/polyfill.js";
 import assert from "node:assert/strict";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import { LocalBlockSigner } from "../../../src/p2p/blockSigner.js";
 import { blocksTopic, blockVersionAt, gossipMessage as messageOf } from "../../../src/p2p/gossipBlock.js";
 import { type P2pConfig, type P2pDeps, P2pNode } from "../../../src/p2p/host.js";
-import { payloadHashOf } from "../../../src/p2p/signingHash.js";
+import { blockSigningHash, payloadHashOf } from "../../../src/p2p/signingHash.js";
 import { encodeEnvelope } from "../../../src/p2p/ssz.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { preparePayloadAttributes } from "../../../src/rollup/derive/attributes.js";
 import type { PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
-import { Rollup } from "../../utils/actions/rollup.js";
+import { l2Transfer, Rollup } from "../../utils/actions/rollup.js";
 import { tempDir, waitFor } from "../node/helpers.js";
 import { p2pConfig, quiet, recordingMetrics } from "./helpers.js";
 
@@ -102,7 +104,7 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
     assert.equal(seq.counters.published, 1);
   });
 
-  it("invalid blocks are rejected, lower the sender's score and get it banned; the ban survives a restart and ends", async () => {
+  it("[scenario] invalid and old blocks are rejected, lower the sender's score and get it banned; the ban survives a restart and ends", async () => {
     const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
     await rollup.sequencer.buildBlock();
     await rollup.sequencer.buildBlock();
@@ -183,6 +185,78 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
     await waitFor(() => ver2.book.peerBanExpiry(offender.peerIdString) === null, 10_000, "ban expiry");
     await offender.connectPeer(ver2.listenAddrs()[0]!);
     await waitFor(() => ver2.connectedPeerIds().includes(offender.peerIdString), 5000, "reconnect after the ban");
+  });
+
+  it("[scenario] duplicate blocks: a re-sent block is delivered once and costs nothing; a sixth distinct block at one height is rejected, scores the sender down and gets it banned", async () => {
+    const rollup = new Rollup({ l1Timestamp: Math.floor(Date.now() / 1000) - 10 });
+    await rollup.sequencer.buildBlock();
+    // Seven distinct blocks at height 1 (each with another transfer), all signed by the sequencer.
+    const seqActor = rollup.sequencer;
+    const genesis = await seqActor.engine.l2BlockRefByNumber(0);
+    const attrs = await preparePayloadAttributes(
+      rollup.cfg,
+      { l1: seqActor.l1, l2: seqActor.engine, l1Chain: null },
+      genesis,
+      genesis.l1origin,
+    );
+    const variants: PayloadEnvelope[] = [seqActor.envelopes[0]!];
+    for (let i = 1; i < 7; i++) {
+      const built = await seqActor.controller.build(genesis, {
+        ...attrs,
+        transactions: [...attrs.transactions, l2Transfer(0n, { value: BigInt(i) })],
+        noTxPool: true,
+      });
+      assert.ok(built.ok);
+      variants.push(built.envelope);
+    }
+    assert.equal(new Set(variants.map((e) => bytesToHex(e.blockHash))).size, 7);
+    const delivered: string[] = [];
+    const ver = await start("ver", rollup, { onUnsafePayload: (env) => delivered.push(bytesToHex(env.blockHash)) });
+    const verdicts: string[] = [];
+    ver.onGossipVerdict = (v) => verdicts.push(`${v.result}:${v.reason}`);
+    const topic = blocksTopic(rollup.cfg.l2ChainId, blockVersionAt(rollup.cfg, variants[0]!.timestamp));
+
+    // A block, then the same block again from two peers: the same message once more, and the same
+    // block under another valid signature of the sequencer (ECDSA with fresh nonce randomness).
+    const first = await gossipMessage(rollup, variants[0]!, SIGNER_KEY);
+    const dup = await start("dup", rollup, {}, { "p2p.static": [ver.listenAddrs()[0]!] });
+    const dup2 = await start("dup2", rollup, {}, { "p2p.static": [ver.listenAddrs()[0]!] });
+    await meshed(ver, dup, topic);
+    await meshed(ver, dup2, topic);
+    await dup.libp2p.services.pubsub.publish(topic, first);
+    await waitFor(() => delivered.length === 1, 10_000, "the first copy");
+    await dup2.libp2p.services.pubsub.publish(topic, first);
+    const version = blockVersionAt(rollup.cfg, variants[0]!.timestamp);
+    const ssz = encodeEnvelope(version, {
+      executionPayload: variants[0]!.executionPayload,
+      parentBeaconBlockRoot: variants[0]!.parentBeaconBlockRoot,
+    });
+    const hash = blockSigningHash(rollup.cfg.l2ChainId, payloadHashOf(ssz));
+    const rec = secp256k1.sign(hash, SIGNER_KEY, { prehash: false, format: "recovered", extraEntropy: true });
+    const otherSig = new Uint8Array(65);
+    otherSig.set(rec.subarray(1, 65), 0);
+    otherSig[64] = rec[0]!;
+    const resigned = messageOf(ssz, otherSig);
+    assert.notEqual(bytesToHex(resigned), bytesToHex(first), "another message for the same block");
+    await dup2.libp2p.services.pubsub.publish(topic, resigned);
+    await waitFor(() => verdicts.includes("ignore:duplicate"), 10_000, "the re-signed copy to be judged");
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(delivered, [bytesToHex(variants[0]!.blockHash)], "delivered once");
+    assert.ok(!verdicts.some((v) => v.startsWith("reject")), verdicts.join(","));
+    assert.ok(ver.scoreOf(dup.peerIdString) >= 0 && ver.scoreOf(dup2.peerIdString) >= 0, "duplicates cost no score");
+    assert.ok(ver.connectedPeerIds().includes(dup2.peerIdString), "and no ban");
+
+    // An equivocating peer: more distinct blocks at height 1; the sixth distinct one is rejected.
+    const eq = await start("equivocator", rollup, {}, { "p2p.static": [ver.listenAddrs()[0]!] });
+    await meshed(ver, eq, topic);
+    for (const env of variants.slice(1, 6))
+      await eq.libp2p.services.pubsub.publish(topic, await gossipMessage(rollup, env, SIGNER_KEY));
+    await waitFor(() => verdicts.includes("reject:too_many_at_height"), 10_000, "the sixth block at height 1");
+    assert.equal(delivered.length, 5, "five distinct blocks at one height pass, the sixth does not");
+    await waitFor(() => ver.scoreOf(eq.peerIdString) < 0, 5000, "the equivocator's score drop");
+    await waitFor(() => !ver.connectedPeerIds().includes(eq.peerIdString), 5000, "the equivocator's ban");
+    assert.ok(ver.book.peerBanExpiry(eq.peerIdString) !== null);
+    assert.ok(ver.connectedPeerIds().includes(dup.peerIdString), "the duplicate senders stay");
   });
 
   it("a verifier that missed blocks fills the gap over req-resp", async () => {

@@ -4,9 +4,10 @@
  * exits 1 when any row failed. Each part lives in test/reliability/ and implements Section.
  */
 import { fuzzSection } from "../test/reliability/fuzzSection.js";
+import { scenariosSection } from "../test/reliability/scenariosSection.js";
 import type { Section, SectionResult } from "../test/reliability/section.js";
 
-const SECTIONS: readonly Section[] = [fuzzSection];
+const SECTIONS: readonly Section[] = [fuzzSection, scenariosSection];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !SECTIONS.some((s) => s.name === w));

@@ -51,8 +51,11 @@ interface StatusJson {
   unsafe_l2: RefJson;
 }
 
-/** Frame overhead on the wire: version byte + 23 bytes of frame header. */
-const FRAME_WIRE_OVERHEAD = 24;
+/**
+ * Frame overhead on the wire: version byte + 23 bytes of frame header, so a one-frame batcher tx of
+ * `--max-l1-tx-size-bytes` (or a blob's 130,044 bytes) carries that many bytes minus this of channel data.
+ */
+export const FRAME_WIRE_OVERHEAD = 24;
 const BLOBS_PER_TX = 6;
 
 export class BatchSubmitter {

@@ -217,6 +217,22 @@ export const EXEC_CLI = defineCli({
       category: API,
       help: "Sets a timeout used for eth_call (0=infinite)",
     },
+    // cmd/utils/flags.go RPCGlobalLogQueryLimit, RPCGlobalRangeLimitFlag (geth ≥ 1.16: ethconfig
+    // LogQueryLimit 1000, RangeLimit 0).
+    "rpc.logquerylimit": {
+      type: "int",
+      default: 1000,
+      min: 0,
+      category: API,
+      help: "Maximum number of alternative addresses or topics allowed per search position in eth_getLogs filter criteria (0 = no cap)",
+    },
+    "rpc.rangelimit": {
+      type: "int",
+      default: 0,
+      min: 0,
+      category: API,
+      help: "Maximum block range (end - begin) allowed for range queries (0 = unlimited)",
+    },
     "rpc.batch-request-limit": {
       type: "int",
       default: 1000,

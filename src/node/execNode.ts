@@ -26,6 +26,7 @@ import { traceApi } from "../rpc/debug/traceApi.js";
 import { RpcError } from "../rpc/errors.js";
 import { ethApi } from "../rpc/eth/api.js";
 import { ChainReader } from "../rpc/eth/chainReader.js";
+import { DEFAULT_LOG_QUERY_LIMITS, type LogQueryLimits } from "../rpc/eth/filters.js";
 import { EventHub } from "../rpc/events.js";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import { netApi } from "../rpc/net.js";
@@ -84,6 +85,8 @@ export interface ExecNodeConfig {
   readonly "rpc.gascap": bigint;
   readonly "rpc.txfeecap": number;
   readonly "rpc.evmtimeout": number;
+  readonly "rpc.logquerylimit"?: number;
+  readonly "rpc.rangelimit"?: number;
   readonly "rpc.batch-request-limit": number;
   readonly "rpc.batch-response-max-size": number;
   readonly "rollup.sequencerhttp": string | undefined;
@@ -147,6 +150,8 @@ export interface NodeApiContext {
   readonly txFeeCap: number;
   /** --rpc.evmtimeout, ms. */
   readonly evmTimeoutMs: number;
+  /** --rpc.logquerylimit and --rpc.rangelimit (geth's defaults when absent). */
+  readonly logQueryLimits?: LogQueryLimits;
   /** The --dev accounts (empty otherwise). */
   readonly devAccounts: readonly DevAccount[];
   /** --rollup.sequencerhttp: forwards a raw tx to the sequencer and returns its hash (null = local pool). */
@@ -205,6 +210,7 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     gasCap: ctx.gasCap,
     txFeeCap: ctx.txFeeCap,
     evmTimeoutMs: ctx.evmTimeoutMs,
+    logQueryLimits: ctx.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS,
     networkId: ctx.networkId,
     clientVersion: ctx.clientVersion,
     devAccounts: ctx.devAccounts,
@@ -348,6 +354,10 @@ export class ExecNode {
         gasCap: config["rpc.gascap"],
         txFeeCap: config["rpc.txfeecap"],
         evmTimeoutMs: config["rpc.evmtimeout"],
+        logQueryLimits: {
+          logQueryLimit: config["rpc.logquerylimit"] ?? DEFAULT_LOG_QUERY_LIMITS.logQueryLimit,
+          rangeLimit: config["rpc.rangelimit"] ?? DEFAULT_LOG_QUERY_LIMITS.rangeLimit,
+        },
         devAccounts: devKeys,
         forwardRawTx: seqUrl === undefined || seqUrl === "" ? null : sequencerForwarder(seqUrl),
         blobSidecars,

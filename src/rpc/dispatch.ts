@@ -313,6 +313,7 @@ export class Dispatcher {
   private subscribe(m: Msg, id: string, conn: RpcConnection, proc: CallProc | null): string | Promise<string> {
     const subs = conn.subs;
     if (subs === null) return errorReply(id, RpcError.notificationsUnsupported());
+    if (subs.full) return errorReply(id, RpcError.tooManySubscriptions(subs.limit));
     const params = m.params;
     if (!Array.isArray(params)) return errorReply(id, RpcError.invalidParams("non-array args"));
     const name = params[0];

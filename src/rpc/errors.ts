@@ -22,6 +22,11 @@ export const RpcErrorCode = {
   Timeout: -32002,
   /** Batch response exceeded `batchResponseMaxSize` (geth: errcodeResponseTooLarge). */
   ResponseTooLarge: -32003,
+  /**
+   * A WebSocket connection holds its limit of subscriptions. geth has no such limit; the code and
+   * text are jsonrpsee's (reth `--rpc.max-subscriptions-per-connection`): TOO_MANY_SUBSCRIPTIONS.
+   */
+  TooManySubscriptions: -32006,
   /** EVM revert; `data` carries the revert bytes as hex (geth: `revertError`). */
   ExecutionReverted: 3,
 } as const;
@@ -98,6 +103,15 @@ export class RpcError extends Error {
 
   static batchTooLarge(): RpcError {
     return new RpcError(RpcErrorCode.InvalidRequest, "batch too large");
+  }
+
+  /** jsonrpsee's TOO_MANY_SUBSCRIPTIONS error, with its `data` text. */
+  static tooManySubscriptions(limit: number): RpcError {
+    return new RpcError(
+      RpcErrorCode.TooManySubscriptions,
+      "Too many subscriptions on the connection",
+      `Exceeded max limit of ${limit}`,
+    );
   }
 
   static emptyBatch(): RpcError {

@@ -20,6 +20,12 @@ export function newSubscriptionId(): string {
   return `0x${hex}`;
 }
 
+/**
+ * Subscriptions one connection may hold at once (geth has no limit; reth's
+ * `--rpc.max-subscriptions-per-connection` default). One more is refused with -32006.
+ */
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1024;
+
 /** What a subscription handler holds: push results, learn about cancellation. */
 export interface Subscription {
   readonly id: string;
@@ -78,10 +84,18 @@ export class ConnectionSubscriptions {
   private readonly subs = new Map<string, ServerSubscription>();
   private closed = false;
 
-  constructor(readonly send: (text: string) => void) {}
+  constructor(
+    readonly send: (text: string) => void,
+    readonly limit: number = MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  ) {}
 
   get size(): number {
     return this.subs.size;
+  }
+
+  /** True when the connection holds `limit` subscriptions (0 = no limit): a new one is refused. */
+  get full(): boolean {
+    return this.limit > 0 && this.subs.size >= this.limit;
   }
 
   /** A new, not yet active subscription (active once its subscribe response is written). */

@@ -57,10 +57,12 @@ import { callMessage, checkFeeArgs, revertError, type TxArgs, txArgs } from "./c
 import type { ChainReader, DecodedBlock } from "./chainReader.js";
 import { ethConfig } from "./config.js";
 import {
+  DEFAULT_LOG_QUERY_LIMITS,
   FilterManager,
   filterCriteria,
+  getLogs,
+  type LogQueryLimits,
   optionalFilterCriteria,
-  queryLogs,
   subscribeLogs,
   subscribeNewHeads,
   subscribePendingTxs,
@@ -78,6 +80,8 @@ export interface EthDeps {
   txFeeCap: number;
   /** --rpc.evmtimeout. */
   evmTimeoutMs: number;
+  /** --rpc.logquerylimit and --rpc.rangelimit (geth's defaults when absent). */
+  logQueryLimits?: LogQueryLimits;
   networkId: bigint;
   clientVersion: string;
   devAccounts: readonly { address: Uint8Array; privateKey: Uint8Array }[];
@@ -406,7 +410,8 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   const { chain, reader, pool, events } = deps;
   const be = new EthBackend(deps);
   const oracle = new GasPriceOracle(chain, reader);
-  const filters = new FilterManager(reader, events);
+  const logLimits = deps.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS;
+  const filters = new FilterManager(reader, events, Date.now, logLimits);
 
   const blockBySel = (sel: BlockNumberSelector | BlockSelector): DecodedBlock | null => {
     const h = reader.resolve(sel);
@@ -761,7 +766,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
     }),
 
     // ---- logs and filters -----------------------------------------------------------------------
-    defineMethod({ name: "eth_getLogs", params: [filterCriteria], handler: ([c]) => queryLogs(reader, c) }),
+    defineMethod({ name: "eth_getLogs", params: [filterCriteria], handler: ([c]) => getLogs(reader, c, logLimits) }),
     defineMethod({ name: "eth_newFilter", params: [filterCriteria], handler: ([c]) => filters.newLogFilter(c) }),
     defineMethod({ name: "eth_newBlockFilter", params: [], handler: () => filters.newBlockFilter() }),
     defineMethod({
@@ -790,6 +795,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
           events,
           sub,
           crit ?? { blockHash: null, fromBlock: null, toBlock: null, addresses: [], topics: [] },
+          logLimits.logQueryLimit,
         ),
     }),
     defineSubscription({

@@ -15,11 +15,30 @@ import { newSubscriptionId, type Subscription } from "../subscriptions.js";
 import { pendingTxJson } from "../txpoolApi.js";
 import type { ChainReader } from "./chainReader.js";
 
-const MAX_TOPICS = 4;
-const MAX_SUB_TOPICS = 1000;
-const MAX_ADDRESSES = 1000;
-/** geth `deadline`: filters not polled for this long are removed. */
+/** geth `maxTopics`: topic positions in a criteria (LOG0 … LOG4). */
+export const MAX_TOPICS = 4;
+/** geth `maxSubTopics`: alternatives in one topic position, checked when the criteria is decoded. */
+export const MAX_SUB_TOPICS = 1000;
+/** geth `filters.Config.Timeout` (no flag): filters not polled for this long are removed. */
 export const FILTER_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** The log-query limits of geth's filter system (`filters.Config`). */
+export interface LogQueryLimits {
+  /** `--rpc.logquerylimit`: addresses, and alternatives per topic position, in a criteria (0 = no cap). */
+  readonly logQueryLimit: number;
+  /** `--rpc.rangelimit`: the largest `end - begin` of a range query (0 = unlimited). */
+  readonly rangeLimit: number;
+}
+
+/** geth's defaults (`ethconfig.Defaults`: LogQueryLimit 1000, RangeLimit 0). */
+export const DEFAULT_LOG_QUERY_LIMITS: LogQueryLimits = Object.freeze({ logQueryLimit: 1000, rangeLimit: 0 });
+
+/** geth `errExceedLogQueryLimit` (a plain error: -32000) when a criteria is over `--rpc.logquerylimit`. */
+export function checkLogQueryLimit(crit: FilterCriteria, limit: number): void {
+  if (limit === 0) return;
+  const over = crit.addresses.length > limit || crit.topics.some((t) => t !== null && t.length > limit);
+  if (over) throw RpcError.server("exceed max addresses or topics per search position");
+}
 
 export interface FilterCriteria {
   readonly blockHash: Uint8Array | null;
@@ -101,7 +120,6 @@ export function decodeFilterCriteria(v: unknown): FilterCriteria {
       } else throw new ParamError("invalid topic(s)");
     }
   }
-  if (addresses.length > MAX_ADDRESSES) throw new ParamError("exceed max addresses");
   return { blockHash: bh, fromBlock: from, toBlock: to, addresses, topics };
 }
 
@@ -131,8 +149,17 @@ function resolveEnd(reader: ChainReader, sel: BlockNumberSelector | null): numbe
   }
 }
 
-/** eth_getLogs / eth_getFilterLogs. */
-export function queryLogs(reader: ChainReader, crit: FilterCriteria): Record<string, Json>[] {
+/**
+ * eth_getLogs / eth_getFilterLogs. `limits.logQueryLimit` is checked by eth_getLogs' caller
+ * (`getLogs`); the range limit applies here, to the resolved ends as geth compares them ("latest"
+ * is the largest number, so a range open at one end is over any limit, and an inverted range
+ * wraps around as geth's uint64 subtraction does).
+ */
+export function queryLogs(
+  reader: ChainReader,
+  crit: FilterCriteria,
+  limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
+): Record<string, Json>[] {
   if (crit.blockHash !== null) {
     const b = reader.block(crit.blockHash);
     if (b === null) throw RpcError.server("unknown block");
@@ -148,6 +175,10 @@ export function queryLogs(reader: ChainReader, crit: FilterCriteria): Record<str
     throw RpcError.invalidParams("pending logs are not supported");
   let begin = resolveEnd(reader, fromSel);
   let end = resolveEnd(reader, toSel);
+  const range = limits.rangeLimit;
+  if (range !== 0 && (end < begin || end - begin > range)) {
+    throw RpcError.invalidParams(`exceed maximum block range ${range}`);
+  }
   const head = reader.chain.head.number;
   if (begin === Number.MAX_SAFE_INTEGER) begin = head;
   if (end === Number.MAX_SAFE_INTEGER) end = head;
@@ -161,6 +192,16 @@ export function queryLogs(reader: ChainReader, crit: FilterCriteria): Record<str
     out.push(...reader.blockLogs(b, crit.addresses, crit.topics));
   }
   return out;
+}
+
+/** eth_getLogs: geth `FilterAPI.GetLogs` (the log query limit, then the query). */
+export function getLogs(
+  reader: ChainReader,
+  crit: FilterCriteria,
+  limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
+): Record<string, Json>[] {
+  checkLogQueryLimit(crit, limits.logQueryLimit);
+  return queryLogs(reader, crit, limits);
 }
 
 /** Logs of a head change: removed blocks (flagged) then added ones. */
@@ -206,6 +247,7 @@ export class FilterManager {
     private readonly reader: ChainReader,
     private readonly events: EventHub,
     private readonly now: () => number = Date.now,
+    private readonly limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
   ) {}
 
   get size(): number {
@@ -257,6 +299,7 @@ export class FilterManager {
   }
 
   newLogFilter(crit: FilterCriteria): string {
+    checkLogQueryLimit(crit, this.limits.logQueryLimit);
     if (crit.fromBlock?.kind === "tag" && crit.fromBlock.tag === "pending") {
       throw RpcError.invalidParams("pending logs are not supported");
     }
@@ -301,7 +344,7 @@ export class FilterManager {
     this.expire();
     const f = this.filters.get(id);
     if (f === undefined || f.kind !== "logs" || f.crit === null) throw RpcError.server("filter not found");
-    return queryLogs(this.reader, f.crit);
+    return queryLogs(this.reader, f.crit, this.limits);
   }
 
   /** Drops every filter (node shutdown). */
@@ -321,8 +364,15 @@ export function subscribeNewHeads(reader: ChainReader, events: EventHub, sub: Su
   sub.onCancel(off);
 }
 
-/** logs subscription setup (removed logs flagged on reorgs). */
-export function subscribeLogs(reader: ChainReader, events: EventHub, sub: Subscription, crit: FilterCriteria): void {
+/** logs subscription setup (removed logs flagged on reorgs); `logQueryLimit` as geth `SubscribeLogs`. */
+export function subscribeLogs(
+  reader: ChainReader,
+  events: EventHub,
+  sub: Subscription,
+  crit: FilterCriteria,
+  logQueryLimit: number = DEFAULT_LOG_QUERY_LIMITS.logQueryLimit,
+): void {
+  checkLogQueryLimit(crit, logQueryLimit);
   if (crit.blockHash !== null) throw RpcError.invalidParams("can't specify fromBlock/toBlock with blockHash");
   const off = events.onHeadChange((change) => {
     for (const l of headChangeLogs(reader, change, crit)) sub.notify(l);

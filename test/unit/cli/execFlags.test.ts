@@ -54,6 +54,8 @@ const EXPECTED: Record<string, unknown> = {
   "rpc.gascap": 50_000_000n,
   "rpc.txfeecap": 1,
   "rpc.evmtimeout": 5000,
+  "rpc.logquerylimit": 1000,
+  "rpc.rangelimit": 0,
   "rpc.batch-request-limit": 1000,
   "rpc.batch-response-max-size": 25_000_000,
   "txpool.nolocals": false,

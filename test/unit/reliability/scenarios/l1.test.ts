@@ -67,8 +67,15 @@ describe("reliability scenarios: L1", function () {
       assert.equal(r.miner.headRef().number, K + 1);
       assert.notEqual(bytesToHex(fork.hash), bytesToHex(seq.heads.unsafe.l1origin.hash));
 
-      // The sequencer node sees the new L1: reset, rebuild on the new origins; the batcher posts again.
+      // The sequencer's loop sees the new L1 before the driver's does: it may extend its chain on the
+      // old origin for the rest of that epoch, but cannot move to an origin of the new chain.
       const resetsBefore = seq.driver.counters.resets;
+      seq.now = r.miner.headRef().timestamp;
+      let step = await seq.sequencer.step();
+      while (step.kind === "built") step = await seq.sequencer.step();
+      assert.equal(step.kind, "failed", "no block on an origin whose parent is not the current origin");
+      assert.match(step.kind === "failed" ? step.error : "", /cannot create new block with L1 origin/);
+      // The node's driver then sees the new L1: reset, rebuild on the new origins; the batcher posts again.
       await seq.runUntil(r.miner.headRef().timestamp);
       assert.ok(seq.driver.counters.resets > resetsBefore, "the sequencer node reset on the L1 reorg");
       await userTx();

@@ -3,8 +3,10 @@
  * summed gasUsed, the post-state root and the wall time of the block executions only (not genesis
  * setup), the same contract as `runEthereumjs` in evmEthereumjs.ts.
  *
- * Inside the timer, as for ethereumjs: sender recovery (batched through the sigRecover worker pool,
- * as the node does; OPAL_BENCH_EVM_POOL=0 recovers on the main thread),
+ * Inside the timer, as for ethereumjs: sender recovery (as the node's Engine API does it: the
+ * sigRecover workers recover ahead of execution, the executing thread takes what it reaches first —
+ * tx/sharedRecovery.ts; `senders: "before"` recovers the whole block first, so execution can be
+ * timed alone; OPAL_BENCH_EVM_POOL=0 recovers on the main thread),
  * execution of every tx (executor/executeBlock.ts, the node's path), the state commit and the
  * incremental state root. Outside: tx decoding and the genesis state (MemoryKv, so the figure is
  * the EVM's, not the disk's).
@@ -22,6 +24,7 @@ import { MemoryKv } from "../src/storage/memory.js";
 import { updateStateRoot } from "../src/trie/stateRoot.js";
 import { decodeTx } from "../src/tx/envelope.js";
 import { recoverSendersParallel } from "../src/tx/recoverSendersParallel.js";
+import { startSharedRecovery } from "../src/tx/sharedRecovery.js";
 import { testHeader } from "../test/utils/blocks.js";
 import type { Workload } from "./workload.js";
 
@@ -46,15 +49,16 @@ export interface OpalRunResult {
   ms: number;
   /** Decoding the raw txs (outside `ms`). */
   decodeMs: number;
-  /** Sender recovery (inside `ms`). */
+  /** Sender recovery (inside `ms`); with senders "overlapped" only the packing before execution. */
   recoverMs: number;
-  /** Execution of every tx and the state commit (inside `ms`). */
+  /** Execution of every tx and the state commit (inside `ms`; with "overlapped", the recovery not yet done by then too). */
   execMs: number;
   /** The incremental state root (inside `ms`). */
   rootMs: number;
 }
 
-export async function runOpal(w: Workload): Promise<OpalRunResult> {
+export async function runOpal(w: Workload, opts: { senders?: "overlapped" | "before" } = {}): Promise<OpalRunResult> {
+  const overlapped = opts.senders !== "before";
   const cfg = parseChainConfig(w.genesis.config);
   const kv = new MemoryKv();
   let root = writeAlloc(
@@ -74,7 +78,9 @@ export async function runOpal(w: Workload): Promise<OpalRunResult> {
     const rules = rulesAt(cfg, h.number, h.timestamp);
     const blob = blobParamsAt(cfg, h.timestamp);
     const tr = performance.now();
-    const senders = await recoverSendersParallel(b.txs, recoveryPool());
+    const senders = overlapped
+      ? startSharedRecovery(b.txs, recoveryPool())
+      : ((await recoverSendersParallel(b.txs, recoveryPool())) as Uint8Array[]);
     const te = performance.now();
     recoverMs += te - tr;
     // Only the fields execution reads; the roots are what this run computes.
@@ -90,7 +96,7 @@ export async function runOpal(w: Workload): Promise<OpalRunResult> {
     const state = new WorldState(new KvStateReader(kv), kv);
     const res = executeBlock(
       state,
-      { header, txs: b.txs, senders: senders as Uint8Array[], ommers: [], withdrawals: [] },
+      { header, txs: b.txs, senders, ommers: [], withdrawals: [] },
       {
         rules,
         chainId: cfg.chainId,

@@ -52,7 +52,7 @@ import {
 } from "./chainStore.js";
 import { type Genesis, genesisBlockOf, genesisHeader, passerRoot } from "./genesis.js";
 import { writeAlloc } from "./genesisState.js";
-import { commitState, headerBlobBaseFee, importBlock, isImportFailure } from "./importBlock.js";
+import { commitState, headerBlobBaseFee, type ImportContext, importBlock, isImportFailure } from "./importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
 
 export class ChainError extends Error {
@@ -218,9 +218,9 @@ export class Blockchain implements ChainView {
 
   /**
    * Validates and executes `blockRlp` on its parent's state and stores it (not made canonical).
-   * `opts.senders`: the txs' senders recovered beforehand (see ImportContext.senders).
+   * `opts.senders`: the txs' senders, recovered beforehand or alongside execution (see ImportContext.senders).
    */
-  insertBlock(blockRlp: Uint8Array, opts: { readonly senders?: readonly (Uint8Array | null)[] } = {}): InsertResult {
+  insertBlock(blockRlp: Uint8Array, opts: { readonly senders?: ImportContext["senders"] } = {}): InsertResult {
     let header: Header;
     try {
       header = decodeHeader(blockHeaderRlp(blockRlp));
@@ -255,12 +255,7 @@ export class Blockchain implements ChainView {
   }
 
   /** Executes on the current state (the parent's) and stores the block; returns the import result. */
-  private execute(
-    parent: Header,
-    parentHash: Uint8Array,
-    blockRlp: Uint8Array,
-    senders?: readonly (Uint8Array | null)[],
-  ) {
+  private execute(parent: Header, parentHash: Uint8Array, blockRlp: Uint8Array, senders?: ImportContext["senders"]) {
     const undos: WriteBatch[] = [];
     const kv = this.kv;
     const persist = (forward: WriteBatch, undo: WriteBatch): void => {

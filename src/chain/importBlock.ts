@@ -13,7 +13,7 @@ import { encodeReceiptsForRoot, type Receipt } from "../block/receipt.js";
 import { encodeWithdrawal } from "../block/withdrawal.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { Tracer } from "../evm/tracer.js";
-import { executeBlock } from "../executor/executeBlock.js";
+import { executeBlock, NO_SENDER } from "../executor/executeBlock.js";
 import { jovianBlobGasUsed } from "../executor/op/daFootprint.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../executor/op/l1BlockInfo.js";
 import { equalBytes } from "../primitives/bytes.js";
@@ -29,6 +29,7 @@ import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
 import { updateStateRoot } from "../trie/stateRoot.js";
 import { decodeTx } from "../tx/envelope.js";
+import type { SenderSource } from "../tx/sharedRecovery.js";
 import { recoverSender } from "../tx/signer.js";
 import { type Tx, TxType } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
@@ -49,11 +50,11 @@ export interface ImportContext {
    */
   readonly persist?: (forward: WriteBatch, undo: WriteBatch) => void;
   /**
-   * The senders of the block's txs, recovered beforehand (the Engine API does it on the sigRecover
-   * pool while the main thread serves RPC), in tx order; null for an invalid signature. Used when it
-   * has one entry per tx, else each sender is recovered here.
+   * The senders of the block's txs in tx order (null for an invalid signature): recovered beforehand,
+   * or a source that recovers them alongside execution (the Engine API's, on the sigRecover pool:
+   * tx/sharedRecovery.ts). Used when it has one entry per tx, else each sender is recovered here.
    */
-  readonly senders?: readonly (Uint8Array | null)[];
+  readonly senders?: readonly (Uint8Array | null)[] | SenderSource;
 }
 
 export interface ImportedBlock {
@@ -163,7 +164,11 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
 
   const txs: Tx[] = [];
   const senders: Uint8Array[] = [];
-  const given = ctx.senders !== undefined && ctx.senders.length === body.transactions.length ? ctx.senders : null;
+  const n = body.transactions.length;
+  const source = ctx.senders !== undefined && !Array.isArray(ctx.senders) ? (ctx.senders as SenderSource) : null;
+  const lazy = source !== null && source.count === n ? source : null;
+  const list = source === null ? (ctx.senders as readonly (Uint8Array | null)[] | undefined) : undefined;
+  const given = list !== undefined && list.length === n ? list : null;
   for (let i = 0; i < body.transactions.length; i++) {
     let tx: Tx;
     try {
@@ -173,9 +178,10 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     }
     const code = validateTx(tx, { rules, chainId: cfg.chainId, allowDeposit: rules.op !== null });
     if (code !== null) return { error: `TX_INVALID[${i}]: ${code}` };
+    txs.push(tx);
+    if (lazy !== null) continue; // asked for as each tx is about to run
     const sender = given === null ? recoverSender(tx) : given[i]!;
     if (sender === null) return { error: `TX_SENDER[${i}]` };
-    txs.push(tx);
     senders.push(sender);
   }
 
@@ -192,7 +198,7 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
 
   const res = executeBlock(
     state,
-    { header, txs, senders, ommers: body.ommers, withdrawals: body.withdrawals },
+    { header, txs, senders: lazy ?? senders, ommers: body.ommers, withdrawals: body.withdrawals },
     {
       rules,
       chainId: cfg.chainId,
@@ -205,7 +211,9 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
       canyonActivation: cfg.optimism !== null && cfg.canyonTime === header.timestamp,
     },
   );
-  if ("error" in res) return fail(`TX_EXECUTION[${res.txIndex}]: ${res.error}`);
+  if ("error" in res) {
+    return fail(res.error === NO_SENDER ? `TX_SENDER[${res.txIndex}]` : `TX_EXECUTION[${res.txIndex}]: ${res.error}`);
+  }
   if (res.gasUsed !== header.gasUsed) return fail(`GAS_USED: got ${res.gasUsed}, header ${header.gasUsed}`);
   if (header.blobGasUsed !== null) {
     // OP Jovian: blobGasUsed carries the block's DA footprint (op-stack.md §3.4).

@@ -20,7 +20,7 @@ import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { rulesAt } from "../spec/chainConfig.js";
 import { Fork, OpFork } from "../spec/forks.js";
 import { decodeTx } from "../tx/envelope.js";
-import { recoverSendersParallel } from "../tx/recoverSendersParallel.js";
+import { type SenderSource, startSharedRecovery } from "../tx/sharedRecovery.js";
 import { type Tx, TxType } from "../tx/tx.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { blockToPayload, PayloadError, type PayloadJson, payloadToBlock } from "./payload.js";
@@ -114,8 +114,12 @@ export class EngineApi {
     return { fork: r.fork, op: this.isOp ? r.op : null };
   }
 
-  /** The senders of `raw` txs, or null when one does not decode (the import then reports it). */
-  private async recoverSenders(raw: readonly Uint8Array[]): Promise<(Uint8Array | null)[] | null> {
+  /**
+   * The senders of `raw` txs as a source the import asks tx by tx, recovered on the sigRecover pool
+   * alongside execution (tx/sharedRecovery.ts); null when a tx does not decode (the import then
+   * reports it).
+   */
+  private recoverSenders(raw: readonly Uint8Array[]): SenderSource | null {
     if (raw.length === 0) return null;
     const txs: Tx[] = [];
     for (const r of raw) {
@@ -125,12 +129,12 @@ export class EngineApi {
         return null;
       }
     }
-    return recoverSendersParallel(txs, this.recoveryPool);
+    return startSharedRecovery(txs, this.recoveryPool);
   }
 
   /**
-   * engine_newPayloadV1–V4. The txs' senders are recovered first, on the sigRecover pool when there
-   * is one (the main thread keeps serving meanwhile), then the block is executed and stored.
+   * engine_newPayloadV1–V4. The block is executed and stored while the sigRecover pool recovers the
+   * txs' senders ahead of execution (the executing thread recovers any it reaches first).
    */
   async newPayload(
     version: number,
@@ -183,7 +187,7 @@ export class EngineApi {
         return { status: "INVALID", latestValidHash: null, validationError: "invalid blob versioned hashes" };
       }
     }
-    const senders = await this.recoverSenders(body.transactions);
+    const senders = this.recoverSenders(body.transactions);
     const r = this.chain.insertBlock(encodeBlock({ header, body }), senders === null ? {} : { senders });
     switch (r.status) {
       case "VALID":

@@ -9,6 +9,7 @@ import type { Tracer } from "../evm/tracer.js";
 import { readWord } from "../evm/word.js";
 import { Fork, type ForkRules, OpFork } from "../spec/forks.js";
 import { addressToBigint, type WorldState } from "../state/worldState.js";
+import type { SenderSource } from "../tx/sharedRecovery.js";
 import { type Tx, TxType } from "../tx/tx.js";
 import { executeTx, type TxOutcome, type TxRejectCode } from "./executeTx.js";
 import { CREATE2_DEPLOYER_ADDRESS, CREATE2_DEPLOYER_CODE } from "./op/create2Deployer.js";
@@ -54,8 +55,8 @@ export interface BlockExecEnv {
 export interface BlockBodyInput {
   readonly header: Header;
   readonly txs: readonly Tx[];
-  /** Recovered senders, index-aligned with `txs`. */
-  readonly senders: readonly Uint8Array[];
+  /** Recovered senders, index-aligned with `txs`; or a source asked for each as its tx is about to run. */
+  readonly senders: readonly Uint8Array[] | SenderSource;
   readonly ommers: readonly Header[];
   readonly withdrawals: readonly Withdrawal[] | null;
 }
@@ -69,6 +70,9 @@ export interface BlockExecResult {
   /** EIP-7685 requestsHash (Prague on L1), else null. */
   readonly requestsHash: Uint8Array | null;
 }
+
+/** BlockExecFailure.error when a sender source has no sender for the tx (invalid signature). */
+export const NO_SENDER = "NO_SENDER";
 
 export interface BlockExecFailure {
   readonly error: string;
@@ -232,8 +236,12 @@ export function executeBlock(
 ): BlockExecResult | BlockExecFailure {
   const x = new BlockExecutor(state, body.header, env);
   x.begin();
+  const senders = body.senders;
+  const source = Array.isArray(senders) ? null : (senders as SenderSource);
   for (let i = 0; i < body.txs.length; i++) {
-    const r = x.applyTx(body.txs[i], body.senders[i]);
+    const sender = source === null ? (senders as readonly Uint8Array[])[i] : source.sender(i);
+    if (sender === null) return { error: NO_SENDER, txIndex: i };
+    const r = x.applyTx(body.txs[i], sender);
     if (typeof r === "string") return { error: r, txIndex: i };
   }
   return x.finish(body.ommers, body.withdrawals);

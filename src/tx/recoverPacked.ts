@@ -26,21 +26,22 @@ export function recoverSendersPacked(
       `recoverSendersPacked: ${hashes.length} hash bytes, ${sigs.length} sig bytes, ${out.length} out`,
     );
   }
-  for (let i = 0; i < n; i++) {
-    const o = 21 * i;
-    const recid = sigs[65 * i + 64];
-    const addr =
-      recid > 1
-        ? null
-        : recoverAddress(hashes.subarray(32 * i, 32 * i + 32), sigs.subarray(65 * i, 65 * i + 64), recid);
-    if (addr === null) {
-      out.fill(0, o, o + 21);
-    } else {
-      out[o] = 1;
-      out.set(addr, o + 1);
-    }
-  }
+  for (let i = 0; i < n; i++) recoverPackedAt(hashes, sigs, out, i);
   return out;
+}
+
+/** Recovers item i of packed hashes and signatures into `out[21i .. 21i+21)` (flag ‖ address). */
+export function recoverPackedAt(hashes: Uint8Array, sigs: Uint8Array, out: Uint8Array, i: number): void {
+  const o = 21 * i;
+  const recid = sigs[65 * i + 64];
+  const addr =
+    recid > 1 ? null : recoverAddress(hashes.subarray(32 * i, 32 * i + 32), sigs.subarray(65 * i, 65 * i + 64), recid);
+  if (addr === null) {
+    out.fill(0, o, o + 21);
+  } else {
+    out[o] = 1;
+    out.set(addr, o + 1);
+  }
 }
 
 /**

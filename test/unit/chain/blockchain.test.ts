@@ -16,6 +16,8 @@ import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { computeStateRoot } from "../../../src/trie/stateRoot.js";
+import { decodeTx } from "../../../src/tx/envelope.js";
+import { startSharedRecovery } from "../../../src/tx/sharedRecovery.js";
 import { fixturePath } from "../../utils/fixtures.js";
 import { blocksOf } from "../../utils/rpcCompatChain.js";
 
@@ -59,6 +61,40 @@ describe("chain/blockchain", function () {
     for (let n = 0; n <= chain.head.number; n++) assert.ok(chain.store.canonicalHash(n), `canonical ${n}`);
     // Known blocks are recognised, not re-executed.
     assert.equal(chain.insertBlock(blocks[3]).status, "KNOWN");
+  });
+
+  it("senders given as a source asked tx by tx (the Engine API's overlapped recovery) import the same chain", () => {
+    const plain = initChain(new MemoryKv());
+    const shared = initChain(new MemoryKv());
+    let asked = 0;
+    for (const rlp of blocks.slice(0, 30)) {
+      const txs = decodeBlock(rlp).body.transactions.map((t) => decodeTx(t));
+      const src = startSharedRecovery(txs, null);
+      const counting = {
+        count: src.count,
+        sender: (i: number) => {
+          asked++;
+          return src.sender(i);
+        },
+      };
+      const a = plain.insertBlock(rlp);
+      const b = shared.insertBlock(rlp, { senders: counting });
+      assert.equal(b.status, a.status, `block ${a.header?.number}: ${b.error}`);
+      assert.deepEqual(b.hash, a.hash);
+    }
+    assert.ok(asked > 0);
+  });
+
+  it("a source without a sender for a tx makes the block INVALID with TX_SENDER[i], state untouched", () => {
+    const chain = initChain(new MemoryKv());
+    const withTxs = blocks.findIndex((rlp) => decodeBlock(rlp).body.transactions.length > 0);
+    assert.ok(withTxs >= 0);
+    for (const rlp of blocks.slice(0, withTxs)) assert.equal(chain.insertBlock(rlp).status, "VALID");
+    const rlp = blocks[withTxs]!;
+    const n = decodeBlock(rlp).body.transactions.length;
+    const r = chain.insertBlock(rlp, { senders: { count: n, sender: () => null } });
+    assert.equal(r.status, "INVALID");
+    assert.equal(r.error, "TX_SENDER[0]");
   });
 
   it("a restart finds the same head, and the state root is the head's", () => {

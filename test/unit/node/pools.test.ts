@@ -7,6 +7,7 @@ import { defaultThreads, PiscinaPool } from "../../../src/node/pools.js";
 import { decodeTx, encodeTx } from "../../../src/tx/envelope.js";
 import { recoverSenders } from "../../../src/tx/recoverPacked.js";
 import { recoverSendersParallel } from "../../../src/tx/recoverSendersParallel.js";
+import { startSharedRecovery } from "../../../src/tx/sharedRecovery.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, type Tx, TxType } from "../../../src/tx/tx.js";
 
@@ -58,6 +59,21 @@ describe("node/pools: worker pools", function () {
   });
 
   for (const threads of [1, 2]) {
+    it(`shared recovery alongside the caller, pool of ${threads}: every sender equals the main-thread path`, async () => {
+      const pool = new PiscinaPool("sigRecover", { threads });
+      try {
+        await pool.warm();
+        const source = startSharedRecovery(fresh(txs), pool);
+        assert.equal(source.count, txs.length);
+        for (let i = 0; i < txs.length; i++) assert.deepEqual(source.sender(i), expected[i], `tx ${i}`);
+        const byWorkers = await source.workerItems;
+        assert.ok(byWorkers > 0 && byWorkers <= txs.length, `workers recovered ${byWorkers} of ${txs.length}`);
+        assert.equal(pool.busy, 0);
+      } finally {
+        await pool.destroy();
+      }
+    });
+
     it(`sender recovery in a pool of ${threads} equals the main-thread path`, async () => {
       const pool = new PiscinaPool("sigRecover", { threads });
       try {

@@ -26,6 +26,8 @@ const EMPTY = new Uint8Array(0);
 const CALL_KINDS: readonly CallKind[] = ["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE"];
 const MAX_DEPTH = 1024;
 const MAX_NONCE = (1n << 64n) - 1n;
+/** JUMP/JUMPI between two reads of the clock under a deadline (~0.1 ms of the tightest loop). */
+const DEADLINE_CHECK_JUMPS = 1024;
 /** The result of the last finished message (tx level or a child frame). */
 export interface MessageResult {
   halt: Halt;
@@ -58,6 +60,16 @@ export class Evm {
   private traceDepth = 0;
   /** Traced runs only: geth's text of the fault that ended the running frame's loop. */
   private traceFault: string | null = null;
+  /**
+   * `performance.now()` time after which the run stops (0: none): geth's `evm.Cancel()` from a
+   * call or trace timeout. JUMP and JUMPI look at it (the only way code runs long without calling),
+   * as geth's do, and once it passed every frame ends as if by STOP; `aborted` then stays true.
+   */
+  deadline = 0;
+  /** The deadline passed: the outcome is not the message's (geth `evm.Cancelled()`). */
+  aborted = false;
+  /** JUMP/JUMPI left before the clock is read again. */
+  private jumpsToCheck = DEADLINE_CHECK_JUMPS;
 
   constructor(
     readonly rules: ForkRules,
@@ -82,6 +94,31 @@ export class Evm {
     }
     this.frames.length = 0;
     this.child = null;
+  }
+
+  /** Gives what runs next `ms` of wall time (0: no limit) and clears an earlier abort. */
+  setDeadline(ms: number): void {
+    this.deadline = ms > 0 ? performance.now() + ms : 0;
+    this.aborted = false;
+    this.jumpsToCheck = DEADLINE_CHECK_JUMPS;
+  }
+
+  /**
+   * After a run under a deadline: true when it passed, whether the run was stopped or had just
+   * ended (geth's timer cancels the EVM and the tracer even when the last step is done).
+   */
+  timedOut(): boolean {
+    return this.aborted || (this.deadline !== 0 && performance.now() >= this.deadline);
+  }
+
+  /** JUMP/JUMPI under a deadline: true (stop the frame) once it has passed. */
+  pastDeadline(): boolean {
+    if (this.aborted) return true;
+    if (--this.jumpsToCheck > 0) return false;
+    this.jumpsToCheck = DEADLINE_CHECK_JUMPS;
+    if (performance.now() < this.deadline) return false;
+    this.aborted = true;
+    return true;
   }
 
   /** True when `address` is a precompile under these rules. */

@@ -87,17 +87,37 @@ function gasLimitOf(msg: CallMessage, env: CallEnv): bigint {
   return gas > cap ? cap : gas;
 }
 
-/** Runs `msg` once with `gas` on a fresh WorldState over `view`. */
-export function callOnce(view: KvReader, msg: CallMessage, gas: bigint, env: CallEnv): TxOutcome | TxRejectCode {
+/** A call stopped at its time limit (geth: `evm.Cancelled()` after `--rpc.evmtimeout`). */
+export class CallTimeoutError extends Error {
+  override readonly name = "CallTimeoutError";
+  constructor(readonly timeoutMs: number) {
+    super(`call stopped after ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * Runs `msg` once with `gas` on a fresh WorldState over `view`; with `timeoutMs` > 0, a run that
+ * outlasts it stops and throws `CallTimeoutError` (its outcome is not the message's).
+ */
+export function callOnce(
+  view: KvReader,
+  msg: CallMessage,
+  gas: bigint,
+  env: CallEnv,
+  timeoutMs = 0,
+): TxOutcome | TxRejectCode {
   const state = new WorldState(new KvStateReader(view), null);
   const evm = new Evm(env.rules, env.block, state);
+  evm.setDeadline(timeoutMs);
   try {
-    return executeTx(evm, messageTx(msg, gas, env.chainId), {
+    const r = executeTx(evm, messageTx(msg, gas, env.chainId), {
       sender: msg.from,
       blockGasLeft: U64_MAX,
       blobGasLeft: Number.MAX_SAFE_INTEGER,
       simulate: true,
     });
+    if (timeoutMs > 0 && evm.timedOut()) throw new CallTimeoutError(timeoutMs);
+    return r;
   } finally {
     evm.release();
   }

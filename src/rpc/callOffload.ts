@@ -177,17 +177,12 @@ async function runOffloaded(
     reply = await pool.run<CallReply>(task, [], signal);
   } catch (e) {
     if (signal?.aborted === true) {
-      throw RpcError.server(`execution aborted (timeout = ${formatSeconds(opts.timeoutMs)})`);
+      throw RpcError.executionAborted(opts.timeoutMs);
     }
     throw RpcError.internal(`call worker failed: ${(e as Error).message}`);
   }
   if (key !== null) cache.put(key, headHex, reply);
   return unwrap(reply);
-}
-
-/** Go's time.Duration text for whole and fractional seconds ("5s", "1.5s", "500ms"). */
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 || ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 /** A ChainView whose parts are replaced for each call. */

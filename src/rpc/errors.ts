@@ -114,6 +114,12 @@ export class RpcError extends Error {
     );
   }
 
+  /** geth DoCall past `--rpc.evmtimeout`: "execution aborted (timeout = 5s)", Go's duration text. */
+  static executionAborted(timeoutMs: number): RpcError {
+    const d = timeoutMs % 1000 === 0 || timeoutMs >= 1000 ? `${timeoutMs / 1000}s` : `${timeoutMs}ms`;
+    return new RpcError(RpcErrorCode.Server, `execution aborted (timeout = ${d})`);
+  }
+
   static emptyBatch(): RpcError {
     return new RpcError(RpcErrorCode.InvalidRequest, "empty batch");
   }

@@ -9,14 +9,16 @@ export function opPop(_e: Evm, f: Frame): Halt {
   return Halt.Continue;
 }
 
-export function opJump(_e: Evm, f: Frame): Halt {
+export function opJump(e: Evm, f: Frame): Halt {
+  if (e.deadline !== 0 && e.pastDeadline()) return Halt.Stop;
   const dest = f.stack[--f.sp];
   if (dest >= BigInt(f.code.length) || f.jumpdests[Number(dest)] !== 1) return Halt.BadJump;
   f.pc = Number(dest);
   return Halt.Continue;
 }
 
-export function opJumpi(_e: Evm, f: Frame): Halt {
+export function opJumpi(e: Evm, f: Frame): Halt {
+  if (e.deadline !== 0 && e.pastDeadline()) return Halt.Stop;
   const sp = f.sp - 2;
   f.sp = sp;
   if (f.stack[sp] === 0n) return Halt.Continue;

@@ -1,7 +1,8 @@
 /**
  * The debug namespace: geth's tracing API (eth/tracers/api.go: debug_traceTransaction,
  * debug_traceCall, debug_traceBlockByNumber/ByHash with the struct logger by default, or
- * callTracer, prestateTracer, 4byteTracer; tracerConfig and timeout accepted) and the raw-data
+ * callTracer, prestateTracer, 4byteTracer; tracerConfig, and the timeout of each traced tx, geth's 5 s
+ * by default) and the raw-data
  * methods of internal/ethapi (debug_getRawBlock, _getRawHeader, _getRawReceipts, _getRawTransaction).
  */
 import { encodeReceiptsForRoot } from "../../block/receipt.js";
@@ -18,8 +19,8 @@ import { RpcError } from "../errors.js";
 import type { ChainReader, DecodedBlock } from "../eth/chainReader.js";
 import { type BlockSelector, blockNumber, blockNumberOrHash, hash } from "../params.js";
 import { type AnyMethod, defineMethod } from "../registry.js";
-import { callArgs, checkTimeout, type TraceOptions, traceOptions } from "./params.js";
-import { replayBlock, traceMessage } from "./replay.js";
+import { callArgs, type TraceOptions, traceOptions, traceTimeoutMs } from "./params.js";
+import { replayBlockTimed, TRACE_TIMEOUT, traceMessage } from "./replay.js";
 
 export interface DebugDeps {
   readonly chain: ChainView;
@@ -103,14 +104,24 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
     return b;
   };
 
+  // Each traced tx has the config's timeout (geth's 5 s by default); one past it is an entry with
+  // geth's error instead of a result.
   const traceBlock = (b: DecodedBlock, opts: TraceOptions): unknown[] => {
-    checkTimeout(opts.timeout);
+    const timeoutMs = traceTimeoutMs(opts.timeout);
     if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
-    const traced = replayBlock(chain, b, () => makeTracer(chain, opts, b.header.number, b.header.timestamp));
-    return traced.map((t) => ({
-      txHash: bytesToHex(b.txHashes[t.index]),
-      result: (t.tracer as ResultTracer).result(),
+    const { traced, timedOut } = replayBlockTimed(
+      chain,
+      b,
+      () => makeTracer(chain, opts, b.header.number, b.header.timestamp),
+      timeoutMs,
+    );
+    const out: { index: number; entry: Record<string, unknown> }[] = traced.map((t) => ({
+      index: t.index,
+      entry: { txHash: bytesToHex(b.txHashes[t.index]), result: (t.tracer as ResultTracer).result() },
     }));
+    for (const i of timedOut)
+      out.push({ index: i, entry: { txHash: bytesToHex(b.txHashes[i]), error: TRACE_TIMEOUT } });
+    return out.sort((x, y) => x.index - y.index).map((x) => x.entry);
   };
 
   return [
@@ -118,14 +129,15 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
       name: "debug_traceTransaction",
       params: [hash, traceOptions],
       handler: ([txHash, opts]) => {
-        checkTimeout(opts?.timeout ?? null);
+        const timeoutMs = traceTimeoutMs(opts?.timeout ?? null);
         const at = reader.locate(txHash);
         if (at === null) throw RpcError.server("transaction not found");
         const b = at.block;
         if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
         const o = opts ?? (traceOptions.decode(null) as TraceOptions);
         const tracer = makeTracer(chain, o, b.header.number, b.header.timestamp);
-        replayBlock(chain, b, (i) => (i === at.index ? tracer : null), at.index);
+        const r = replayBlockTimed(chain, b, (i) => (i === at.index ? tracer : null), timeoutMs, at.index);
+        if (r.timedOut.length > 0) throw RpcError.server(TRACE_TIMEOUT);
         return tracer.result();
       },
     }),
@@ -134,12 +146,12 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
       params: [callArgs, blockNumberOrHash, traceOptions],
       handler: ([msg, sel, opts]) => {
         const o = opts ?? (traceOptions.decode(null) as TraceOptions);
-        checkTimeout(o.timeout);
+        const timeoutMs = traceTimeoutMs(o.timeout);
         const h = reader.resolve(sel);
         const header = h === null ? null : chain.store.header(h);
         if (h === null || header === null) throw RpcError.server("header not found");
         const tracer = makeTracer(chain, o, header.number, header.timestamp);
-        traceMessage(chain, header, h, msg, deps.gasCap, tracer);
+        traceMessage(chain, header, h, msg, deps.gasCap, tracer, timeoutMs);
         return tracer.result();
       },
     }),

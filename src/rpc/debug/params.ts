@@ -138,6 +138,32 @@ export function checkTimeout(t: string | null): void {
   if (t !== null && !DURATION.test(t)) throw new Error(`time: invalid duration "${t}"`);
 }
 
+/** geth `defaultTraceTimeout`: the time one traced tx may run when the config names none. */
+export const DEFAULT_TRACE_TIMEOUT_MS = 5000;
+
+const DURATION_UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * The trace timeout in ms: the TraceConfig's Go duration ("500ms", "1m30s"), or geth's 5 s default
+ * when absent; a string geth cannot parse fails the call with Go's text.
+ */
+export function traceTimeoutMs(t: string | null): number {
+  if (t === null) return DEFAULT_TRACE_TIMEOUT_MS;
+  checkTimeout(t);
+  let ms = 0;
+  for (const m of t.matchAll(/([0-9]+(?:\.[0-9]*)?)(ns|us|µs|ms|s|m|h)/g))
+    ms += Number(m[1]) * DURATION_UNIT_MS[m[2]!]!;
+  return ms;
+}
+
 const quantityOrNumber: ParamDecoder<number> = {
   optional: false,
   decode(v) {

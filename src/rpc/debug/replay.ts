@@ -26,6 +26,8 @@ import { RpcError } from "../errors.js";
 import type { DecodedBlock } from "../eth/chainReader.js";
 
 const U64_MAX = (1n << 64n) - 1n;
+/** geth traceTx's error for a tx past its trace timeout. */
+export const TRACE_TIMEOUT = "execution timeout";
 
 /** Ancestor hashes for BLOCKHASH, walking parent links from `tip` (works off the canonical chain too). */
 function ancestorHashes(chain: ChainView, tip: Uint8Array): (n: bigint) => bigint {
@@ -109,6 +111,51 @@ export function replayBlock(
   tracerFor: (i: number) => EvmTracer | null,
   last = b.txs.length - 1,
 ): TracedTx[] {
+  return replayOnce(chain, b, tracerFor, last, 0).out;
+}
+
+/** What `replayBlockTimed` gives: the txs traced in time, and those past the timeout. */
+export interface TimedReplay {
+  readonly traced: TracedTx[];
+  /** Indices of traced txs that outlasted the timeout (geth: "execution timeout"), ascending. */
+  readonly timedOut: number[];
+}
+
+/**
+ * `replayBlock` where each traced tx has `timeoutMs` (geth traceTx's deadline): a tx past it is
+ * stopped at its next JUMP/JUMPI and reported in `timedOut`. Its partial run is not the block's
+ * state, so the replay starts again with that tx untraced (and unbounded, as geth's untraced state
+ * pass) and the ones already traced skipped, until every wanted tx is traced or timed out.
+ */
+export function replayBlockTimed(
+  chain: ChainView,
+  b: DecodedBlock,
+  tracerFor: (i: number) => EvmTracer | null,
+  timeoutMs: number,
+  last = b.txs.length - 1,
+): TimedReplay {
+  const done = new Map<number, TracedTx>();
+  const timedOut: number[] = [];
+  for (;;) {
+    const skip = new Set(timedOut);
+    const r = replayOnce(chain, b, (i) => (done.has(i) || skip.has(i) ? null : tracerFor(i)), last, timeoutMs);
+    for (const t of r.out) done.set(t.index, t);
+    if (r.timedOut < 0) break;
+    timedOut.push(r.timedOut);
+    // Nothing after it to trace: no need for the right state.
+    if (r.timedOut >= Math.min(last, b.txs.length - 1)) break;
+  }
+  return { traced: [...done.values()].sort((x, y) => x.index - y.index), timedOut: timedOut.sort((x, y) => x - y) };
+}
+
+/** One replay; stops at the first traced tx past `timeoutMs` (> 0) and names it (else -1). */
+function replayOnce(
+  chain: ChainView,
+  b: DecodedBlock,
+  tracerFor: (i: number) => EvmTracer | null,
+  last: number,
+  timeoutMs: number,
+): { out: TracedTx[]; timedOut: number } {
   if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
   const view = stateAfter(chain, b.header.parentHash);
   const state = new WorldState(new KvStateReader(view), null);
@@ -121,9 +168,13 @@ export function replayBlock(
     const tracer = tracerFor(i);
     const tx = b.txs[i];
     x.evm.tracer = tracer;
+    x.evm.setDeadline(tracer === null ? 0 : timeoutMs);
     tracer?.onTxStart?.(txStart(x, tx, b.senders[i], x.evm.block));
     const r = x.applyTx(tx, b.senders[i]);
     x.evm.tracer = null;
+    const late = timeoutMs > 0 && tracer !== null && x.evm.timedOut();
+    x.evm.setDeadline(0);
+    if (late) return { out, timedOut: i };
     if (typeof r === "string") {
       tracer?.onTxEnd?.({ gasUsed: 0, status: 0, error: r });
       throw RpcError.server(`tracing failed: tx ${bytesToHex(b.txHashes[i])}: ${r}`);
@@ -131,10 +182,14 @@ export function replayBlock(
     tracer?.onTxEnd?.({ gasUsed: r.gasUsed, status: r.status, error: null });
     if (tracer !== null) out.push({ index: i, tracer, outcome: r });
   }
-  return out;
+  return { out, timedOut: -1 };
 }
 
-/** debug_traceCall / trace_call: `msg` on the state after `header`'s block, with geth's DoCall rules. */
+/**
+ * debug_traceCall / trace_call: `msg` on the state after `header`'s block, with geth's DoCall rules.
+ * With `timeoutMs` > 0 (debug_traceCall's trace timeout), a run past it fails with geth's
+ * "execution timeout".
+ */
 export function traceMessage(
   chain: ChainView,
   header: Header,
@@ -142,6 +197,7 @@ export function traceMessage(
   msg: CallMessage,
   gasCap: bigint,
   tracer: EvmTracer,
+  timeoutMs = 0,
 ): TxOutcome {
   const view = stateAfter(chain, hash);
   const env = blockEnv(chain, header);
@@ -153,6 +209,7 @@ export function traceMessage(
   if (gas > cap) gas = cap;
   const tx = messageTx(msg, gas, env.chainId);
   evm.tracer = tracer;
+  evm.setDeadline(timeoutMs);
   tracer.onTxStart?.({
     from: addressToBigint(msg.from),
     to: msg.to === null ? null : addressToBigint(msg.to),
@@ -170,6 +227,7 @@ export function traceMessage(
     simulate: true,
   });
   evm.tracer = null;
+  if (timeoutMs > 0 && evm.timedOut()) throw RpcError.server(TRACE_TIMEOUT);
   if (typeof r === "string") {
     tracer.onTxEnd?.({ gasUsed: 0, status: 0, error: r });
     throw RpcError.server(r);

@@ -15,7 +15,7 @@ import { createAddress } from "../../evm/evm.js";
 import { buildPrecompileTable, precompileAddress } from "../../evm/precompiles/table.js";
 import { blockContext } from "../../executor/executeBlock.js";
 import type { TxOutcome, TxRejectCode } from "../../executor/executeTx.js";
-import { type CallEnv, type CallMessage, callOnce, estimateGas } from "../../executor/simulate.js";
+import { type CallEnv, type CallMessage, CallTimeoutError, callOnce, estimateGas } from "../../executor/simulate.js";
 import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesKey, compareBytes, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
@@ -117,6 +117,11 @@ export interface CallDeps {
   readonly reader: ChainReader;
   /** --rpc.gascap (0 = none). */
   readonly gasCap: bigint;
+  /**
+   * --rpc.evmtimeout for eth_call run here (absent or 0: none). Calls in the evmCall pool are timed
+   * by the pool (rpc/callOffload.ts), so the workers' backends leave it out.
+   */
+  readonly evmTimeoutMs?: number;
 }
 
 /** Shared helpers over the chain (also used by eth_simulateV1). */
@@ -261,7 +266,14 @@ export class EthBackend {
     const env = this.envWith(st.header, blockOv);
     const gas = this.callGas(args, st.header);
     const msg = callMessage(args, gas);
-    const r = callOnce(st.view, msg, gas, env);
+    const timeoutMs = this.deps.evmTimeoutMs ?? 0;
+    let r: ReturnType<typeof callOnce>;
+    try {
+      r = callOnce(st.view, msg, gas, env, timeoutMs);
+    } catch (e) {
+      if (e instanceof CallTimeoutError) throw RpcError.executionAborted(timeoutMs);
+      throw e;
+    }
     if (typeof r === "string") {
       throw RpcError.server(`err: ${this.rejectMessage(r, st.view, msg, gas, env)} (supplied gas ${gas})`);
     }

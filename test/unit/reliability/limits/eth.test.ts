@@ -6,12 +6,16 @@
  * each with one log.
  */
 import { strict as assert } from "node:assert";
+import { buildPreState } from "../../../../src/cli/evmTool/preState.js";
 import { parseExecArgs } from "../../../../src/cli/execFlags.js";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
+import { Evm } from "../../../../src/evm/evm.js";
+import { Halt } from "../../../../src/evm/status.js";
 import { coreApis } from "../../../../src/node/execNode.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
-import { bytesToHex } from "../../../../src/primitives/hex.js";
+import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { type AbortablePool, offloadCalls } from "../../../../src/rpc/callOffload.js";
+import { DEFAULT_TRACE_TIMEOUT_MS, traceTimeoutMs } from "../../../../src/rpc/debug/params.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
 import {
@@ -23,10 +27,14 @@ import {
 import { EventHub } from "../../../../src/rpc/events.js";
 import { type AnyMethod, defineMethod, Registry } from "../../../../src/rpc/registry.js";
 import { ConnectionSubscriptions } from "../../../../src/rpc/subscriptions.js";
+import { Fork, l1Rules } from "../../../../src/spec/forks.js";
+import { KvStateReader } from "../../../../src/state/kvStateReader.js";
+import { bigintToAddress, WorldState } from "../../../../src/state/worldState.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../../src/tx/tx.js";
 import { L1Miner, PORTAL } from "../../../utils/actions/l1Miner.js";
+import { TEST_BLOCK } from "../../../utils/blocks.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
 
@@ -296,6 +304,107 @@ describe("limits: eth namespace", function () {
         code: -32005,
         message: "too many calls in flight: the eth_call queue is full",
       });
+    });
+  });
+
+  describe("time limits of calls and traces run on the main thread", () => {
+    // Contract C: without calldata it counts down from 1,100,000 (26 gas a round, ~29M gas) and
+    // then stores 1 at slot 0; with calldata it returns slot 0.
+    const C = addrN(0xcc);
+    const ROUNDS = 1_100_000;
+    const CODE = `0x3660185762${ROUNDS.toString(16).padStart(6, "0")}5b6001900380600857506001600055005b60005460005260206000f3`;
+    let chainOf: L1Miner;
+    let d: (evmTimeoutMs: number) => Dispatcher;
+    let slowTx: string;
+    let readTx: string;
+    const ONE = `0x${"0".repeat(63)}1`;
+
+    before(async () => {
+      chainOf = new L1Miner({ [C]: { balance: "0x0", code: CODE } });
+      const from = chainOf.accounts[0]!;
+      const a = chainOf.tx(from, hexToBytes(C), new Uint8Array(0), 29_500_000n);
+      const b = chainOf.tx(from, hexToBytes(C), Uint8Array.of(1), 100_000n);
+      await chainOf.mine([a, b]);
+      slowTx = bytesToHex(keccak256(a));
+      readTx = bytesToHex(keccak256(b));
+      d = (evmTimeoutMs) => {
+        const apis = coreApis({
+          chain: chainOf.exec.chain,
+          pool: chainOf.exec.pool,
+          networkId: chainOf.chainId,
+          clientVersion: "opal/test",
+          gasCap: 50_000_000n,
+          txFeeCap: 1,
+          evmTimeoutMs,
+          devAccounts: [],
+          forwardRawTx: null,
+        });
+        return new Registry(apis.methods).forApis(["eth", "debug"]);
+      };
+    });
+
+    it("the EVM stops at its deadline: the next JUMP or JUMPI ends every frame as STOP, gas left unspent", () => {
+      const CALLER = 0xca11e4n;
+      const TARGET = 0xc0den;
+      for (const loop of ["5b600056", "5b6001600057"]) {
+        const { kv } = buildPreState({
+          [bytesToHex(bigintToAddress(CALLER))]: { balance: "0x1" },
+          [bytesToHex(bigintToAddress(TARGET))]: { balance: "0x0", code: `0x${loop}` },
+        });
+        const evm = new Evm(l1Rules(Fork.Cancun), TEST_BLOCK, new WorldState(new KvStateReader(kv), kv));
+        evm.setDeadline(1);
+        const r = evm.call(CALLER, TARGET, 0n, new Uint8Array(0), 30_000_000);
+        assert.equal(r.halt, Halt.Stop, loop);
+        assert.ok(r.gasLeft > 1_000_000, `${loop}: stopped early, ${r.gasLeft} gas left`);
+        assert.ok(evm.aborted && evm.timedOut());
+        // Without a deadline the same loop runs out of gas.
+        evm.setDeadline(0);
+        const full = evm.call(CALLER, TARGET, 0n, new Uint8Array(0), 3_000_000);
+        assert.equal(full.halt, Halt.OutOfGas);
+        assert.ok(!evm.aborted && !evm.timedOut());
+      }
+    });
+
+    it("--rpc.evmtimeout: eth_call inside the timeout is answered; past it, geth's 'execution aborted'", async () => {
+      const fast = await call(d(50), "eth_call", [{ to: C, data: "0x01" }, "latest"]);
+      assert.equal(fast.result, ONE);
+      const slow = await call(d(50), "eth_call", [{ to: C, gas: "0x1c9c380" }, "latest"]);
+      assert.deepEqual(slow.error, { code: -32000, message: "execution aborted (timeout = 50ms)" });
+      // 0: no timeout; the whole loop runs.
+      assert.equal((await call(d(0), "eth_call", [{ to: C, gas: "0x1c9c380" }, "latest"])).result, "0x");
+    });
+
+    it("trace timeout (TraceConfig.timeout, geth's 5 s by default): inside it a result, past it 'execution timeout'", async () => {
+      assert.equal(DEFAULT_TRACE_TIMEOUT_MS, 5000);
+      assert.deepEqual(
+        ["500ms", "1.5s", "1m30s", "250us"].map((t) => traceTimeoutMs(t)),
+        [500, 1500, 90_000, 0.25],
+      );
+      const cfg = (timeout?: string) => ({ tracer: "callTracer", ...(timeout === undefined ? {} : { timeout }) });
+      const done = await call(d(0), "debug_traceTransaction", [slowTx, cfg()]);
+      assert.equal(done.result.type, "CALL");
+      assert.deepEqual((await call(d(0), "debug_traceTransaction", [slowTx, cfg("30ms")])).error, {
+        code: -32000,
+        message: "execution timeout",
+      });
+      const call1 = await call(d(0), "debug_traceCall", [{ to: C, gas: "0x1c9c380" }, "latest", cfg("30ms")]);
+      assert.deepEqual(call1.error, { code: -32000, message: "execution timeout" });
+      assert.equal(
+        (await call(d(0), "debug_traceCall", [{ to: C, data: "0x01" }, "latest", cfg("30ms")])).result.output,
+        ONE,
+      );
+    });
+
+    it("a block trace reports the slow tx as timed out and traces the next one on the right state", async () => {
+      const r = (await call(d(0), "debug_traceBlockByNumber", ["latest", { tracer: "callTracer", timeout: "30ms" }]))
+        .result;
+      assert.deepEqual(r[0], { txHash: slowTx, error: "execution timeout" });
+      assert.equal(r[1].txHash, readTx);
+      // The slow tx's store is seen: it was run again, untraced, to the end.
+      assert.equal(r[1].result.output, ONE);
+      const whole = (await call(d(0), "debug_traceBlockByNumber", ["latest", { tracer: "callTracer" }])).result;
+      assert.equal(whole[0].result.type, "CALL");
+      assert.equal(whole[1].result.output, ONE);
     });
   });
 

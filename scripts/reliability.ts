@@ -6,8 +6,9 @@
 import { fuzzSection } from "../test/reliability/fuzzSection.js";
 import { scenariosSection } from "../test/reliability/scenariosSection.js";
 import type { Section, SectionResult } from "../test/reliability/section.js";
+import { soakSection } from "../test/reliability/soakSection.js";
 
-const SECTIONS: readonly Section[] = [fuzzSection, scenariosSection];
+const SECTIONS: readonly Section[] = [fuzzSection, soakSection, scenariosSection];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !SECTIONS.some((s) => s.name === w));

@@ -33,6 +33,13 @@ export interface DevnetOptions {
   readonly upTo: RollupFork;
   /** Where progress lines go. */
   readonly print: (line: string) => void;
+  /**
+   * Added to every port of DEVNET_PORTS (default 0), so that a harness can run a devnet beside
+   * another one on the same machine.
+   */
+  readonly portOffset?: number;
+  /** Serve each opal-exec's and opal-node's Prometheus metrics on its `*Metrics` port (default off). */
+  readonly metrics?: boolean;
 }
 
 /** The fixed local ports of a devnet (documented in the README). */
@@ -48,7 +55,22 @@ export const DEVNET_PORTS = {
   verNode: 10547,
   seqP2p: 9222,
   verP2p: 10222,
+  /** The metrics endpoints, served only with the `metrics` option. */
+  l1Metrics: 6061,
+  seqElMetrics: 9560,
+  verElMetrics: 10560,
+  seqNodeMetrics: 9300,
+  verNodeMetrics: 10300,
 } as const;
+
+export type DevnetPorts = { readonly [K in keyof typeof DEVNET_PORTS]: number };
+
+/** One process of a running devnet: its role name, its pid, and whether it has exited. */
+export interface DevnetProcess {
+  readonly name: string;
+  readonly pid: number | undefined;
+  readonly exited: boolean;
+}
 
 /** The package root: src/node → ../.. from the sources, dist/src/node → ../../.. from the build. */
 const ROOT = fileURLToPath(new URL(import.meta.url.includes("/dist/") ? "../../../" : "../../", import.meta.url));
@@ -94,11 +116,16 @@ function portInUse(port: number): Promise<boolean> {
 export class Devnet {
   private readonly procs: Proc[] = [];
   private stopping: Promise<void> | null = null;
+  /** This devnet's ports: DEVNET_PORTS shifted by `portOffset`. */
+  readonly ports: DevnetPorts;
 
   private constructor(
     readonly opts: DevnetOptions,
     readonly roles: DevnetRoles,
-  ) {}
+  ) {
+    const off = opts.portOffset ?? 0;
+    this.ports = Object.fromEntries(Object.entries(DEVNET_PORTS).map(([k, v]) => [k, v + off])) as DevnetPorts;
+  }
 
   private path(...p: string[]): string {
     return join(this.opts.datadir, ...p);
@@ -198,13 +225,17 @@ export class Devnet {
 
   private async startAll(): Promise<void> {
     const o = this.opts;
-    const P = DEVNET_PORTS;
+    const P = this.ports;
     for (const port of Object.values(P)) {
       if (await portInUse(port)) {
         throw new Error(`port ${port} on 127.0.0.1 is in use (is another devnet running?)`);
       }
     }
     const quiet = ["--verbosity", "3"];
+    const execMetrics = (port: number): string[] =>
+      o.metrics === true ? ["--metrics", "--metrics.addr=127.0.0.1", `--metrics.port=${port}`] : [];
+    const nodeMetrics = (port: number): string[] =>
+      o.metrics === true ? ["--metrics.enabled", "--metrics.addr=127.0.0.1", `--metrics.port=${port}`] : [];
     this.launch("l1", "opal-exec", [
       "--dev",
       "--dev.period",
@@ -218,12 +249,13 @@ export class Devnet {
       `--authrpc.port=${P.l1Auth}`,
       "--dev.beacon",
       `--dev.beacon.port=${P.l1Beacon}`,
+      ...execMetrics(P.l1Metrics),
       ...quiet,
     ]);
     await this.ready("l1", () => rpc(url(P.l1Http), "eth_chainId"));
-    for (const [role, http, auth] of [
-      ["sequencer", P.seqElHttp, P.seqElAuth],
-      ["verifier", P.verElHttp, P.verElAuth],
+    for (const [role, http, auth, metrics] of [
+      ["sequencer", P.seqElHttp, P.seqElAuth, P.seqElMetrics],
+      ["verifier", P.verElHttp, P.verElAuth, P.verElMetrics],
     ] as const) {
       this.launch(`${role}-el`, "opal-exec", [
         "--datadir",
@@ -235,6 +267,7 @@ export class Devnet {
         `--authrpc.port=${auth}`,
         `--authrpc.jwtsecret=${this.path(`jwt-${role}.hex`)}`,
         ...(role === "verifier" ? [`--rollup.sequencerhttp=${url(P.seqElHttp)}`] : []),
+        ...execMetrics(metrics),
         ...quiet,
       ]);
     }
@@ -268,6 +301,7 @@ export class Devnet {
     const seqPeerId = await peerIdOfNetworkKey(seqP2pKey);
     this.launch("sequencer-node", "opal-node", [
       ...nodeArgs("sequencer", P.seqElAuth, P.seqNode),
+      ...nodeMetrics(P.seqNodeMetrics),
       "--sequencer.enabled",
       "--sequencer.l1-confs=2",
       `--p2p.sequencer.key=${bytesToHex(this.roles.signer.privateKey)}`,
@@ -275,6 +309,7 @@ export class Devnet {
     ]);
     this.launch("verifier-node", "opal-node", [
       ...nodeArgs("verifier", P.verElAuth, P.verNode),
+      ...nodeMetrics(P.verNodeMetrics),
       `--p2p.static=/ip4/127.0.0.1/tcp/${P.seqP2p}/p2p/${seqPeerId}`,
     ]);
     await this.ready("sequencer-node", () => rpc(url(P.seqNode), "optimism_version"));
@@ -294,7 +329,7 @@ export class Devnet {
 
   /** The L1 head and the L2 heads of sequencer and verifier (null where a process does not answer). */
   async heads(): Promise<HeadsLine> {
-    const P = DEVNET_PORTS;
+    const P = this.ports;
     const l2 = async (port: number) => {
       try {
         const s = (await rpc(url(port), "optimism_syncStatus")) as Record<string, { number: number }>;
@@ -315,7 +350,7 @@ export class Devnet {
 
   /** The endpoints and funded accounts, for the startup banner. */
   banner(): string {
-    const P = DEVNET_PORTS;
+    const P = this.ports;
     const rollup = JSON.parse(readFileSync(this.path("rollup.json"), "utf8")) as {
       l2_chain_id: number;
       l1_chain_id: number;
@@ -330,6 +365,11 @@ export class Devnet {
       `  logs                 ${this.path("logs")}`,
       "",
     ].join("\n");
+  }
+
+  /** The processes started so far, in start order. */
+  processes(): DevnetProcess[] {
+    return this.procs.map((p) => ({ name: p.name, pid: p.child.pid, exited: p.exited }));
   }
 
   /** Ends every process, newest first. */

@@ -10,7 +10,7 @@
 import type { AddressInfo, Socket } from "node:net";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import type { Registry } from "../rpc/registry.js";
-import { RpcWsServer } from "../rpc/wsServer.js";
+import { DEFAULT_WS_OPTIONS, RpcWsServer } from "../rpc/wsServer.js";
 import { jwtAuthHook } from "./jwt.js";
 
 /** Namespaces geth registers on the auth endpoint (engine plus eth, for the consensus client). */
@@ -55,7 +55,9 @@ export class AuthRpcServer {
       {
         apis: AUTH_APIS,
         origins: AUTH_WS_ORIGINS,
-        messageSizeLimit: ENGINE_BODY_LIMIT,
+        // geth reads WebSocket messages up to wsDefaultReadLimit (32 MiB) on every port, this one
+        // included: node.enableWS never calls SetWebsocketReadLimit, and the 128 MiB is the HTTP body's.
+        messageSizeLimit: DEFAULT_WS_OPTIONS.messageSizeLimit,
         beforeRequest: (req) => check(req.headers),
       },
       deps,

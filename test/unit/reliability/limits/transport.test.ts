@@ -135,8 +135,8 @@ interface WsClient {
   closed: Promise<number>;
 }
 
-async function wsConnect(port: number): Promise<WsClient> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}`, { maxPayload: 64 * 1024 * 1024 });
+async function wsConnect(port: number, headers: Record<string, string> = {}): Promise<WsClient> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`, { maxPayload: 64 * 1024 * 1024, headers });
   const waiters: ((v: unknown) => void)[] = [];
   ws.on("message", (d: Buffer) => waiters.shift()?.(JSON.parse(d.toString())));
   const closed = new Promise<number>((r) => ws.on("close", (code: number) => r(code)));
@@ -358,6 +358,30 @@ describe("limits: JSON-RPC transports", function () {
         const over = await post(port, "", { ...auth, "content-length": String(ENGINE_BODY_LIMIT + 1) });
         assert.equal(over.status, 413);
         assert.equal(over.body, `content length too large (${ENGINE_BODY_LIMIT + 1}>${ENGINE_BODY_LIMIT})\n`);
+      } finally {
+        await s.close(100);
+      }
+    });
+
+    it("a WebSocket message on the Engine API port is limited as geth's, to 32 MiB (not 128)", async () => {
+      const secret = new Uint8Array(32).fill(7);
+      const now = 1_700_000_000;
+      const s = new AuthRpcServer(
+        { addr: "127.0.0.1", port: 0, vhosts: ["*"], secret, clock: () => now },
+        { registry: registry() },
+      );
+      const { port } = await s.listen();
+      try {
+        const headers = { authorization: `Bearer ${signJwt(secret, now)}` };
+        const c = await wsConnect(port, headers);
+        const call = '{"jsonrpc":"2.0","id":1,"method":"engine_exchangeCapabilities"}';
+        const at = Buffer.alloc(DEFAULT_WS_OPTIONS.messageSizeLimit, 0x20);
+        at.write(call, 0);
+        assert.deepEqual(await c.call(at), { jsonrpc: "2.0", id: 1, result: [] });
+        // One byte more, as a second fragment of the same message.
+        c.ws.send(at, { fin: false });
+        c.ws.send(Buffer.from(" "), { fin: true });
+        assert.equal(await c.closed, 1009);
       } finally {
         await s.close(100);
       }

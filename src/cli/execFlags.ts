@@ -247,6 +247,15 @@ export const EXEC_CLI = defineCli({
       category: API,
       help: "Maximum number of bytes returned from a batched call",
     },
+    // cmd/utils/flags.go HTTPBodyLimitFlag (geth ≥ 1.15; node.DefaultConfig.HTTPBodyLimit 5 MiB):
+    // the HTTP server's body limit; the Engine API keeps its 128 MiB.
+    "rpc.http-body-limit": {
+      type: "int",
+      default: 5,
+      min: 0,
+      category: API,
+      help: "Maximum size (in megabytes) of an HTTP request body",
+    },
 
     // cmd/utils/flags.go TxPool*; core/txpool/legacypool/legacypool.go DefaultConfig.
     "txpool.nolocals": {

@@ -28,7 +28,7 @@ import { ethApi } from "../rpc/eth/api.js";
 import { ChainReader } from "../rpc/eth/chainReader.js";
 import { DEFAULT_LOG_QUERY_LIMITS, type LogQueryLimits } from "../rpc/eth/filters.js";
 import { EventHub } from "../rpc/events.js";
-import { RpcHttpServer } from "../rpc/httpServer.js";
+import { DEFAULT_HTTP_OPTIONS, RpcHttpServer } from "../rpc/httpServer.js";
 import { netApi } from "../rpc/net.js";
 import { type AnyMethod, type AnySubscription, Registry } from "../rpc/registry.js";
 import { txpoolApi } from "../rpc/txpoolApi.js";
@@ -88,6 +88,7 @@ export interface ExecNodeConfig {
   readonly "rpc.logquerylimit"?: number;
   readonly "rpc.rangelimit"?: number;
   readonly "rpc.batch-request-limit": number;
+  readonly "rpc.http-body-limit"?: number;
   readonly "rpc.batch-response-max-size": number;
   readonly "rollup.sequencerhttp": string | undefined;
   readonly "txpool.nolocals": boolean;
@@ -394,6 +395,11 @@ export class ExecNode {
             cors: config["http.corsdomain"],
             vhosts: config["http.vhosts"],
             ...limits,
+            // geth: --rpc.http-body-limit in MiB; 0 keeps the default (5 MiB).
+            bodyLimit:
+              (config["rpc.http-body-limit"] ?? 0) > 0
+                ? (config["rpc.http-body-limit"] as number) * 1024 * 1024
+                : DEFAULT_HTTP_OPTIONS.bodyLimit,
           },
           { registry },
         );

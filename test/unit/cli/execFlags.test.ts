@@ -57,6 +57,7 @@ const EXPECTED: Record<string, unknown> = {
   "rpc.logquerylimit": 1000,
   "rpc.rangelimit": 0,
   "rpc.batch-request-limit": 1000,
+  "rpc.http-body-limit": 5,
   "rpc.batch-response-max-size": 25_000_000,
   "txpool.nolocals": false,
   "txpool.pricelimit": 1n,

@@ -10,11 +10,13 @@ import { type IncomingHttpHeaders, request } from "node:http";
 import { WebSocket } from "ws";
 import { AuthRpcServer, ENGINE_BODY_LIMIT } from "../../../../src/engine/authServer.js";
 import { signJwt } from "../../../../src/engine/jwt.js";
+import { ExecNode } from "../../../../src/node/execNode.js";
 import { DEFAULT_DISPATCHER_OPTIONS, type RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { DEFAULT_HTTP_OPTIONS, RpcHttpServer } from "../../../../src/rpc/httpServer.js";
 import { defineMethod, defineSubscription, Registry } from "../../../../src/rpc/registry.js";
 import { ConnectionSubscriptions, MAX_SUBSCRIPTIONS_PER_CONNECTION } from "../../../../src/rpc/subscriptions.js";
 import { DEFAULT_WS_OPTIONS, RpcWsServer } from "../../../../src/rpc/wsServer.js";
+import { configOf, tempDir } from "../../node/helpers.js";
 
 interface Res {
   status: number;
@@ -174,6 +176,39 @@ describe("limits: JSON-RPC transports", function () {
         // The server keeps serving.
         assert.equal((await post(port, paddedCall(100))).status, 200);
       });
+    });
+  });
+
+  describe("--rpc.http-body-limit (geth's option, MiB) on a running opal-exec", () => {
+    it("is 5 by default; set to 1, a 1 MiB body is served and one byte more is 413", async () => {
+      const dir = tempDir("bodylimit");
+      try {
+        const cfg = configOf([
+          "--dev",
+          "--datadir",
+          dir.path,
+          "--http",
+          "--rpc.http-body-limit",
+          "1",
+          "--workers.evmcall",
+          "0",
+        ]);
+        assert.equal(configOf(["--dev"])["rpc.http-body-limit"], 5);
+        const node = await ExecNode.start(cfg, { print: () => undefined });
+        try {
+          const port = node.endpoints.http!.port;
+          const MiB = 1024 * 1024;
+          const at = await post(port, paddedCall(MiB));
+          assert.deepEqual(JSON.parse(at.body), { jsonrpc: "2.0", id: 1, result: "0x0" });
+          const over = await post(port, paddedCall(MiB + 1));
+          assert.equal(over.status, 413);
+          assert.equal(over.body, `content length too large (${MiB + 1}>${MiB})\n`);
+        } finally {
+          await node.stop();
+        }
+      } finally {
+        dir.remove();
+      }
     });
   });
 

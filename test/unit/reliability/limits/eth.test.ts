@@ -408,6 +408,29 @@ describe("limits: eth namespace", function () {
     });
   });
 
+  describe("Engine API request sizes (execution-apis: 1024 bodies)", () => {
+    const engineCall = async (method: string, params: unknown[]) => {
+      try {
+        return { result: await miner.exec.rpc.call<unknown[]>(method, params) };
+      } catch (e) {
+        return { error: { code: (e as { code: number }).code, message: (e as Error).message } };
+      }
+    };
+    const TOO_LARGE = { code: -38004, message: "Too large request" };
+
+    it("engine_getPayloadBodiesByHashV1: 1024 hashes are answered, 1025 refused with -38004", async () => {
+      const at = await engineCall("engine_getPayloadBodiesByHashV1", [range(1024, topicN)]);
+      assert.equal(at.result?.length, 1024);
+      assert.deepEqual((await engineCall("engine_getPayloadBodiesByHashV1", [range(1025, topicN)])).error, TOO_LARGE);
+    });
+
+    it("engine_getPayloadBodiesByRangeV1: a count of 1024 is answered, 1025 refused with -38004", async () => {
+      const at = await engineCall("engine_getPayloadBodiesByRangeV1", ["0x1", "0x400"]);
+      assert.equal(at.result?.length, 4, "the bodies the chain has");
+      assert.deepEqual((await engineCall("engine_getPayloadBodiesByRangeV1", ["0x1", "0x401"])).error, TOO_LARGE);
+    });
+  });
+
   describe("fixed caps of single methods (geth's constants)", () => {
     it("eth_getProof: 1024 storage keys are proven, 1025 refused", async () => {
       const d = eth();

@@ -1,13 +1,29 @@
 /**
- * Piscina entry: trie hashing of disjoint first-nibble groups (src/trie/parallel.ts). In: packed
- * sorted keys, values and offsets (moved). Out: the 16 root-branch slot refs (544 bytes, copied).
+ * Piscina entry: trie hashing. "refs": disjoint first-nibble groups of a full root
+ * (src/trie/parallel.ts; in: packed sorted keys, values and offsets, moved; out: the 16 root-branch
+ * slot refs, copied). "storageRoots": incremental storage-trie updates of a block import, taken one
+ * by one from shared buffers alongside the importing thread (src/trie/sharedStorageRoots.ts), read
+ * through the node's store when workerData shares one (storage/engine.ts); without a store the
+ * worker takes no job and the importing thread runs them all.
  */
+import { workerData } from "node:worker_threads";
+import { openWorkerStore, type SequencedKv, type WorkerStoreRef } from "../src/storage/engine.js";
 import { subtrieRefsPacked } from "../src/trie/parallel.js";
 import type { TrieRefsTask } from "../src/trie/parallelRoot.js";
+import { type StorageJobBuffers, workStorageJobs } from "../src/trie/sharedStorageRoots.js";
+import { storageJobOnWorker } from "../src/trie/stateRoot.js";
 
-export type TrieHashTask = { kind: "ping" } | TrieRefsTask;
+export type TrieHashTask = { kind: "ping" } | TrieRefsTask | { kind: "storageRoots"; buffers: StorageJobBuffers };
 
-export default function trieHash(task: TrieHashTask): unknown {
+let kv: Promise<SequencedKv> | null = null;
+
+export default async function trieHash(task: TrieHashTask): Promise<unknown> {
   if (task.kind === "ping") return 0;
+  if (task.kind === "storageRoots") {
+    const store = (workerData as { data?: { store?: WorkerStoreRef } } | undefined)?.data?.store;
+    if (store === undefined) return 0;
+    kv ??= openWorkerStore(store);
+    return workStorageJobs(await kv, task.buffers, storageJobOnWorker);
+  }
   return subtrieRefsPacked(task.keys, task.values, task.valueOffsets);
 }

@@ -41,6 +41,7 @@ import { intrinsicGas } from "../tx/intrinsicGas.js";
 import { recoverSender } from "../tx/signer.js";
 import { type Tx, TxType, txMaxFeePerGas } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
+import type { TaskPool } from "../util/taskPool.js";
 import {
   ChainStore,
   META_CONFIG,
@@ -140,6 +141,11 @@ export class Blockchain implements ChainView {
   private stateHash: Uint8Array;
   private readonly invalid = new Set<string>();
   tracer: Tracer | null = null;
+  /**
+   * Workers that read this chain's store: storage tries changed by an import or a built block are
+   * updated there and on this thread in parallel (trie/sharedStorageRoots.ts). Null: all here.
+   */
+  storagePool: TaskPool | null = null;
 
   private constructor(
     readonly kv: KvStore,
@@ -270,6 +276,7 @@ export class Blockchain implements ChainView {
         blockHash: this.ancestorHashes(parentHash),
         persist,
         tracer: this.tracer,
+        storagePool: this.storagePool,
         ...(senders === undefined ? {} : { senders }),
       },
       parent,
@@ -532,7 +539,7 @@ export class Blockchain implements ChainView {
       f.put("meta", META_PENDING, encodeBatch(joinBatches([...undos].reverse())));
       kv.write(f);
     };
-    const stateRoot = commitState(kv, state, persist, forward, []);
+    const stateRoot = commitState(kv, state, persist, forward, [], this.storagePool);
     header.stateRoot = stateRoot;
     header.gasUsed = res.gasUsed;
     header.logsBloom = res.logsBloom;

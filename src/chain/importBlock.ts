@@ -33,6 +33,7 @@ import type { SenderSource } from "../tx/sharedRecovery.js";
 import { recoverSender } from "../tx/signer.js";
 import { type Tx, TxType } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
+import type { TaskPool } from "../util/taskPool.js";
 import { validateHeader } from "./validateHeader.js";
 
 /** EIP-7934 (Osaka): MAX_BLOCK_SIZE 10 MiB minus a 2 MiB safety margin. */
@@ -55,6 +56,8 @@ export interface ImportContext {
    * tx/sharedRecovery.ts). Used when it has one entry per tx, else each sender is recovered here.
    */
   readonly senders?: readonly (Uint8Array | null)[] | SenderSource;
+  /** Workers reading the same store, for the storage tries (see updateStateRoot); null: all here. */
+  readonly storagePool?: TaskPool | null;
 }
 
 export interface ImportedBlock {
@@ -94,13 +97,14 @@ export function commitState(
   persist: (forward: WriteBatch, undo: WriteBatch) => void,
   forward: WriteBatch[],
   undo: WriteBatch[],
+  storagePool: TaskPool | null = null,
 ): Uint8Array {
   const c = state.commitBlock();
   const u1 = inverseBatch(kv, c.batch);
   persist(c.batch, u1);
   forward.push(c.batch);
   undo.push(u1);
-  const r = updateStateRoot(kv, c.changeset);
+  const r = updateStateRoot(kv, c.changeset, { storagePool });
   const u2 = inverseBatch(kv, r.batch);
   persist(r.batch, u2);
   forward.push(r.batch);
@@ -190,7 +194,7 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   const forward: WriteBatch[] = [];
   const undo: WriteBatch[] = [];
   const persist = ctx.persist ?? ((b: WriteBatch) => kv.write(b));
-  const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo);
+  const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo, ctx.storagePool ?? null);
   const fail = (error: string): ImportFailure => {
     rewind(kv, undo);
     return { error };

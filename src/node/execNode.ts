@@ -316,6 +316,7 @@ export class ExecNode {
       const pools = createPools({
         sigRecoverThreads: config["workers.sigrecover"],
         trieHashThreads: config["workers.triehash"],
+        trieStore: store,
         evmCall: {
           threads: config["workers.evmcall"],
           maxQueue: config["workers.evmcall.queue"],
@@ -324,6 +325,7 @@ export class ExecNode {
         },
       });
       cleanup.push(() => pools.destroy());
+      chain.storagePool = pools.storageRoots;
       // A dev L1 with --dev.beacon takes blob txs and keeps their sidecars for its beacon API.
       const blobSidecars =
         config.dev && config["dev.beacon"] === true && chain.config.optimism === null ? new BlobSidecarStore() : null;

@@ -149,6 +149,11 @@ export interface PoolsConfig {
   /** Threads for trie hashing. */
   trieHashThreads: number;
   /**
+   * The node's store, shared with the trieHash workers so block import can update storage tries
+   * there (trie/sharedStorageRoots.ts). Absent, or an engine that cannot share: import does it alone.
+   */
+  trieStore?: { shareWithWorkers(): WorkerStoreRef | null; releaseWorkers(): void };
+  /**
    * Read-only execution (rpc/callOffload.ts) on the node's RocksDB: the store to share with the
    * workers (they read the chain config from it), the thread count and queue bound, the gas cap. Absent or 0 threads: calls run on the main thread.
    */
@@ -163,6 +168,8 @@ export interface PoolsConfig {
 export interface Pools {
   sigRecover: PiscinaPool;
   trieHash: PiscinaPool;
+  /** The trieHash pool when its workers read the node's store (Blockchain.storagePool), else null. */
+  storageRoots: PiscinaPool | null;
   evmCall: PiscinaPool | null;
   /** Destroys every pool, then releases the store handle the evmCall workers used. */
   destroy(): Promise<void>;
@@ -178,7 +185,12 @@ const EVM_CALL_TASKS_PER_WORKER = 8;
 
 export function createPools(cfg: PoolsConfig): Pools {
   const sigRecover = new PiscinaPool("sigRecover", { threads: cfg.sigRecoverThreads });
-  const trieHash = new PiscinaPool("trieHash", { threads: cfg.trieHashThreads });
+  const trieRef = cfg.trieStore?.shareWithWorkers() ?? null;
+  const trieHash = new PiscinaPool(
+    "trieHash",
+    { threads: cfg.trieHashThreads },
+    trieRef === null ? undefined : { store: trieRef },
+  );
   const ec = cfg.evmCall;
   let evmCall: PiscinaPool | null = null;
   const ref = ec !== undefined && ec.threads > 0 ? ec.store.shareWithWorkers() : null;
@@ -197,6 +209,7 @@ export function createPools(cfg: PoolsConfig): Pools {
   return {
     sigRecover,
     trieHash,
+    storageRoots: trieRef === null ? null : trieHash,
     evmCall,
     async destroy() {
       if (destroyed) return;
@@ -204,6 +217,7 @@ export function createPools(cfg: PoolsConfig): Pools {
       await Promise.all([sigRecover.destroy(), trieHash.destroy(), evmCall?.destroy()]);
       // Only once no worker can read through it (storage-bindings.md §3).
       if (evmCall !== null) ec?.store.releaseWorkers();
+      if (trieRef !== null) cfg.trieStore?.releaseWorkers();
     },
   };
 }

@@ -13,9 +13,11 @@
 import { bytesKey, compareBytes, EMPTY_BYTES, equalBytes } from "../primitives/bytes.js";
 import { stringLength, writeString } from "../rlp/encode.js";
 import { type KvCursor, type KvCursorOptions, type KvReader, WriteBatch } from "../storage/kv.js";
+import type { TaskPool } from "../util/taskPool.js";
 import { withStorageRoot } from "./account.js";
 import { HashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT } from "./node.js";
+import { runStorageJobs, type StorageJob, type StorageJobRunner, type TrieWalkStats } from "./sharedStorageRoots.js";
 import {
   ACCOUNT_TRIE_VIEW,
   deleteStale,
@@ -40,13 +42,7 @@ export interface StateChangeset {
   readonly storage?: readonly StorageChange[];
 }
 
-export interface StateRootStats {
-  nodesRead: number;
-  leavesRead: number;
-  refsAdded: number;
-  nodePuts: number;
-  nodeDels: number;
-}
+export type StateRootStats = TrieWalkStats;
 
 export interface StateRootResult {
   readonly root: Uint8Array;
@@ -55,6 +51,8 @@ export interface StateRootResult {
   /** New storage roots of the accounts whose storage was recomputed. */
   readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
   readonly stats: StateRootStats;
+  /** Storage tries updated by workers (updateStateRoot with a storagePool). */
+  readonly storageByWorkers?: number;
 }
 
 /** Trie leaf value of a stored storage word: rlp(word); empty (zero) rows are absent. */
@@ -112,6 +110,10 @@ export function updateStorageRoot(
   );
 }
 
+/** The storage-trie job as a worker runs it (its own cursors; the slots are sorted and unique). */
+export const storageJobOnWorker: StorageJobRunner = (kv, job, batch, stats) =>
+  updateTrie(kv, storageTrieView(job.hashedAddress), job.slots, batch, storageLeafValue, false, stats);
+
 function updateTrie(
   kv: KvReader,
   view: TrieView,
@@ -149,10 +151,16 @@ function mergeStorageChanges(changes: readonly StorageChange[]): StorageChange[]
 
 /**
  * Incremental state root after `changes` were applied to the flat tables. One cursor per table
- * serves every walk (the storage tries in address order, then the account trie), so a changed key
- * costs a few native seeks instead of a new iterator per leaf range.
+ * serves every walk on this thread (the storage tries, then the account trie), so a changed key
+ * costs a few native seeks instead of a new iterator per leaf range. With `storagePool` (workers
+ * that read the same store), the storage tries are updated there and here in parallel
+ * (sharedStorageRoots.ts), then the account trie here.
  */
-export function updateStateRoot(kv: KvReader, changes: StateChangeset): StateRootResult {
+export function updateStateRoot(
+  kv: KvReader,
+  changes: StateChangeset,
+  opts: { readonly storagePool?: TaskPool | null } = {},
+): StateRootResult {
   const batch = new WriteBatch();
   const stats = newStats();
   const storage = mergeStorageChanges(changes.storage ?? []);
@@ -161,6 +169,7 @@ export function updateStateRoot(kv: KvReader, changes: StateChangeset): StateRoo
   const newRoots = new Map<string, Uint8Array>();
   /** Accounts already found deleted (their storage nodes are gone from `batch`). */
   const dropped = new Set<string>();
+  let byWorkers = 0;
   // Opened at first use, shared by every storage trie (visited in address order), closed at the end.
   const open: { leaves: KvCursor | null; nodes: KvCursor | null } = { leaves: null, nodes: null };
   const nodeCursor = (): KvCursor => (open.nodes ??= kv.cursor("storageTrie"));
@@ -177,22 +186,33 @@ export function updateStateRoot(kv: KvReader, changes: StateChangeset): StateRoo
         "hashedAccounts",
         storage.map((s) => s.hashedAddress),
       );
+      const here = (_kv: KvReader, job: StorageJob, out: WriteBatch, st: TrieWalkStats, wiped = false): Uint8Array => {
+        open.leaves ??= kv.cursor("hashedStorage");
+        const cursors = { leafCursor: open.leaves, nodeCursor: nodeCursor() };
+        return updateTrie(kv, storageTrieView(job.hashedAddress), job.slots, out, storageLeafValue, wiped, st, cursors);
+      };
+      // Wiped tries (rebuilt from their rows) stay here; the others may go to the pool.
+      const jobs: StorageJob[] = [];
       for (let i = 0; i < storage.length; i++) {
         const sc = storage[i]!;
         const k = bytesKey(sc.hashedAddress);
         if (rows[i] === undefined) {
           dropStorage(sc.hashedAddress);
           dropped.add(k);
-          continue;
+        } else if (sc.wiped === true) {
+          const root = here(kv, { hashedAddress: sc.hashedAddress, slots: [] }, batch, stats, true);
+          newRoots.set(k, root);
+          storageRoots.push({ hashedAddress: sc.hashedAddress, root });
+        } else {
+          jobs.push({ hashedAddress: sc.hashedAddress, slots: sortUniqueKeys(sc.slots) });
         }
-        const view = storageTrieView(sc.hashedAddress);
-        const wiped = sc.wiped === true;
-        const slots = wiped ? [] : sortUniqueKeys(sc.slots);
-        open.leaves ??= kv.cursor("hashedStorage");
-        const cursors = { leafCursor: open.leaves, nodeCursor: nodeCursor() };
-        const root = updateTrie(kv, view, slots, batch, storageLeafValue, wiped, stats, cursors);
-        newRoots.set(k, root);
-        storageRoots.push({ hashedAddress: sc.hashedAddress, root });
+      }
+      const ran = runStorageJobs(kv, jobs, batch, stats, here, opts.storagePool ?? null);
+      const roots = ran.roots;
+      byWorkers = ran.byWorkers;
+      for (let i = 0; i < jobs.length; i++) {
+        newRoots.set(bytesKey(jobs[i]!.hashedAddress), roots[i]!);
+        storageRoots.push({ hashedAddress: jobs[i]!.hashedAddress, root: roots[i]! });
       }
     }
 
@@ -214,7 +234,7 @@ export function updateStateRoot(kv: KvReader, changes: StateChangeset): StateRoo
     for (let i = 0; i < changed.length; i++) {
       if (seen[i] === 0 && !dropped.has(bytesKey(changed[i]!))) dropStorage(changed[i]!);
     }
-    return { root, batch, storageRoots, stats };
+    return { root, batch, storageRoots, stats, storageByWorkers: byWorkers };
   } finally {
     open.leaves?.close();
     open.nodes?.close();

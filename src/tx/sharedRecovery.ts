@@ -13,7 +13,7 @@
  * after it is loaded as 2. With no pool, a small block or a full queue, every item is recovered on
  * the executing thread, on demand.
  */
-import type { TaskPool } from "../util/taskPool.js";
+import { idleThreads, type TaskPool } from "../util/taskPool.js";
 import { NO_SIGNATURE, packSignatures, recoverPackedAt } from "./recoverPacked.js";
 import { type Tx, TxType } from "./tx.js";
 
@@ -140,7 +140,8 @@ export function startSharedRecovery(
   for (let i = 0; i < n; i++) if (packed.sigs[65 * i + 64] !== NO_SIGNATURE) signed++;
   const runs: Promise<number>[] = [];
   if (pool !== null && signed >= minShared && pool.canAcceptWork()) {
-    const tasks = Math.min(pool.threads, signed);
+    // Only idle workers: a task queued behind a busy one would wait until this thread yields.
+    const tasks = Math.min(idleThreads(pool), signed);
     for (let t = 0; t < tasks; t++) {
       runs.push(pool.run<number>({ kind: "recoverShared", buffers: b }).catch(() => 0));
     }

@@ -15,3 +15,12 @@ export interface TaskPool {
   /** Runs `task` in a worker; buffers in `transfer` are moved, not copied (and become unusable here). */
   run<T>(task: unknown, transfer?: readonly ArrayBufferLike[]): Promise<T>;
 }
+
+/**
+ * Workers free to take a task now. A task runs at once only on an idle worker: one posted while the
+ * pool still counts a worker busy waits in the queue until the posting thread next yields — which a
+ * synchronous caller (block import sharing work through shared buffers) does not do.
+ */
+export function idleThreads(pool: TaskPool): number {
+  return Math.max(0, pool.threads - pool.busy - pool.queueSize);
+}

@@ -43,7 +43,7 @@ import {
   writeUvarint,
 } from "../../../../src/rollup/derive/spanBatch.js";
 import { L1Client } from "../../../../src/rollup/l1Client.js";
-import { Semaphore } from "../../../../src/rollup/limits.js";
+import { RateLimiter, Semaphore } from "../../../../src/rollup/limits.js";
 import type { RpcTransport } from "../../../../src/rollup/rpcTransport.js";
 import { L1Miner, PORTAL } from "../../../utils/actions/l1Miner.js";
 import { CFG, l1 } from "../../../utils/batchChain.js";
@@ -269,6 +269,29 @@ describe("limits: rollup node and batcher", function () {
       await Promise.all(all);
       const parsed = parseNodeArgs(NODE_ARGS, {});
       assert.ok(parsed.kind === "run" && parsed.config["l1.max-concurrency"] === 10);
+    });
+  });
+
+  describe("L1 request rate (--l1.rpc-rate-limit, off by default; burst = --l1.rpc-max-batch-size)", () => {
+    it("at 10/s a burst of 20 goes out at once; the 21st request waits 100 ms; 0 never waits", async () => {
+      let now = 0;
+      const slept: number[] = [];
+      const sleep = async (ms: number) => {
+        slept.push(ms);
+        now += ms;
+      };
+      const lim = new RateLimiter(10, 20, () => now, sleep);
+      await lim.take(20);
+      assert.deepEqual(slept, []);
+      await lim.take(1);
+      assert.equal(slept.length, 1);
+      assert.ok(Math.abs(slept[0]! - 100) < 1e-9, `${slept[0]} ms`);
+      await assert.rejects(new RateLimiter(10, 20, () => now, sleep).take(21), RangeError, "a batch above the burst");
+      const off = new RateLimiter(0, 20, () => now, sleep);
+      await off.take(21);
+      assert.equal(slept.length, 1);
+      const parsed = parseNodeArgs(NODE_ARGS, {});
+      assert.ok(parsed.kind === "run" && parsed.config["l1.rpc-rate-limit"] === 0);
     });
   });
 

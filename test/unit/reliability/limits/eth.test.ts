@@ -12,6 +12,7 @@ import { keccak256 } from "../../../../src/crypto/keccak.js";
 import { Evm } from "../../../../src/evm/evm.js";
 import { Halt } from "../../../../src/evm/status.js";
 import { coreApis } from "../../../../src/node/execNode.js";
+import { PiscinaPool } from "../../../../src/node/pools.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { type AbortablePool, offloadCalls } from "../../../../src/rpc/callOffload.js";
@@ -298,12 +299,24 @@ describe("limits: eth namespace", function () {
       assert.equal((await call(d(slowPool(250), 0), "eth_call", [])).result, "0x01");
     });
 
-    it("a full queue (--workers.evmcall.queue) is refused at once with -32005", async () => {
-      const full: AbortablePool = { ...slowPool(1), canAcceptWork: () => false };
-      assert.deepEqual((await call(d(full, 200), "eth_call", [])).error, {
-        code: -32005,
-        message: "too many calls in flight: the eth_call queue is full",
-      });
+    it("--workers.evmcall.queue (64): with a queue of 2 on one thread, 1 running + 2 waiting are taken, the next is -32005", async () => {
+      // A real Piscina pool (the worker does not matter: what is tested is who gets in).
+      const pool = new PiscinaPool("sigRecover", { threads: 1, maxQueue: 2 });
+      try {
+        const disp = d(pool, 0);
+        const text = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "eth_call", params: [] });
+        const replies = [1, 2, 3, 4].map((id) => disp.handleText(text(id), HTTP));
+        const answers = (await Promise.all(replies)).map((r) => JSON.parse(r as string));
+        assert.ok(answers.slice(0, 3).every((a) => a.error?.code !== -32005));
+        assert.deepEqual(answers[3].error, {
+          code: -32005,
+          message: "too many calls in flight: the eth_call queue is full",
+        });
+      } finally {
+        await pool.destroy();
+      }
+      const r = parseExecArgs([], {});
+      assert.ok(r.kind === "run" && r.config["workers.evmcall.queue"] === 64);
     });
   });
 

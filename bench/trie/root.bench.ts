@@ -5,7 +5,10 @@
  *   each worker's part packed and sent while the next is packed), Opal's MemoryTrie (puts + root),
  *   and @ethereumjs/mpt (puts + root) as the library baseline;
  * - on RocksDB: the full root from the hashedAccounts table (scan + hash + branch-node records), and
- *   the incremental root after 1,000 accounts changed (walks the stored branch nodes).
+ *   the incremental root after 1,000 accounts changed (walks the stored branch nodes);
+ * - block import's storage tries on RocksDB: 40 slots changed in each of 48 contracts of 2,000 slots,
+ *   updated on the importing thread alone and with a trieHash worker reading the same DB
+ *   (trie/sharedStorageRoots.ts; the step yields after each run, as the node does between blocks).
  */
 
 import { randomBytes } from "node:crypto";
@@ -23,10 +26,50 @@ import { MemoryTrie } from "../../src/trie/memoryTrie.js";
 import { packSortedLeaves } from "../../src/trie/packLeaves.js";
 import { trieRootPacked } from "../../src/trie/parallel.js";
 import { trieRootOfPairs } from "../../src/trie/parallelRoot.js";
-import { computeStateRoot, updateStateRoot } from "../../src/trie/stateRoot.js";
+import {
+  computeStateRoot,
+  type StateChangeset,
+  type StorageChange,
+  updateStateRoot,
+} from "../../src/trie/stateRoot.js";
 import { type BenchRow, measure } from "../lib.js";
 
 const N = 100_000;
+const CONTRACTS = 48;
+const SLOTS = 2000;
+const CHANGED_SLOTS = 40;
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** CONTRACTS accounts with SLOTS slots each, stored with their tries; returns the changeset to time. */
+function loadContracts(kv: RocksKv): StateChangeset {
+  const load = new WriteBatch();
+  const addrs = Array.from({ length: CONTRACTS }, () => keccak256(new Uint8Array(randomBytes(20))));
+  const storage: StorageChange[] = [];
+  for (const a of addrs) {
+    load.put("hashedAccounts", a, encodeAccount(1, 1n));
+    const slots: Uint8Array[] = [];
+    for (let j = 0; j < SLOTS; j++) {
+      const s = keccak256(new Uint8Array(randomBytes(32)));
+      load.put("hashedStorage", concat(a, s), Uint8Array.of(1 + (j % 250)));
+      if (j < CHANGED_SLOTS) slots.push(s);
+    }
+    storage.push({ hashedAddress: a, slots });
+  }
+  kv.write(load);
+  kv.write(computeStateRoot(kv).batch);
+  // The changed slots' new values, as an import writes them before the root.
+  const change = new WriteBatch();
+  for (const c of storage)
+    for (const s of c.slots) change.put("hashedStorage", concat(c.hashedAddress, s), Uint8Array.of(7));
+  kv.write(change);
+  return { accounts: addrs, storage };
+}
 
 export async function run(): Promise<BenchRow[]> {
   const keys = Array.from({ length: N }, () => keccak256(new Uint8Array(randomBytes(20))));
@@ -41,6 +84,9 @@ export async function run(): Promise<BenchRow[]> {
   const lmdb = await LmdbKv.open(ldir);
   // 1,000 changed balances, applied to the flat table; the measured step is the root update only.
   const changed = keys.slice(0, 1000);
+  const dirs: string[] = [];
+  let skv: RocksKv | null = null;
+  let storagePool: PiscinaPool | null = null;
   try {
     for (const store of [kv, lmdb]) {
       const load = new WriteBatch();
@@ -54,6 +100,21 @@ export async function run(): Promise<BenchRow[]> {
       });
       store.write(change);
     }
+
+    const sdir = mkdtempSync(join(tmpdir(), "opal-bench-storage-tries-"));
+    dirs.push(sdir);
+    skv = await RocksKv.open(sdir, { cacheBytes: 256 << 20 });
+    const contracts = loadContracts(skv);
+    storagePool = new PiscinaPool(
+      "trieHash",
+      { threads: 1 },
+      { store: { engine: "rocksdb", handle: skv.shareHandle() } },
+    );
+    await storagePool.warm();
+    const sp = storagePool;
+    const skvNow = skv;
+    const yieldNow = (): Promise<void> => new Promise((r) => setImmediate(r));
+    const storageLabel = `${CONTRACTS} storage tries × ${CHANGED_SLOTS} changed slots on RocksDB`;
 
     const hb = `root of ${N} accounts, sorted HashBuilder (opal, main thread)`;
     const memory = await measure(
@@ -103,6 +164,22 @@ export async function run(): Promise<BenchRow[]> {
             items: 1000,
           },
         ]),
+        {
+          name: `${storageLabel}, importing thread alone`,
+          fn: async () => {
+            updateStateRoot(skvNow, contracts);
+            await yieldNow();
+          },
+          items: CONTRACTS * CHANGED_SLOTS,
+        },
+        {
+          name: `${storageLabel}, with a trieHash worker`,
+          fn: async () => {
+            updateStateRoot(skvNow, contracts, { storagePool: sp });
+            await yieldNow();
+          },
+          items: CONTRACTS * CHANGED_SLOTS,
+        },
       ],
       { time: 3000, iterations: 3 },
     );
@@ -124,10 +201,13 @@ export async function run(): Promise<BenchRow[]> {
     );
     return [...memory, ...baseline];
   } finally {
-    await Promise.all([pool1.destroy(), pool2.destroy()]);
+    await Promise.all([pool1.destroy(), pool2.destroy(), storagePool?.destroy()]);
     await kv.close();
     await lmdb.close();
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(ldir, { recursive: true, force: true });
+    if (skv !== null) {
+      if (storagePool !== null) skv.releaseHandle();
+      await skv.close();
+    }
+    for (const d of [dir, ldir, ...dirs]) rmSync(d, { recursive: true, force: true });
   }
 }

@@ -36,6 +36,12 @@ export interface WsServerOptions {
   readonly pingIntervalMs: number;
   /** Time a pong may take (geth wsPongTimeout 30 s). */
   readonly pongTimeoutMs: number;
+  /**
+   * Time the peer may take none of the data written to it (geth's per-write deadline,
+   * `defaultWriteTimeout` 10 s): then the connection is dropped, so a client that stops reading
+   * cannot make the server buffer its notifications without bound.
+   */
+  readonly writeTimeoutMs: number;
   readonly beforeRequest: BeforeRequestHook | null;
 }
 
@@ -50,6 +56,7 @@ export const DEFAULT_WS_OPTIONS: WsServerOptions = Object.freeze({
   prefix: "",
   pingIntervalMs: 30_000,
   pongTimeoutMs: 30_000,
+  writeTimeoutMs: 10_000,
   beforeRequest: null,
 });
 
@@ -138,6 +145,18 @@ class WsConnection implements RpcConnection {
   readonly subs: ConnectionSubscriptions;
   private pingTimer: NodeJS.Timeout | null = null;
   private pongTimer: NodeJS.Timeout | null = null;
+  /** Messages handed to the socket and not yet flushed to the OS, and the timer they run. */
+  private unflushed = 0;
+  private writeTimer: NodeJS.Timeout | null = null;
+  private readonly flushed = (): void => {
+    this.unflushed--;
+    if (this.unflushed > 0)
+      this.writeTimer?.refresh(); // progress: the peer took a message
+    else if (this.writeTimer !== null) {
+      clearTimeout(this.writeTimer);
+      this.writeTimer = null;
+    }
+  };
 
   constructor(
     readonly ws: WebSocket,
@@ -163,7 +182,12 @@ class WsConnection implements RpcConnection {
 
   send(text: string): void {
     if (this.ws.readyState !== 1) return;
-    this.ws.send(text);
+    this.unflushed++;
+    if (this.writeTimer === null) {
+      this.writeTimer = setTimeout(() => this.ws.terminate(), this.opts.writeTimeoutMs);
+      this.writeTimer.unref();
+    }
+    this.ws.send(text, this.flushed);
     this.pingTimer?.refresh(); // geth resets the ping timer on every write
   }
 
@@ -180,7 +204,8 @@ class WsConnection implements RpcConnection {
   closed(): void {
     if (this.pingTimer !== null) clearTimeout(this.pingTimer);
     if (this.pongTimer !== null) clearTimeout(this.pongTimer);
-    this.pingTimer = this.pongTimer = null;
+    if (this.writeTimer !== null) clearTimeout(this.writeTimer);
+    this.pingTimer = this.pongTimer = this.writeTimer = null;
     this.subs.closeAll();
   }
 }

@@ -318,6 +318,68 @@ describe("limits: JSON-RPC transports", function () {
     });
   });
 
+  describe("WebSocket write timeout (geth defaultWriteTimeout, 10 s)", () => {
+    /** A registry whose `flood` subscription pushes `n` notifications of `size` characters at once. */
+    const flood = (n: number, size: number) =>
+      new Registry([
+        defineSubscription({
+          namespace: "eth",
+          name: "flood",
+          params: [],
+          handler: (_p, sub) => {
+            for (let i = 0; i < n; i++) sub.notify("x".repeat(size));
+          },
+        }),
+      ]);
+    const subscribe = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["flood"] });
+
+    it("is 10 s by default; a reader that keeps taking data stays, one that takes nothing for longer is dropped", async () => {
+      assert.equal(DEFAULT_WS_OPTIONS.writeTimeoutMs, 10_000);
+      const reading = new RpcWsServer(
+        { addr: "127.0.0.1", port: 0, writeTimeoutMs: 300 },
+        { registry: flood(8, 256 * 1024) },
+      );
+      const a = await reading.listen();
+      try {
+        const ws = new WebSocket(`ws://127.0.0.1:${a.port}`);
+        let got = 0;
+        const all = new Promise<void>((resolve) =>
+          ws.on("message", () => {
+            if (++got === 9) resolve();
+          }),
+        );
+        await new Promise((r) => ws.once("open", r));
+        ws.send(subscribe);
+        await all; // the reply and 8 notifications
+        await new Promise((r) => setTimeout(r, 400));
+        assert.equal(reading.connections, 1);
+        ws.close();
+      } finally {
+        await reading.close();
+      }
+      const stalled = new RpcWsServer(
+        { addr: "127.0.0.1", port: 0, writeTimeoutMs: 300 },
+        { registry: flood(16, 1024 * 1024) },
+      );
+      const b = await stalled.listen();
+      try {
+        const ws = new WebSocket(`ws://127.0.0.1:${b.port}`);
+        await new Promise((r) => ws.once("open", r));
+        // Stop reading: 16 MiB of notifications fill the socket buffers and then wait in the server.
+        (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+        ws.send(subscribe);
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(stalled.connections, 1);
+        const deadline = Date.now() + 5000;
+        while (stalled.connections > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(stalled.connections, 0, "the stalled reader was dropped");
+        ws.terminate();
+      } finally {
+        await stalled.close();
+      }
+    });
+  });
+
   describe("subscriptions per WebSocket connection (1024)", () => {
     const sub = (id: number) => ({ jsonrpc: "2.0", id, method: "eth_subscribe", params: ["newHeads"] });
 

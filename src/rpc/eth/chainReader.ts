@@ -31,12 +31,39 @@ export interface DecodedBlock {
   readonly size: number;
 }
 
-const CACHE_BLOCKS = 256;
+/** Decoded blocks kept (geth's blockCacheLimit). */
+export const CACHE_BLOCKS = 256;
+/**
+ * Transactions kept over all cached blocks. A decoded tx with its hash, sender and receipt holds
+ * about 1.6 KB of heap (measured in the soak, 43-tx blocks), so 256 full blocks could hold hundreds
+ * of MB; 4096 txs is ~7 MB, and the blocks readers ask for again are the recent ones.
+ */
+export const CACHE_TXS = 4096;
+
+export interface ChainReaderLimits {
+  readonly blocks?: number;
+  readonly txs?: number;
+}
 
 export class ChainReader {
+  /** Least recently used first. */
   private readonly cache = new Map<string, DecodedBlock>();
+  private cachedTxs = 0;
+  private readonly maxBlocks: number;
+  private readonly maxTxs: number;
 
-  constructor(readonly chain: ChainView) {}
+  constructor(
+    readonly chain: ChainView,
+    limits: ChainReaderLimits = {},
+  ) {
+    this.maxBlocks = limits.blocks ?? CACHE_BLOCKS;
+    this.maxTxs = limits.txs ?? CACHE_TXS;
+  }
+
+  /** What the decoded-block cache holds: blocks and their txs. */
+  cacheStats(): { blocks: number; txs: number } {
+    return { blocks: this.cache.size, txs: this.cachedTxs };
+  }
 
   /** The hash a selector names, or null (unknown block, or a non-canonical hash when canonical is required). */
   resolve(sel: BlockSelector): Uint8Array | null {
@@ -95,7 +122,13 @@ export class ChainReader {
       size: blockSize(headerRlp.length, bodyRlp),
     };
     this.cache.set(key, b);
-    if (this.cache.size > CACHE_BLOCKS) this.cache.delete(this.cache.keys().next().value as string);
+    this.cachedTxs += txs.length;
+    // Oldest out until both bounds hold; the block just read stays even when it alone is over.
+    while ((this.cache.size > this.maxBlocks || this.cachedTxs > this.maxTxs) && this.cache.size > 1) {
+      const [k, old] = this.cache.entries().next().value as [string, DecodedBlock];
+      this.cache.delete(k);
+      this.cachedTxs -= old.txs.length;
+    }
     return b;
   }
 

@@ -104,3 +104,52 @@ describe("rpc/eth/chainReader vs rpc-compat", function () {
     }
   }
 });
+
+describe("rpc/eth/chainReader: the decoded-block cache is bounded by txs as well as blocks", () => {
+  /** Every canonical block hash of the rpc-compat chain, genesis first. */
+  function hashes(reader: ChainReader): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (let n = 0; n <= reader.chain.head.number; n++) out.push(reader.chain.store.canonicalHash(n)!);
+    return out;
+  }
+
+  it("keeps at most the tx budget, evicting least recently used first, and re-reads evicted blocks alike", () => {
+    const all = load();
+    const blocks = hashes(all).map((h) => all.block(h)!);
+    const txCounts = blocks.map((b) => b.txs.length);
+    const total = txCounts.reduce((a, b) => a + b, 0);
+    // The fixture must have enough txs for the budget to bite.
+    assert.ok(total >= 20 && blocks.length >= 10, `${blocks.length} blocks, ${total} txs`);
+    const budget = Math.floor(total / 4);
+    const reader = new ChainReader(all.chain, { txs: budget });
+    const hs = hashes(reader);
+    const firstIndex = txCounts.findIndex((n) => n > 0);
+    const firstRead = new Map<number, unknown>();
+    for (const [i, h] of hs.entries()) {
+      firstRead.set(i, reader.block(h));
+      const s = reader.cacheStats();
+      assert.ok(s.txs <= Math.max(budget, Math.max(...txCounts)), `${s.txs} txs cached over a budget of ${budget}`);
+    }
+    // The newest block read is still the same object; the oldest one with txs was evicted and
+    // decodes again to an equal block.
+    const last = hs.at(-1)!;
+    assert.equal(reader.block(last), reader.block(last));
+    const again = reader.block(hs[firstIndex]!)!;
+    assert.notEqual(again, firstRead.get(firstIndex), "the oldest block with txs was evicted");
+    assert.deepEqual(again.txHashes, blocks[firstIndex]!.txHashes);
+    assert.equal(again.txs.length, txCounts[firstIndex]);
+  });
+
+  it("still caches one block larger than the whole budget, and keeps the block bound", () => {
+    const base = load();
+    const hs = hashes(base);
+    const big = hs[base.chain.head.number]!;
+    const reader = new ChainReader(base.chain, { txs: 0, blocks: 3 });
+    const b = reader.block(big)!;
+    assert.equal(reader.block(big), b);
+    assert.deepEqual(reader.cacheStats(), { blocks: 1, txs: b.txs.length });
+    const wide = new ChainReader(base.chain, { blocks: 3 });
+    for (const h of hs) wide.block(h);
+    assert.equal(wide.cacheStats().blocks, 3);
+  });
+});

@@ -282,6 +282,47 @@ describe("limits: JSON-RPC transports", function () {
     });
   });
 
+  describe("time to send an HTTP request (geth ReadTimeout 30 s)", () => {
+    /** Sends the headers and `first` of a `total`-byte body, then the rest after `pauseMs` (or never). */
+    function slowPost(port: number, first: string, rest: string, pauseMs: number | null): Promise<Res | "closed"> {
+      return new Promise((resolve) => {
+        const r = request(
+          {
+            host: "127.0.0.1",
+            port,
+            method: "POST",
+            path: "/",
+            headers: { "content-type": "application/json", "content-length": first.length + rest.length },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+            );
+          },
+        );
+        r.on("error", () => resolve("closed"));
+        r.write(first);
+        if (pauseMs !== null) setTimeout(() => r.end(rest), pauseMs);
+      });
+    }
+
+    it("is 30 s by default; a body finished inside it is served, one that stalls past it is cut (408)", async () => {
+      assert.equal(DEFAULT_HTTP_OPTIONS.requestTimeoutMs, 30_000);
+      const call = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}';
+      await withHttp({ requestTimeoutMs: 600 }, async (port) => {
+        const inTime = await slowPost(port, call.slice(0, 10), call.slice(10), 100);
+        assert.ok(inTime !== "closed" && inTime.status === 200, JSON.stringify(inTime));
+        const started = Date.now();
+        const late = await slowPost(port, call.slice(0, 10), call.slice(10), null);
+        const took = Date.now() - started;
+        assert.ok(late !== "closed" && late.status === 408, JSON.stringify(late));
+        assert.ok(took >= 550 && took < 3000, `cut after ${took} ms`);
+      });
+    });
+  });
+
   describe("HTTP call timeout (geth WriteTimeout 30 s − 100 ms)", () => {
     it("is 29.9 s by default; a reply inside the timeout is served, a later one is -32002", async () => {
       assert.equal(DEFAULT_HTTP_OPTIONS.callTimeoutMs, 29_900);

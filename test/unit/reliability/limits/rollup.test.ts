@@ -17,6 +17,7 @@ import { writeUint32BE } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import type { RollupConfig } from "../../../../src/rollup/config.js";
 import { MAX_BLOB_DATA_SIZE } from "../../../../src/rollup/derive/blobCodec.js";
+import { ChannelAssembler } from "../../../../src/rollup/derive/channelAssembler.js";
 import {
   ChannelBank,
   MAX_CHANNEL_BANK_SIZE_BEDROCK,
@@ -128,6 +129,32 @@ describe("limits: rollup node and batcher", function () {
       assert.equal(bank.ingestFrame(frame(100, new Uint8Array(1)), origin), "ADDED");
       assert.equal(bank.channelCount(), 100);
       assert.equal(bytesToHex(bank.channelIds()[0]!), bytesToHex(id(1)), "the first channel was pruned");
+    });
+  });
+
+  describe("Holocene staging channel (its frames' size capped by MAX_RLP_BYTES_PER_CHANNEL, 100,000,000)", () => {
+    it("frames summing to exactly the limit stay; one byte of frame more drops the channel", () => {
+      const cfg: RollupConfig = {
+        ...CFG,
+        canyonTime: 0,
+        deltaTime: 0,
+        ecotoneTime: 0,
+        fjordTime: 0,
+        graniteTime: 0,
+        holoceneTime: 0,
+      };
+      const asm = new ChannelAssembler(cfg);
+      const origin = l1(10);
+      const id = new Uint8Array(16).fill(9);
+      const data = new Uint8Array(1_000_000 - FRAME_OVERHEAD);
+      for (let n = 0; n < 100; n++) {
+        const r = asm.ingestFrame({ channelId: id, frameNumber: n, data, isLast: false }, origin);
+        assert.equal(r.status, "ADDED", `frame ${n}`);
+      }
+      assert.equal(asm.channel()!.size(), MAX_RLP_BYTES_PER_CHANNEL_FJORD);
+      const over = asm.ingestFrame({ channelId: id, frameNumber: 100, data: new Uint8Array(1), isLast: false }, origin);
+      assert.equal(over.status, "OVERSIZED");
+      assert.equal(asm.channel(), null);
     });
   });
 

@@ -217,8 +217,8 @@ export const EXEC_CLI = defineCli({
       category: API,
       help: "Sets a timeout used for eth_call (0=infinite)",
     },
-    // cmd/utils/flags.go RPCGlobalLogQueryLimit, RPCGlobalRangeLimitFlag (geth ≥ 1.16: ethconfig
-    // LogQueryLimit 1000, RangeLimit 0).
+    // cmd/utils/flags.go RPCGlobalLogQueryLimit (geth #32327, 2025-09) and RPCGlobalRangeLimitFlag
+    // (geth #33163, 2026-01), newer than the op-geth above: ethconfig LogQueryLimit 1000, RangeLimit 0.
     "rpc.logquerylimit": {
       type: "int",
       default: 1000,
@@ -247,8 +247,8 @@ export const EXEC_CLI = defineCli({
       category: API,
       help: "Maximum number of bytes returned from a batched call",
     },
-    // cmd/utils/flags.go HTTPBodyLimitFlag (geth ≥ 1.15; node.DefaultConfig.HTTPBodyLimit 5 MiB):
-    // the HTTP server's body limit; the Engine API keeps its 128 MiB.
+    // cmd/utils/flags.go HTTPBodyLimitFlag (geth #35224, v1.17.5; node.DefaultConfig.HTTPBodyLimit
+    // 5 MiB): the HTTP server's body limit; the Engine API keeps its 128 MiB.
     "rpc.http-body-limit": {
       type: "int",
       default: 5,

@@ -179,6 +179,7 @@ export class DerivationService {
         conductor: deps.conductor ?? null,
         maxSafeLag: config["sequencer.max-safe-lag"] ?? 0,
         ready: () => driver.counters.resets > 0,
+        requestReset: () => driver.requestReset(),
         ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
         ...(deps.onSequencedBlock === undefined ? {} : { onBlock: deps.onSequencedBlock }),
       });

@@ -14,6 +14,7 @@
  *   must commit the payload before it becomes the unsafe head; a conductor that does not answer in
  *   `--conductor.rpc-timeout` stops this block (nothing is published), and the next tick asks again.
  */
+import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { isForkActivationBlock, maxSequencerDriftAt, type RollupConfig } from "./config.js";
@@ -63,6 +64,12 @@ export interface SequencerDeps {
   readonly ready?: () => boolean;
   /** A block was built and is the new unsafe head (gossip, metrics). */
   readonly onBlock?: (ref: L2BlockRef, env: PayloadEnvelope) => void;
+  /**
+   * The unsafe head's L1 origin is no longer on the L1 chain (an L1 reorg): ask the driver for a
+   * pipeline reset now, as op-node's sequencer emits a ResetEvent, instead of retrying until the
+   * driver notices the reorg itself.
+   */
+  readonly requestReset?: (why: string) => void;
 }
 
 export interface SequencerMetrics {
@@ -100,6 +107,13 @@ export class Sequencer {
     const current = await l1.l1BlockRefByHash(parent.l1origin.hash);
     const next = await l1.l1BlockRefByNumber(current.number + 1);
     const pastDrift = timestamp > current.timestamp + maxSequencerDriftAt(cfg, current.timestamp);
+    if (next !== null && !equalBytes(next.parentHash, current.hash)) {
+      // op-node (sequencer.go startBuildingBlock): an origin that does not build on the head's.
+      throw new DeriveError(
+        "reset",
+        `cannot build new L2 block with L1 origin ${bytesToHex(next.hash)} (parent L1 ${bytesToHex(next.parentHash)}) on current L2 head ${bytesToHex(parent.hash)} with L1 origin ${bytesToHex(current.hash)}`,
+      );
+    }
     if (next !== null && timestamp >= next.timestamp) return { origin: next, pastDrift: false };
     if (pastDrift) {
       if (next === null) {
@@ -151,6 +165,7 @@ export class Sequencer {
         d.metrics?.recordSequencingError();
         const error = (e as Error).message;
         d.log.warn("sequencer failed to build a block", { parent: parent.number, err: error });
+        if (e instanceof DeriveError && e.severity === "reset") d.requestReset?.(error);
         return { kind: "failed", error } as const;
       }
     });

@@ -37,6 +37,8 @@ export class SequencerNode implements ChainView {
   now: number;
   /** Each block the sequencer built, as P2P gossip would carry it. */
   readonly built: PayloadEnvelope[] = [];
+  /** Resets the sequencer asked the driver for (its L1 origin left the chain). */
+  resetRequests = 0;
   /** Called with each block built (e.g. a verifier's unsafe queue, as gossip). */
   onBlock: ((env: PayloadEnvelope) => void) | null = null;
 
@@ -74,6 +76,10 @@ export class SequencerNode implements ChainView {
       maxSafeLag: 0,
       now: () => this.now,
       ready: () => driver.counters.resets > 0,
+      requestReset: () => {
+        this.resetRequests++;
+        driver.requestReset();
+      },
       onBlock: (_ref, env) => {
         this.built.push(env);
         this.onBlock?.(env);

@@ -74,8 +74,10 @@ describe("reliability scenarios: L1", function () {
       let step = await seq.sequencer.step();
       while (step.kind === "built") step = await seq.sequencer.step();
       assert.equal(step.kind, "failed", "no block on an origin whose parent is not the current origin");
-      assert.match(step.kind === "failed" ? step.error : "", /cannot create new block with L1 origin/);
-      // The node's driver then sees the new L1: reset, rebuild on the new origins; the batcher posts again.
+      // As op-node's sequencer, it asks the driver for a reset at once (a ResetEvent).
+      assert.match(step.kind === "failed" ? step.error : "", /cannot build new L2 block with L1 origin/);
+      assert.equal(seq.resetRequests, 1, "the sequencer asked for the reset");
+      // The driver resets, the sequencer rebuilds on the new origins; the batcher posts again.
       await seq.runUntil(r.miner.headRef().timestamp);
       assert.ok(seq.driver.counters.resets > resetsBefore, "the sequencer node reset on the L1 reorg");
       await userTx();

@@ -19,6 +19,7 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   keccak: async () => (await import("./crypto/keccak.bench.js")).run,
   rlp: async () => (await import("./rlp/block.bench.js")).run,
   storage: async () => (await import("./storage.bench.js")).run,
+  engines: async () => (await import("./engines.bench.js")).run,
   recover: async () => (await import("./tx/recover.bench.js")).run,
   trie: async () => (await import("./trie/root.bench.js")).run,
   evm: async () => (await import("./evm.bench.js")).run,

@@ -64,12 +64,17 @@ export function payloadToBlock(
   let withdrawals: Withdrawal[] | null = null;
   if (version >= 2 && p.withdrawals !== undefined && p.withdrawals !== null) {
     if (!Array.isArray(p.withdrawals)) throw new PayloadError("withdrawals: want an array");
-    withdrawals = (p.withdrawals as PayloadJson[]).map((w) => ({
-      index: quantity(w, "index"),
-      validatorIndex: quantity(w, "validatorIndex"),
-      address: data(w, "address", 20),
-      amount: quantity(w, "amount"),
-    }));
+    withdrawals = (p.withdrawals as PayloadJson[]).map((w, i) => {
+      if (typeof w !== "object" || w === null || Array.isArray(w)) {
+        throw new PayloadError(`withdrawals[${i}]: want an object`);
+      }
+      return {
+        index: quantity(w, "index"),
+        validatorIndex: quantity(w, "validatorIndex"),
+        address: data(w, "address", 20),
+        amount: quantity(w, "amount"),
+      };
+    });
   }
   if (version >= 3 && withdrawals === null) throw new PayloadError("withdrawals: required from V3");
   const v3 = version >= 3;

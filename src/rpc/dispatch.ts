@@ -293,7 +293,14 @@ export class Dispatcher {
       if (method.endsWith("_unsubscribe")) return this.unsubscribe(m, id, conn);
       return errorReply(id, RpcError.methodNotFound(method));
     }
-    const p = decodePositional(m.params, def.params);
+    let p: unknown[] | string;
+    try {
+      // A decoder may throw the error geth's method would return (e.g. call args whose data and
+      // input differ are a -32000 there): answered like a handler's throw.
+      p = decodePositional(m.params, def.params);
+    } catch (e) {
+      return errorReply(id, toRpcError(e));
+    }
     if (typeof p === "string") return errorReply(id, RpcError.invalidParams(p));
     let r: unknown;
     try {
@@ -323,7 +330,12 @@ export class Dispatcher {
     const ns = namespaceOf(m.method);
     const def = this.subscriptions.get(subscriptionKey(ns, name));
     if (def === undefined) return errorReply(id, RpcError.subscriptionNotFound(ns, name));
-    const p = decodePositional(params, [SUBSCRIPTION_NAME, ...def.params]);
+    let p: unknown[] | string;
+    try {
+      p = decodePositional(params, [SUBSCRIPTION_NAME, ...def.params]);
+    } catch (e) {
+      return errorReply(id, toRpcError(e));
+    }
     if (typeof p === "string") return errorReply(id, RpcError.invalidParams(p));
     const sub = subs.create(ns);
     if (proc !== null) proc.created.push(sub);

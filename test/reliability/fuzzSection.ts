@@ -12,7 +12,7 @@ export const fuzzSection: Section = {
     const rows: Record<string, string | number>[] = [];
     let passed = 0;
     for (const t of FUZZ_TARGETS) {
-      const r = fuzz(t, cases);
+      const r = await fuzz(t, cases);
       if (r.failure === null) passed++;
       rows.push({
         target: r.target,

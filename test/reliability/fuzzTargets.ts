@@ -8,7 +8,7 @@
  * Used by test/unit/reliability/fuzz.test.ts (a short slice in `npm test`) and by
  * scripts/reliability.ts (`npm run reliability`: 100,000 cases per target and a table).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import fc from "fast-check";
@@ -19,6 +19,7 @@ import { GenesisError, parseGenesis } from "../../src/chain/genesis.js";
 import { parseExecArgs } from "../../src/cli/execFlags.js";
 import { parseNodeArgs } from "../../src/cli/nodeFlags.js";
 import { PayloadError, payloadToBlock } from "../../src/engine/payload.js";
+import { coreApis } from "../../src/node/execNode.js";
 import { snappyFrameDecode, snappyUncompress } from "../../src/p2p/snappy.js";
 import { decodeEnvelope } from "../../src/p2p/ssz.js";
 import { PrimitiveError } from "../../src/primitives/errors.js";
@@ -33,21 +34,27 @@ import { BatchDecodeError, decodeRawSpanBatch, deriveSpanBatch } from "../../src
 import { NETWORK_ROLLUP_JSON } from "../../src/rollup/networks.js";
 import type { Dispatcher } from "../../src/rpc/dispatch.js";
 import { Registry } from "../../src/rpc/registry.js";
-import { web3Api } from "../../src/rpc/web3.js";
 import { ChainConfigError } from "../../src/spec/chainConfig.js";
 import { decodeTx } from "../../src/tx/envelope.js";
 import { TxError } from "../../src/tx/errors.js";
+import { TxPool } from "../../src/txpool/txPool.js";
 import { fixturePath } from "../utils/fixtures.js";
+import { buildSuiteChain } from "../utils/rpcCompatChain.js";
 
 export interface FuzzTarget {
   readonly name: string;
   /** Valid inputs the mutations start from. */
   readonly seeds: () => Uint8Array[];
-  /** Decodes one input; may return anything, may throw only what `typed` accepts. */
+  /**
+   * Decodes one input; may return anything (a promise is awaited), may throw (or reject with) only
+   * what `typed` accepts.
+   */
   run(input: Uint8Array): unknown;
   readonly typed: (e: unknown) => boolean;
   /** Largest random input (bytes). */
   readonly maxLength?: number;
+  /** The seeds are JSON: also mutate them as JSON values (keys, types, nesting), not only as bytes. */
+  readonly json?: boolean;
 }
 
 const enc = new TextEncoder();
@@ -98,7 +105,46 @@ function chainTxs(): Uint8Array[] {
   return txs.slice(0, 40);
 }
 
-const JSON_RPC_REGISTRY = (): Dispatcher => new Registry(web3Api({ clientVersion: "opal/fuzz" })).forApis(["web3"]);
+/** What the dispatcher answers when a handler throws an untyped error (rpc/errors.ts toRpcError). */
+const CRASHED = "method handler crashed";
+
+let JSON_RPC: Dispatcher | null = null;
+
+/** opal-exec's namespaces but engine (node/execNode.ts coreApis) over the rpc-compat chain, built once. */
+function jsonRpc(): Dispatcher {
+  if (JSON_RPC !== null) return JSON_RPC;
+  const chain = buildSuiteChain(RPC_COMPAT());
+  const pool = new TxPool({}, { chain });
+  const apis = coreApis({
+    chain,
+    pool,
+    networkId: 1n,
+    clientVersion: "opal/fuzz",
+    gasCap: 50_000_000n,
+    txFeeCap: 1,
+    // Each case must end well inside CASE_LIMIT_MS, whatever gas or trace it asks for.
+    evmTimeoutMs: 500,
+    devAccounts: [],
+    forwardRawTx: null,
+  });
+  JSON_RPC = new Registry(apis.methods).forApis(["eth", "net", "web3", "txpool", "debug", "trace"]);
+  return JSON_RPC;
+}
+
+/** The requests (">> " lines) of every rpc-compat test file. */
+function rpcCompatRequests(): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const dir of readdirSync(RPC_COMPAT(), { withFileTypes: true })) {
+    if (!dir.isDirectory()) continue;
+    for (const f of readdirSync(join(RPC_COMPAT(), dir.name))) {
+      if (!f.endsWith(".io")) continue;
+      for (const line of readFileSync(join(RPC_COMPAT(), dir.name, f), "utf8").split("\n")) {
+        if (line.startsWith(">> ")) out.push(enc.encode(line.slice(3)));
+      }
+    }
+  }
+  return out;
+}
 
 /** argv from bytes: NUL-separated words (the bytes a shell could hand over). */
 function argvOf(b: Uint8Array): string[] {
@@ -194,20 +240,33 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     maxLength: 8192,
   },
   {
-    name: "JSON-RPC request (envelope, batch, params)",
-    seeds: () =>
-      [
+    name: "JSON-RPC request (envelope, batch, params of every method)",
+    // Every request of the execution-apis rpc-compat suite (each method's real params), plus
+    // envelope shapes; served by every namespace opal-exec has but engine, over the suite's chain.
+    seeds: () => [
+      ...[
         '{"jsonrpc":"2.0","id":1,"method":"web3_sha3","params":["0x68656c6c6f"]}',
         '[{"jsonrpc":"2.0","id":1,"method":"web3_clientVersion"},{"jsonrpc":"2.0","method":"x"}]',
-      ].map((s) => enc.encode(s)),
-    run: (b) => JSON_RPC.handleText(text(b), { ctx: { transport: "http", remoteAddr: "fuzz" }, subs: null }),
+      ].map((x) => enc.encode(x)),
+      ...rpcCompatRequests(),
+    ],
+    run: async (b) => {
+      const reply = await jsonRpc().handleText(text(b), { ctx: { transport: "http", remoteAddr: "fuzz" }, subs: null });
+      // A handler's untyped throw (TypeError, RangeError, ...) is answered "method handler crashed":
+      // for the fuzzer that is the crash it looks for.
+      if (typeof reply === "string" && reply.includes(CRASHED))
+        throw new Error(`handler crashed: ${reply.slice(0, 300)}`);
+    },
     typed: () => false,
+    maxLength: 2048,
+    json: true,
   },
   {
     name: "Engine API payload (JSON)",
     seeds: () => [enc.encode(ENGINE_PAYLOAD)],
     run: (b) => withJson(b, (json) => payloadToBlock(json as never, 3, new Uint8Array(32), null, true)),
     typed: is(PayloadError, PrimitiveError),
+    json: true,
   },
   {
     name: "rollup.json",
@@ -215,6 +274,7 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     run: (b) => withJson(b, parseRollupConfig),
     typed: is(RollupConfigError),
     maxLength: 4096,
+    json: true,
   },
   {
     name: "genesis.json",
@@ -222,6 +282,7 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     run: (b) => withJson(b, (json) => parseGenesis(json)),
     typed: is(GenesisError, ChainConfigError, PrimitiveError),
     maxLength: 4096,
+    json: true,
   },
   {
     name: "opal-exec command line",
@@ -237,8 +298,6 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     typed: () => false,
   },
 ];
-
-const JSON_RPC = JSON_RPC_REGISTRY();
 
 const ENGINE_PAYLOAD = JSON.stringify({
   parentHash: `0x${"11".repeat(32)}`,
@@ -262,8 +321,137 @@ const ENGINE_PAYLOAD = JSON.stringify({
   excessBlobGas: "0x0",
 });
 
-/** Random bytes, or a valid seed with a few mutations. */
-export function inputs(seeds: readonly Uint8Array[], maxLength: number): fc.Arbitrary<Uint8Array> {
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** Values that trip decoders: wrong types, edge numbers, odd hex, block tags, deep nesting. */
+const ODD_VALUE: fc.Arbitrary<Json> = fc.oneof(
+  fc.constantFrom<Json>(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    2 ** 53,
+    1e308,
+    "",
+    "0x",
+    "0x0",
+    "0x00",
+    "0x1",
+    "-0x1",
+    "0xzz",
+    `0x${"f".repeat(64)}`,
+    `0x${"f".repeat(65)}`,
+    `0x${"1".repeat(4096)}`,
+    "latest",
+    "pending",
+    "earliest",
+    "safe",
+    "finalized",
+    "0x7fffffffffffffff",
+    "0xffffffffffffffff",
+    [],
+    {},
+    [[[[[[[[[[[]]]]]]]]]]],
+    { blockHash: `0x${"11".repeat(32)}`, requireCanonical: true },
+  ),
+  fc.integer(),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: fc.constantFrom(..."0123456789abcdefABCDEF"), maxLength: 80 }).map((h) => `0x${h}`),
+  fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
+);
+
+/** One structural edit at the node chosen by `at`: replace it, delete it, add a key, wrap it, nest a copy. */
+const JSON_EDIT: fc.Arbitrary<JsonEdit> = fc.record({
+  at: fc.nat(),
+  kind: fc.constantFrom<JsonEdit["kind"]>("replace", "delete", "addKey", "wrap", "dup"),
+  value: ODD_VALUE,
+  key: fc.oneof(
+    fc.constantFrom("from", "to", "gas", "value", "input", "data", "blockHash", "__proto__"),
+    fc.string({ maxLength: 8 }),
+  ),
+});
+
+/** Every container of `v` with its keys (depth first), so an edit can pick one by index. */
+function containers(v: Json, out: (Json[] | { [k: string]: Json })[] = []): (Json[] | { [k: string]: Json })[] {
+  if (v !== null && typeof v === "object") {
+    out.push(v);
+    for (const c of Array.isArray(v) ? v : Object.values(v)) containers(c, out);
+  }
+  return out;
+}
+
+interface JsonEdit {
+  at: number;
+  kind: "replace" | "delete" | "addKey" | "wrap" | "dup";
+  value: Json;
+  key: string;
+}
+
+function applyEdit(root: Json, edit: JsonEdit): Json {
+  // A fresh copy of the value: the arbitrary's constants are shared objects, and inserting one
+  // twice (or into itself) would alias or cycle.
+  const e = { ...edit, value: JSON.parse(JSON.stringify(edit.value) ?? "null") as Json };
+  const all = containers(root);
+  if (all.length === 0) return e.kind === "wrap" ? [root] : e.value;
+  const c = all[e.at % all.length]!;
+  const keys = Array.isArray(c) ? c.map((_, i) => i) : Object.keys(c);
+  const setAt = (k: number | string, v: Json | undefined): void => {
+    if (Array.isArray(c)) {
+      if (v === undefined) c.splice(k as number, 1);
+      else c[k as number] = v;
+    } else if (v === undefined) delete c[k as string];
+    else Object.defineProperty(c, k as string, { value: v, enumerable: true, writable: true, configurable: true });
+  };
+  const k = keys.length === 0 ? null : keys[e.at % keys.length]!;
+  const cur = k === null ? undefined : (c as Record<string | number, Json>)[k];
+  switch (e.kind) {
+    case "replace":
+      if (k !== null) setAt(k, e.value);
+      break;
+    case "delete":
+      if (k !== null) setAt(k, undefined);
+      break;
+    case "addKey":
+      if (Array.isArray(c)) c.push(e.value);
+      else setAt(e.key, e.value);
+      break;
+    case "wrap":
+      if (k !== null && cur !== undefined) setAt(k, [cur]);
+      break;
+    case "dup":
+      if (k !== null && cur !== undefined) setAt(k, JSON.parse(JSON.stringify([cur, cur])) as Json);
+      break;
+  }
+  return root;
+}
+
+/** A JSON seed with a few structural edits, written back as JSON text. */
+function jsonMutated(seeds: readonly Uint8Array[]): fc.Arbitrary<Uint8Array> | null {
+  const parsed: string[] = [];
+  for (const s of seeds) {
+    try {
+      parsed.push(JSON.stringify(JSON.parse(text(s))));
+    } catch {
+      // not JSON: byte mutations only
+    }
+  }
+  if (parsed.length === 0) return null;
+  return fc
+    .tuple(fc.constantFrom(...parsed), fc.array(JSON_EDIT, { minLength: 1, maxLength: 4 }))
+    .map(([seed, edits]) => {
+      let v = JSON.parse(seed) as Json;
+      for (const e of edits) v = applyEdit(v, e);
+      return enc.encode(JSON.stringify(v) ?? "null");
+    });
+}
+
+/**
+ * Random bytes, or a valid seed with a few byte mutations, or (JSON targets) a seed with a few
+ * structural edits — most byte-mutated JSON fails JSON.parse before any decoder sees it.
+ */
+export function inputs(seeds: readonly Uint8Array[], maxLength: number, json = false): fc.Arbitrary<Uint8Array> {
   const mutation = fc.oneof(
     fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
     fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
@@ -290,6 +478,14 @@ export function inputs(seeds: readonly Uint8Array[], maxLength: number): fc.Arbi
           }
           return new Uint8Array(b);
         });
+  const structural = json ? jsonMutated(seeds) : null;
+  if (structural !== null) {
+    return fc.oneof(
+      { weight: 1, arbitrary: fc.uint8Array({ maxLength }) },
+      { weight: 2, arbitrary: mutated },
+      { weight: 4, arbitrary: structural },
+    );
+  }
   return fc.oneof({ weight: 1, arbitrary: fc.uint8Array({ maxLength }) }, { weight: 3, arbitrary: mutated });
 }
 
@@ -305,15 +501,14 @@ export interface FuzzResult {
 export const CASE_LIMIT_MS = 2000;
 
 /** Runs `cases` inputs through `t`; deterministic for a given `seed`. */
-export function fuzz(t: FuzzTarget, cases: number, seed = 42): FuzzResult {
+export async function fuzz(t: FuzzTarget, cases: number, seed = 42): Promise<FuzzResult> {
   const seeds = t.seeds();
   const t0 = performance.now();
-  const r = fc.check(
-    fc.property(inputs(seeds, t.maxLength ?? 1024), (input) => {
+  const r = await fc.check(
+    fc.asyncProperty(inputs(seeds, t.maxLength ?? 1024, t.json === true), async (input) => {
       const s = performance.now();
       try {
-        const out = t.run(input);
-        if (out instanceof Promise) out.catch(() => undefined);
+        await t.run(input);
       } catch (e) {
         if (!t.typed(e)) throw e;
       }
@@ -326,7 +521,13 @@ export function fuzz(t: FuzzTarget, cases: number, seed = 42): FuzzResult {
   if (r.failed) {
     const ex = r.counterexample?.[0] as Uint8Array | undefined;
     const err = r.errorInstance as Error | undefined;
-    failure = `${err?.name ?? "Error"}: ${err?.message ?? "failed"} on 0x${ex === undefined ? "?" : Buffer.from(ex).toString("hex").slice(0, 200)}`;
+    const shown =
+      ex === undefined
+        ? "?"
+        : t.json === true
+          ? JSON.stringify(text(ex).slice(0, 300))
+          : `0x${Buffer.from(ex).toString("hex").slice(0, 200)}`;
+    failure = `${err?.name ?? "Error"}: ${err?.message ?? "failed"} on ${shown}`;
   }
   return { target: t.name, cases: r.numRuns, ms: performance.now() - t0, failure };
 }

@@ -11,8 +11,8 @@ const CASES = Number(process.env.OPAL_FUZZ_CASES ?? 2000);
 describe("reliability: fuzzing every decoder of outside bytes", function () {
   this.timeout(300_000);
   for (const t of FUZZ_TARGETS) {
-    it(`${t.name}: ${CASES} cases, typed errors only`, () => {
-      const r = fuzz(t, CASES);
+    it(`${t.name}: ${CASES} cases, typed errors only`, async () => {
+      const r = await fuzz(t, CASES);
       assert.equal(r.failure, null, r.failure ?? "");
       assert.equal(r.cases, CASES);
     });

@@ -44,6 +44,19 @@ function registry(): Registry {
       },
     }),
     defineMethod({ name: "eth_never", params: [], handler: () => new Promise(() => {}) }),
+    defineMethod({
+      name: "eth_strictArg",
+      // A decoder that fails the way geth's method does (not a -32602): data and input differ.
+      params: [
+        {
+          optional: false,
+          decode: () => {
+            throw RpcError.server('both "data" and "input" are set and not equal');
+          },
+        },
+      ],
+      handler: () => "unreached",
+    }),
     defineMethod({ name: "net_version", params: [], handler: () => "10" }),
     defineMethod({ name: "debug_secret", params: [], handler: () => "s" }),
     defineSubscription({ namespace: "eth", name: "newHeads", params: [], handler: () => {} }),
@@ -212,6 +225,12 @@ describe("rpc/dispatch", () => {
       assert.equal(
         d.handleText(req(1, "eth_crash"), HTTP),
         '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"method handler crashed"}}',
+      );
+    });
+    it("a param decoder's RpcError is the reply (found by the fuzzer: it used to reject handleText)", () => {
+      assert.equal(
+        d.handleText(req(1, "eth_strictArg", ["0x1"]), HTTP),
+        '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"both \\"data\\" and \\"input\\" are set and not equal"}}',
       );
     });
     it("async results and rejections", async () => {

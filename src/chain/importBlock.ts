@@ -180,12 +180,17 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     } catch (e) {
       return { error: `TX_DECODE[${i}]: ${(e as Error).message}` };
     }
-    const code = validateTx(tx, { rules, chainId: cfg.chainId, allowDeposit: rules.op !== null });
+    const code = validateTx(tx, {
+      rules,
+      chainId: cfg.chainId,
+      allowDeposit: rules.op !== null,
+      senderKnown: lazy !== null || given !== null,
+    });
     if (code !== null) return { error: `TX_INVALID[${i}]: ${code}` };
     txs.push(tx);
     if (lazy !== null) continue; // asked for as each tx is about to run
     const sender = given === null ? recoverSender(tx) : given[i]!;
-    if (sender === null) return { error: `TX_SENDER[${i}]` };
+    if (sender === null) return { error: `TX_INVALID[${i}]: SENDER_RECOVERY_FAILED` };
     senders.push(sender);
   }
 
@@ -216,7 +221,11 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     },
   );
   if ("error" in res) {
-    return fail(res.error === NO_SENDER ? `TX_SENDER[${res.txIndex}]` : `TX_EXECUTION[${res.txIndex}]: ${res.error}`);
+    const i = res.txIndex;
+    // A sender the source could not recover: the error validateTx gives when it recovers itself.
+    return fail(
+      res.error === NO_SENDER ? `TX_INVALID[${i}]: SENDER_RECOVERY_FAILED` : `TX_EXECUTION[${i}]: ${res.error}`,
+    );
   }
   if (res.gasUsed !== header.gasUsed) return fail(`GAS_USED: got ${res.gasUsed}, header ${header.gasUsed}`);
   if (header.blobGasUsed !== null) {

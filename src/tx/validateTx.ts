@@ -33,6 +33,11 @@ export interface TxValidationContext {
   readonly allowDeposit?: boolean;
   /** Blob limit per tx; defaults to maxBlobsPerTx(fork). Set it for BPO blob schedules. */
   readonly maxBlobsPerTx?: number;
+  /**
+   * The caller has the sender already (or recovers it alongside execution, tx/sharedRecovery.ts)
+   * and reports a failed recovery itself as SENDER_RECOVERY_FAILED: skip the recovery here.
+   */
+  readonly senderKnown?: boolean;
 }
 
 /**
@@ -125,6 +130,6 @@ export function validateTx(tx: Tx, ctx: TxValidationContext): TxInvalidCode | nu
   // Signature values: r, s in [1, n-1]; EIP-2 (Homestead) s ≤ n/2.
   if (tx.r <= 0n || tx.r >= SECP256K1_N || tx.s <= 0n || tx.s >= SECP256K1_N) return "INVALID_SIGNATURE";
   if (fork >= Fork.Homestead && tx.s > SECP256K1_HALF_N) return "INVALID_SIGNATURE";
-  if (recoverSender(tx) === null) return "SENDER_RECOVERY_FAILED";
+  if (ctx.senderKnown !== true && recoverSender(tx) === null) return "SENDER_RECOVERY_FAILED";
   return null;
 }

@@ -85,7 +85,7 @@ describe("chain/blockchain", function () {
     assert.ok(asked > 0);
   });
 
-  it("a source without a sender for a tx makes the block INVALID with TX_SENDER[i], state untouched", () => {
+  it("a source without a sender for a tx: INVALID with the error of a failed recovery, state untouched", () => {
     const chain = initChain(new MemoryKv());
     const withTxs = blocks.findIndex((rlp) => decodeBlock(rlp).body.transactions.length > 0);
     assert.ok(withTxs >= 0);
@@ -94,7 +94,7 @@ describe("chain/blockchain", function () {
     const n = decodeBlock(rlp).body.transactions.length;
     const r = chain.insertBlock(rlp, { senders: { count: n, sender: () => null } });
     assert.equal(r.status, "INVALID");
-    assert.equal(r.error, "TX_SENDER[0]");
+    assert.equal(r.error, "TX_INVALID[0]: SENDER_RECOVERY_FAILED");
   });
 
   it("a restart finds the same head, and the state root is the head's", () => {

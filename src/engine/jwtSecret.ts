@@ -5,7 +5,7 @@
  * `node.ObtainJWTSecret` and op-service's `rpc.ObtainJWTSecret` do.
  */
 import { randomFillSync } from "node:crypto";
-import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { bytesToHex } from "../primitives/hex.js";
 
@@ -94,6 +94,32 @@ export function loadOrCreateJwtSecret(path: string): LoadedJwtSecret {
     });
   } finally {
     closeSync(fd);
+  }
+  return { secret, created: true };
+}
+
+/**
+ * op-service `rpc.ObtainJWTSecret(path, generateMissing=true)`, which the rollup node uses for its
+ * engine and interop secrets: the secret in the file; a missing *or empty* file gets a new secret
+ * written (whoever talks to the node must then be given it); `path` "" gives an ephemeral secret.
+ * A file with anything else than 32 hex bytes throws `JwtSecretError`.
+ */
+export function obtainJwtSecret(path: string): LoadedJwtSecret {
+  if (path.trim() === "") return loadOrCreateJwtSecret("");
+  let empty = false;
+  try {
+    empty = readFileSync(path, "utf8").trim() === "";
+  } catch {
+    // Missing (created below) or unreadable (loadOrCreateJwtSecret reports it).
+  }
+  if (!empty) return loadOrCreateJwtSecret(path);
+  const secret = generateJwtSecret();
+  try {
+    writeFileSync(path, bytesToHex(secret), { mode: 0o600 });
+  } catch (e) {
+    throw new JwtSecretError("WRITE_FAILED", path, `JWT secret file ${path}: cannot write: ${errMessage(e)}`, {
+      cause: e,
+    });
   }
   return { secret, created: true };
 }

@@ -42,6 +42,7 @@ import { type AnyMethod, Registry } from "../rpc/registry.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { listenError } from "../util/httpServe.js";
 import { type DerivationConfig, type DerivationMetrics, DerivationService } from "./derivationService.js";
+import { type InteropOptions, InteropService } from "./interopService.js";
 
 /** What the node needs to log; util/logger.ts `Logger` fits. */
 export interface NodeLog {
@@ -83,6 +84,7 @@ export interface RollupNodeConfig {
 /** The node's options with the derivation ones; derivation runs when `l1` is set. */
 export type RollupNodeOptions = RollupNodeConfig &
   Partial<DerivationConfig> &
+  InteropOptions &
   Partial<P2pConfig & BlockSignerConfig & { readonly "p2p.disable": boolean }>;
 
 /** Metrics the shell records (node/metrics.ts `NodeMetrics`, or its no-op twin). */
@@ -249,6 +251,8 @@ export class RollupNode {
   derivation: DerivationService | null = null;
   /** The P2P stack; null with `--p2p.disable` (or when the options do not mention P2P at all). */
   p2p: P2pNode | null = null;
+  /** Interop (node/interopService.ts): null on networks without interop or without interop options. */
+  interop: InteropService | null = null;
 
   private constructor(
     private readonly deps: RollupNodeDeps,
@@ -268,10 +272,15 @@ export class RollupNode {
     return this.status;
   }
 
-  /** The driver's status once its pipeline has been reset; the polled one before. */
+  /**
+   * The driver's status once its pipeline has been reset; the polled one before. Under a supervisor
+   * (interop managed mode) with its cross-unsafe, cross-safe and finalized heads.
+   */
   private get liveStatus(): SyncStatus {
     const d = this.derivation;
-    return d !== null && d.driver.counters.resets > 0 ? d.syncStatus() : this.status;
+    const s = d !== null && d.driver.counters.resets > 0 ? d.syncStatus() : this.status;
+    const m = this.interop?.managed ?? null;
+    return m === null ? s : m.overlay(s);
   }
 
   static async start(config: RollupNodeOptions, deps: RollupNodeDeps): Promise<RollupNode> {
@@ -468,6 +477,27 @@ export class RollupNode {
         d.driver.onUnsafeGap = (from, to) => p2p.requestRange(from, to, d.driver.controller.state.unsafe.hash);
       }
     }
+    try {
+      self.interop = await InteropService.start(config, {
+        cfg: rollup.config,
+        log,
+        l2,
+        engine,
+        l2Rpc: client,
+        l1: () => self.derivation?.l1Client ?? null,
+        requestReset: () => {
+          const d = self.derivation;
+          if (d === null) throw new Error("derivation pipeline is not running");
+          d.driver.requestReset();
+        },
+      });
+    } catch (e) {
+      await self.p2p?.stop();
+      await self.derivation?.stop();
+      await rpcServer.close();
+      await safeDb?.close();
+      throw new RollupNodeError((e as Error).message);
+    }
     await node.pollHeads();
     node.poller = setInterval(() => void node!.pollHeads(), deps.headPollMs ?? 2000);
     node.poller.unref();
@@ -488,6 +518,7 @@ export class RollupNode {
       if (this.derivation !== null && this.derivation.driver.counters.resets > 0) {
         this.status = this.derivation.syncStatus();
         this.recordStatus();
+        this.observeInterop();
         return;
       }
       this.status = {
@@ -498,6 +529,7 @@ export class RollupNode {
         finalizedL2: finalized ?? s.finalizedL2,
       };
       this.recordStatus();
+      this.observeInterop();
       if (this.lastPollError !== "") this.deps.log.info("Execution engine reachable again");
       this.lastPollError = "";
     } catch (e) {
@@ -508,6 +540,15 @@ export class RollupNode {
     } finally {
       this.polling = false;
     }
+  }
+
+  /** Hands the new status to interop managed mode, which turns it into supervisor events. */
+  private observeInterop(): void {
+    const m = this.interop?.managed ?? null;
+    if (m === null) return;
+    m.observe(this.status, this.derivation?.driver.counters.resets ?? 0).catch((e: unknown) =>
+      this.deps.log.warn("Interop: failed to report the heads", { err: (e as Error).message }),
+    );
   }
 
   private recordStatus(): void {
@@ -523,6 +564,7 @@ export class RollupNode {
     if (this.stopped) return;
     this.stopped = true;
     if (this.poller !== null) clearInterval(this.poller);
+    await this.interop?.close();
     await this.p2p?.stop();
     await this.derivation?.stop();
     await this.rpcServer.close();

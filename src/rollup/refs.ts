@@ -29,6 +29,10 @@ export interface SyncStatus {
   readonly safeL2: L2BlockRef;
   readonly finalizedL2: L2BlockRef;
   readonly pendingSafeL2: L2BlockRef;
+  /** Interop (managed by a supervisor): the cross-unsafe head; the unsafe head when absent. */
+  readonly crossUnsafeL2?: L2BlockRef;
+  /** Interop: the locally derived safe head (then `safeL2` is cross-safe); `safeL2` when absent. */
+  readonly localSafeL2?: L2BlockRef;
 }
 
 const ZERO_HASH = new Uint8Array(32);
@@ -59,8 +63,9 @@ export function l2RefJson(b: L2BlockRef): Record<string, unknown> {
 }
 
 /**
- * op-node's SyncStatus JSON: `current_l1_finalized` mirrors `finalized_l1` (deprecated), and before
- * interop `cross_unsafe_l2` / `local_safe_l2` equal `unsafe_l2` / `safe_l2`.
+ * op-node's SyncStatus JSON: `current_l1_finalized` mirrors `finalized_l1` (deprecated), and unless
+ * a supervisor manages the node (interop) `cross_unsafe_l2` / `local_safe_l2` equal `unsafe_l2` /
+ * `safe_l2`.
  */
 export function syncStatusJson(s: SyncStatus): Record<string, unknown> {
   return {
@@ -73,7 +78,7 @@ export function syncStatusJson(s: SyncStatus): Record<string, unknown> {
     safe_l2: l2RefJson(s.safeL2),
     finalized_l2: l2RefJson(s.finalizedL2),
     pending_safe_l2: l2RefJson(s.pendingSafeL2),
-    cross_unsafe_l2: l2RefJson(s.unsafeL2),
-    local_safe_l2: l2RefJson(s.safeL2),
+    cross_unsafe_l2: l2RefJson(s.crossUnsafeL2 ?? s.unsafeL2),
+    local_safe_l2: l2RefJson(s.localSafeL2 ?? s.safeL2),
   };
 }

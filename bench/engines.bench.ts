@@ -4,10 +4,10 @@
  * - block import: `Blockchain.insertBlock` of the shared workloads' blocks (eth-transfers,
  *   erc20-transfers, storage-writes) on a chain initialised from the workload's genesis, on a store
  *   opened by `openStore` and wrapped in CachedKv as execNode.ts does; senders recovered inside
- *   the import on the main thread (no sigRecover pool), and again with the senders recovered
- *   beforehand and passed in, as engine_newPayload does ("senders given"; today no faster:
- *   importBlock's validateTx recovers every sender on this thread anyway); storage tries hashed
- *   here (no trieHash pool);
+ *   the import on the main thread (no sigRecover pool); recovered alongside execution by a
+ *   sigRecover pool of 1, engine_newPayload's path (tx/sharedRecovery.ts: txs decoded and the
+ *   recovery started inside the timer, "senders alongside"); and recovered beforehand and passed
+ *   in ("senders given", execution and roots alone); storage tries hashed here (no trieHash pool);
  * - eth_call: ERC-20 `balanceOf` of each of erc20-transfers' 5,000 fresh recipients, once each,
  *   through the node's method table (`ethCallMethods`, a Registry dispatcher, JSON text in and out)
  *   on the main thread, after the store was closed and reopened, so the slots come from the
@@ -17,9 +17,10 @@
  * gasUsed, state root and receipts root, and the same RLP is imported on a fresh store each run.
  */
 import { readFileSync } from "node:fs";
-import { encodeBlock } from "../src/block/block.js";
+import { decodeBlock, encodeBlock } from "../src/block/block.js";
 import { Blockchain } from "../src/chain/blockchain.js";
 import { parseGenesis } from "../src/chain/genesis.js";
+import { PiscinaPool } from "../src/node/pools.js";
 import { equalBytes } from "../src/primitives/bytes.js";
 import { bytesToHex } from "../src/primitives/hex.js";
 import type { RpcConnection } from "../src/rpc/dispatch.js";
@@ -31,7 +32,9 @@ import { type DbEngine, type OpenedStore, openStore } from "../src/storage/engin
 import type { KvStore } from "../src/storage/kv.js";
 import { MemoryKv } from "../src/storage/memory.js";
 import { decodeTx } from "../src/tx/envelope.js";
+import { startSharedRecovery } from "../src/tx/sharedRecovery.js";
 import { recoverSender } from "../src/tx/signer.js";
+import type { TaskPool } from "../src/util/taskPool.js";
 import { makeTmpDir, removeDir } from "../test/unit/storage/tmpDir.js";
 import type { BenchRow } from "./lib.js";
 import { loadWorkload, type Workload } from "./workload.js";
@@ -127,14 +130,30 @@ interface Imported {
  * A fresh store with the workload's genesis, then the timed `insertBlock` of every block; with
  * `given`, the senders recovered beforehand are passed in (as the Engine API does with the pool's).
  */
-async function importOnce(engine: DbEngine, w: Workload, built: BuiltChain, given: boolean): Promise<Imported> {
+async function importOnce(
+  engine: DbEngine,
+  w: Workload,
+  built: BuiltChain,
+  mode: SenderMode,
+  pool: TaskPool,
+): Promise<Imported> {
   const dir = makeTmpDir(`opal-bench-engines-${engine}-`);
   const store = await openStore(dir, engine);
   try {
     const chain = initChain(new CachedKv(store.kv), w);
     const t0 = performance.now();
     for (let i = 0; i < built.blocks.length; i++) {
-      const r = chain.insertBlock(built.blocks[i]!, given ? { senders: built.senders[i]! } : {});
+      const rlp = built.blocks[i]!;
+      const senders =
+        mode === "given"
+          ? built.senders[i]!
+          : mode === "alongside"
+            ? startSharedRecovery(
+                decodeBlock(rlp).body.transactions.map((t) => decodeTx(t)),
+                pool,
+              )
+            : undefined;
+      const r = chain.insertBlock(rlp, senders === undefined ? {} : { senders });
       if (r.status !== "VALID") throw new Error(`${w.name} on ${engine}: import ${r.status}: ${r.error}`);
     }
     const ms = performance.now() - t0;
@@ -230,8 +249,14 @@ function runsWanted(): number {
   return n;
 }
 
+/** How the import gets its senders: recovered in it, alongside it on a pool, or given. */
+type SenderMode = "inline" | "alongside" | "given";
+const SENDER_MODES: readonly SenderMode[] = ["inline", "alongside", "given"];
+
 export async function run(): Promise<BenchRow[]> {
   const runs = runsWanted();
+  const pool = new PiscinaPool("sigRecover", { threads: 1 });
+  await pool.warm();
   const rows: BenchRow[] = [];
   const lines: string[] = [];
   /** The last import of CALL_WORKLOAD per engine, kept (closed) for the eth_call part. */
@@ -244,13 +269,13 @@ export async function run(): Promise<BenchRow[]> {
       const buildMs = performance.now() - tb;
       // Per mode (senders recovered in the import, or given), one warm-up import per engine, then
       // the measured ones alternate engines so that a slow spell of the shared VM hits both.
-      for (const given of [false, true]) {
+      for (const mode of SENDER_MODES) {
         const samples = new Map<DbEngine, number[]>(ENGINES.map((e) => [e.engine, []]));
         for (let i = 0; i <= runs; i++) {
           for (const { engine } of ENGINES) {
-            const x = await importOnce(engine, w, built, given);
+            const x = await importOnce(engine, w, built, mode, pool);
             if (i > 0) samples.get(engine)!.push(x.ms);
-            if (i === runs && !given && name === CALL_WORKLOAD) {
+            if (i === runs && mode === "inline" && name === CALL_WORKLOAD) {
               x.chain.setHead(x.chain.stateBlockHash);
               await x.store.close();
               callDirs.set(engine, x.dir);
@@ -259,7 +284,7 @@ export async function run(): Promise<BenchRow[]> {
             }
           }
         }
-        const suffix = given ? ", senders given" : "";
+        const suffix = mode === "given" ? ", senders given" : mode === "alongside" ? ", senders alongside" : "";
         const mgas: number[] = [];
         for (const { label, engine } of ENGINES) {
           const s = samples.get(engine)!;
@@ -305,6 +330,7 @@ export async function run(): Promise<BenchRow[]> {
     );
   } finally {
     for (const dir of callDirs.values()) removeDir(dir);
+    await pool.destroy();
   }
   console.log(
     `engines summary: Mgas/s = gas / median insertBlock ms (${runs} runs after a warm-up); eth_call = median of chunks of ${CALL_CHUNK}`,

@@ -7,12 +7,14 @@
  * and the snapshot log. `start` runs the checks that must stop the node; `stop` undoes everything.
  */
 import { appendFileSync } from "node:fs";
+import { bytesToHex } from "../primitives/hex.js";
 import { AltDaSource } from "../rollup/altDa/altDaSource.js";
 import { DaClient } from "../rollup/altDa/daClient.js";
 import { AltDaManager } from "../rollup/altDa/daState.js";
 import { BeaconClient } from "../rollup/beaconClient.js";
 import { PoolBlobVerifier } from "../rollup/blobVerifier.js";
 import type { RollupConfig } from "../rollup/config.js";
+import type { PayloadAttributes } from "../rollup/derive/attributes.js";
 import { Driver, type DriverLog, type SafeHeadListener } from "../rollup/driver.js";
 import type { EngineClient, PayloadEnvelope } from "../rollup/engine/engineClient.js";
 import { type L1Client, L1Client as L1ClientImpl, type RpcProviderKind } from "../rollup/l1Client.js";
@@ -121,6 +123,8 @@ export class DerivationService {
   private readonly kzgPool: PiscinaPool | null;
   private readonly ws: WsRpcClient | null;
   private head: L1BlockRef | null = null;
+  /** Serialises the driver, the sequencer and interop block replacement on the engine. */
+  private readonly lock: Semaphore;
   private runtime: RuntimeConfigValues | null = null;
   private reloader: NodeJS.Timeout | null = null;
   private lastSnapshot = "";
@@ -142,6 +146,7 @@ export class DerivationService {
     const confs = config["verifier.l1-confs"];
     const l1 = new L1Source(parts.l1Client, confs, () => this.head);
     const lock = new Semaphore(1);
+    this.lock = lock;
     this.driver = new Driver(
       deps.cfg,
       {
@@ -314,6 +319,29 @@ export class DerivationService {
 
   syncStatus(): SyncStatus {
     return this.driver.syncStatus();
+  }
+
+  /**
+   * Interop block replacement (rollup/interop/managed.ts): builds `attrs` on `parent` and makes the
+   * result the unsafe head in place of `invalidated`, between driver and sequencer steps. Refused
+   * when `invalidated` is at or below the safe head or no longer canonical, or the engine refuses.
+   */
+  replaceUnsafeBlock(invalidated: L2BlockRef, parent: L2BlockRef, attrs: PayloadAttributes): Promise<L2BlockRef> {
+    return this.lock.run(async () => {
+      const c = this.driver.controller;
+      const safe = c.state.safe;
+      if (invalidated.number <= safe.number) {
+        throw new Error(`block ${invalidated.number} is at or below the safe head ${safe.number}`);
+      }
+      const canonical = await this.deps.engine.blockRef(invalidated.number);
+      if (canonical === null || bytesToHex(canonical.hash) !== bytesToHex(invalidated.hash)) {
+        throw new Error(`block ${bytesToHex(invalidated.hash)} is no longer canonical`);
+      }
+      const built = await c.build(parent, attrs);
+      if (!built.ok) throw new Error(`engine refused the replacement: ${built.reason}`);
+      await c.adoptUnsafe(built.ref);
+      return built.ref;
+    });
   }
 
   get runtimeConfig(): RuntimeConfigValues | null {

@@ -20,7 +20,7 @@ import { obtainJwtSecret } from "../engine/jwtSecret.js";
 import type { RollupConfig } from "../rollup/config.js";
 import type { EngineClient } from "../rollup/engine/engineClient.js";
 import { type DependencySet, loadDependencySet } from "../rollup/interop/dependencySet.js";
-import { interopMethods, type ManagedL1, ManagedMode } from "../rollup/interop/managed.js";
+import { interopMethods, type ManagedL1, ManagedMode, type ManagedModeDeps } from "../rollup/interop/managed.js";
 import type { L2Source } from "../rollup/l2Source.js";
 import type { RpcTransport } from "../rollup/rpcTransport.js";
 import { Registry } from "../rpc/registry.js";
@@ -52,6 +52,7 @@ export interface InteropDeps {
   readonly l2Rpc: RpcTransport;
   readonly l1: () => ManagedL1 | null;
   readonly requestReset: () => void;
+  readonly replaceBlock: ManagedModeDeps["replaceBlock"];
   /** Unix seconds for the token check; tests pin it. */
   readonly clock?: () => number;
 }
@@ -137,6 +138,7 @@ export class InteropService {
       l2Rpc: deps.l2Rpc,
       l1: deps.l1,
       requestReset: deps.requestReset,
+      replaceBlock: deps.replaceBlock,
       log,
     });
     const port = o["interop.rpc.port"] ?? DEFAULT_INTEROP_RPC_PORT;

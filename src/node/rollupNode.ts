@@ -490,6 +490,11 @@ export class RollupNode {
           if (d === null) throw new Error("derivation pipeline is not running");
           d.driver.requestReset();
         },
+        replaceBlock: (invalidated, parent, attrs) => {
+          const d = self.derivation;
+          if (d === null) return Promise.reject(new Error("derivation pipeline is not running"));
+          return d.replaceUnsafeBlock(invalidated, parent, attrs);
+        },
       });
     } catch (e) {
       await self.p2p?.stop();

@@ -23,16 +23,19 @@
  * `interop_reset` checks its targets against the canonical chain (-39001 block not found, -39002
  * conflicting block with the canonical ref as data), sets the heads and asks for a pipeline reset.
  * `interop_provideL1` checks the block against L1 and that it extends the previous one.
- *
- * Not served: `interop_invalidateBlock`, which needs the replacement-block derivation of the Interop
- * fork (a deposits-only block with the invalidated-block deposit, specs/interop/derivation.md).
+ * `interop_invalidateBlock` rebuilds the block on its parent with its deposits and the optimistic
+ * block deposit (interop/replacement.ts), makes the replacement the unsafe head (a reorg of the
+ * invalidated block and its descendants) and reports a `replaceBlock` event; it is done before the
+ * call returns (op-node returns first). Only unsafe blocks can be replaced: Opal's derivation does
+ * not yet hold back local-safe blocks for the supervisor.
  */
-import { bytesToHex } from "../../primitives/hex.js";
+import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import { RpcError } from "../../rpc/errors.js";
 import { hash, type ParamDecoder, ParamError } from "../../rpc/params.js";
 import { type AnyMethod, type AnySubscription, defineMethod, defineSubscription } from "../../rpc/registry.js";
 import type { Subscription } from "../../rpc/subscriptions.js";
 import { isForkActive, type RollupConfig } from "../config.js";
+import type { PayloadAttributes } from "../derive/attributes.js";
 import type { EngineClient } from "../engine/engineClient.js";
 import type { L2Source } from "../l2Source.js";
 import {
@@ -45,6 +48,7 @@ import {
   ZERO_L1_REF,
 } from "../refs.js";
 import type { RpcTransport } from "../rpcTransport.js";
+import { attributesToReplaceInvalidBlock } from "./replacement.js";
 
 /** op-service rpc.OutOfEventsErrCode. */
 export const OUT_OF_EVENTS_ERR_CODE = -39001;
@@ -96,6 +100,11 @@ export interface ManagedModeDeps {
   readonly l1: () => ManagedL1 | null;
   /** Asks the derivation for a pipeline reset; throws when derivation does not run. */
   readonly requestReset: () => void;
+  /**
+   * Builds `attrs` on `parent` and makes the result the unsafe head in place of `invalidated`;
+   * throws when that cannot be done (no derivation, the block is safe, the engine refused).
+   */
+  readonly replaceBlock: (invalidated: L2BlockRef, parent: L2BlockRef, attrs: PayloadAttributes) => Promise<L2BlockRef>;
   readonly log: ManagedLog;
 }
 
@@ -410,6 +419,39 @@ export class ManagedMode {
     return null;
   }
 
+  /** interop_invalidateBlock: replaces the block `seal` names (see the file comment). */
+  async invalidateBlock(seal: { hash: Uint8Array; number: number; timestamp: number }): Promise<null> {
+    this.d.log.info("Invalidating block", { number: seal.number, hash: bytesToHex(seal.hash) });
+    const env = await this.d.engine.payloadByNumber(seal.number);
+    if (env === null || bytesToHex(env.blockHash) !== bytesToHex(seal.hash)) {
+      throw RpcError.server(`failed to get block: ${bytesToHex(seal.hash)} is not the canonical block ${seal.number}`);
+    }
+    const invalidated = await this.d.engine.blockRef(env.blockHash);
+    const parentHash = env.executionPayload.parentHash;
+    const parent = typeof parentHash === "string" ? await this.d.engine.blockRef(hexToBytes(parentHash)) : null;
+    if (invalidated === null || parent === null) {
+      throw RpcError.server("failed to get parent of invalidated block");
+    }
+    let attrs: PayloadAttributes;
+    try {
+      attrs = attributesToReplaceInvalidBlock(this.d.cfg, env);
+    } catch (e) {
+      throw RpcError.server((e as Error).message);
+    }
+    let replacement: L2BlockRef;
+    try {
+      replacement = await this.d.replaceBlock(invalidated, parent, attrs);
+    } catch (e) {
+      throw RpcError.server(`failed to replace block ${seal.number}: ${(e as Error).message}`);
+    }
+    this.d.log.info("Replaced block", { number: replacement.number, replacement: bytesToHex(replacement.hash) });
+    // The replacement is the unsafe head now; `observe` must not read it as a new unsafe block.
+    this.lastUnsafe = replacement;
+    if (this.crossUnsafe !== null && this.crossUnsafe.number >= seal.number) this.crossUnsafe = parent;
+    this.events.send({ replaceBlock: { replacement: blockRefJson(replacement), invalidated: bytesToHex(seal.hash) } });
+    return null;
+  }
+
   async fetchReceipts(blockHash: Uint8Array): Promise<unknown> {
     const r = await this.d.l2Rpc.call<unknown[] | null>("eth_getBlockReceipts", [bytesToHex(blockHash)]);
     if (r === null) throw RpcError.server("not found");
@@ -526,6 +568,19 @@ export const blockRefParam: ParamDecoder<L1BlockRef> = {
   },
 };
 
+/** supervisor types.BlockSeal: `{"Hash", "Number", "Timestamp"}` (Go field names, no json tags). */
+export const blockSealParam: ParamDecoder<{ hash: Uint8Array; number: number; timestamp: number }> = {
+  optional: false,
+  decode: (v) => {
+    const o = objectParam(v, "types.BlockSeal");
+    return {
+      hash: hashField(o, "Hash"),
+      number: uintField(o, "Number", "BlockSeal"),
+      timestamp: uintField(o, "Timestamp", "BlockSeal"),
+    };
+  },
+};
+
 const optionalBlockId: ParamDecoder<BlockId | undefined> = {
   optional: true,
   decode: (v) => (v === null || v === undefined ? undefined : blockIdParam.decode(v)),
@@ -569,6 +624,11 @@ export function interopMethods(m: ManagedMode): (AnyMethod | AnySubscription)[] 
       },
     }),
     defineMethod({ name: "interop_provideL1", params: [blockRefParam], handler: ([ref]) => m.provideL1(ref) }),
+    defineMethod({
+      name: "interop_invalidateBlock",
+      params: [blockSealParam],
+      handler: ([seal]) => m.invalidateBlock(seal),
+    }),
     defineMethod({ name: "interop_fetchReceipts", params: [hash], handler: ([h]) => m.fetchReceipts(h) }),
     defineMethod({ name: "interop_blockRefByNumber", params: [plainUint64], handler: ([n]) => m.blockRefByNumber(n) }),
     defineMethod({ name: "interop_chainID", params: [], handler: () => m.chainId() }),

@@ -427,11 +427,6 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
         /does not match L1/,
       );
       assert.equal(node.interop!.managed!.heads.providedL1?.number, 0);
-      // Not served: block invalidation needs the Interop fork's replacement blocks.
-      assert.equal(
-        (await sup.error("interop_invalidateBlock", [{ Hash: b2.hash, Number: 2, Timestamp: t2 }])).code,
-        -32601,
-      );
     } finally {
       sup.close();
     }
@@ -463,6 +458,85 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
         5_000,
         "the close notification",
       );
+    } finally {
+      sup.close();
+    }
+  });
+
+  it("interop_invalidateBlock replaces an unsafe block with its deposits and the optimistic block deposit", async () => {
+    const sup = await WsRpc.open(wsUrl, token());
+    try {
+      const head = (await status()).unsafe_l2!.number as number;
+      const n = head - 1;
+      const old = (await call(elUrl, "eth_getBlockByNumber", [`0x${n.toString(16)}`, true])) as Json & {
+        hash: string;
+        transactions: Json[];
+      };
+      const seal = { Hash: old.hash, Number: n, Timestamp: Number(old.timestamp) };
+      // The genesis block has no parent to rebuild on; safe blocks are not replaced.
+      const g = await elBlock(0);
+      assert.match(
+        (await sup.error("interop_invalidateBlock", [{ Hash: g.hash, Number: 0, Timestamp: Number(g.timestamp) }]))
+          .message,
+        /failed to get parent of invalidated block/,
+      );
+      const safe = node.derivation!.driver.controller.state.safe;
+      await assert.rejects(
+        node.derivation!.replaceUnsafeBlock(safe, safe, {} as never),
+        /block 0 is at or below the safe head 0/,
+      );
+      assert.match(
+        (await sup.error("interop_invalidateBlock", [{ ...seal, Hash: `0x${"cd".repeat(32)}` }])).message,
+        /is not the canonical block/,
+      );
+      assert.equal(await sup.call("interop_invalidateBlock", [seal]), null);
+      const now = (await call(elUrl, "eth_getBlockByNumber", [`0x${n.toString(16)}`, true])) as Json & {
+        hash: string;
+        transactions: Json[];
+      };
+      assert.notEqual(now.hash, old.hash, "block replaced");
+      assert.equal(now.parentHash, old.parentHash);
+      assert.equal(now.timestamp, old.timestamp);
+      assert.equal(now.mixHash, old.mixHash);
+      assert.equal(now.miner, old.miner);
+      assert.equal(now.extraData, old.extraData);
+      const deposits = old.transactions.filter((t) => t.type === "0x7e");
+      assert.equal(now.transactions.length, deposits.length + 1, "the deposits and the optimistic block deposit");
+      for (let i = 0; i < deposits.length; i++) assert.equal(now.transactions[i]!.hash, deposits[i]!.hash);
+      const last = now.transactions.at(-1)!;
+      assert.equal(last.type, "0x7e");
+      assert.equal(last.from, "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0002");
+      assert.equal(last.to, `0x${"00".repeat(20)}`);
+      assert.equal(last.gas, "0x8ca0");
+      const preimage = `0x${"00".repeat(32)}${String(old.stateRoot).slice(2)}${String(old.withdrawalsRoot).slice(2)}${old.hash.slice(2)}`;
+      assert.equal(last.input, preimage, "the invalidated block's output-root preimage");
+      const domain = new Uint8Array(32);
+      domain[31] = 4;
+      assert.equal(last.sourceHash, bytesToHex(keccak256(concatBytes(domain, keccak256(hexToBytes(preimage))))));
+      // The supervisor is told, and the sequencer goes on from the replacement.
+      let replaced: Json | undefined;
+      await waitFor(
+        async () => {
+          const reply = await sup.raw("interop_pullEvent");
+          if (reply.error === undefined && (reply.result as Json).replaceBlock !== undefined) {
+            replaced = (reply.result as Json).replaceBlock as Json;
+          }
+          return replaced !== undefined;
+        },
+        10_000,
+        "the replaceBlock event",
+      );
+      assert.equal(replaced!.invalidated, old.hash);
+      assert.equal((replaced!.replacement as Json).hash, now.hash);
+      await waitFor(
+        async () => {
+          const next = await call(elUrl, "eth_getBlockByNumber", [`0x${(n + 1).toString(16)}`, false]);
+          return next !== null && (next as Json).parentHash === now.hash;
+        },
+        20_000,
+        "a block on top of the replacement",
+      );
+      assert.equal((await elBlock(n)).hash, now.hash, "the replacement stays canonical");
     } finally {
       sup.close();
     }

@@ -69,6 +69,7 @@ function setup(blocks: L2BlockRef[]) {
     requestReset: () => {
       resets++;
     },
+    replaceBlock: () => Promise.reject(new Error("no derivation in this test")),
     log: { info() {}, warn() {}, debug() {} },
   });
   return { m, resets: () => resets };

@@ -11,8 +11,8 @@
  * FindL2Heads starts from) every `headPollMs`.
  */
 
-import { readFileSync, writeFileSync } from "node:fs";
-import { generateJwtSecret, type LoadedJwtSecret, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
+import { readFileSync } from "node:fs";
+import { type LoadedJwtSecret, obtainJwtSecret } from "../engine/jwtSecret.js";
 import { type BlockSignerConfig, blockSignerFromConfig } from "../p2p/blockSigner.js";
 import { type P2pConfig, type P2pMetricsSink, P2pNode } from "../p2p/host.js";
 import { p2pMethods } from "../p2p/p2pApi.js";
@@ -291,7 +291,7 @@ export class RollupNode {
     }
     let jwt: LoadedJwtSecret;
     try {
-      jwt = obtainEngineSecret(secretPath);
+      jwt = obtainJwtSecret(secretPath);
     } catch (e) {
       throw new RollupNodeError(`--l2.jwt-secret: ${(e as Error).message}`);
     }
@@ -579,25 +579,6 @@ export class RollupNode {
     }
     this.deps.log.info("Rollup node stopped", { unsafe: bytesToHex(this.status.unsafeL2.hash) });
   }
-}
-
-/**
- * op-service ObtainJWTSecret: the secret in the file; a missing or empty file gets a new secret
- * written (the execution client must then be configured with it).
- */
-function obtainEngineSecret(path: string): LoadedJwtSecret {
-  let empty = false;
-  try {
-    empty = readFileSync(path, "utf8").trim() === "";
-  } catch {
-    // Missing (created below) or unreadable (loadOrCreateJwtSecret reports it).
-  }
-  if (empty) {
-    const secret = generateJwtSecret();
-    writeFileSync(path, bytesToHex(secret), { mode: 0o600 });
-    return { secret, created: true };
-  }
-  return loadOrCreateJwtSecret(path);
 }
 
 /** Counts a method's calls and durations (op_node_default_rpc_server_*). */

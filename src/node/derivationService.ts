@@ -322,6 +322,18 @@ export class DerivationService {
   }
 
   /**
+   * Interop reset (rollup/interop/managed.ts, op-node's ForceResetEvent): the engine's heads become
+   * `h` (a forkchoice update, which rewinds the engine when `h.unsafe` is behind), then the pipeline
+   * resets and derivation restarts from them. Between driver and sequencer steps.
+   */
+  forceReset(h: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }): Promise<void> {
+    return this.lock.run(async () => {
+      await this.driver.controller.reset(h);
+      this.driver.requestReset();
+    });
+  }
+
+  /**
    * Interop block replacement (rollup/interop/managed.ts): builds `attrs` on `parent` and makes the
    * result the unsafe head in place of `invalidated`, between driver and sequencer steps. Refused
    * when `invalidated` is at or below the safe head or no longer canonical, or the engine refuses.

@@ -51,7 +51,7 @@ export interface InteropDeps {
   readonly engine: EngineClient;
   readonly l2Rpc: RpcTransport;
   readonly l1: () => ManagedL1 | null;
-  readonly requestReset: () => void;
+  readonly forceReset: ManagedModeDeps["forceReset"];
   readonly replaceBlock: ManagedModeDeps["replaceBlock"];
   /** Unix seconds for the token check; tests pin it. */
   readonly clock?: () => number;
@@ -137,7 +137,7 @@ export class InteropService {
       engine: deps.engine,
       l2Rpc: deps.l2Rpc,
       l1: deps.l1,
-      requestReset: deps.requestReset,
+      forceReset: deps.forceReset,
       replaceBlock: deps.replaceBlock,
       log,
     });

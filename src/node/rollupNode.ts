@@ -485,10 +485,10 @@ export class RollupNode {
         engine,
         l2Rpc: client,
         l1: () => self.derivation?.l1Client ?? null,
-        requestReset: () => {
+        forceReset: (h) => {
           const d = self.derivation;
-          if (d === null) throw new Error("derivation pipeline is not running");
-          d.driver.requestReset();
+          if (d === null) return Promise.reject(new Error("derivation pipeline is not running"));
+          return d.forceReset(h);
         },
         replaceBlock: (invalidated, parent, attrs) => {
           const d = self.derivation;

@@ -21,7 +21,8 @@
  * and sends it to the engine: the supervisor's heads are kept and reported, not yet fed back into
  * the engine's forkchoice (op-node's PromoteSafeEvent / PromoteFinalizedEvent).
  * `interop_reset` checks its targets against the canonical chain (-39001 block not found, -39002
- * conflicting block with the canonical ref as data), sets the heads and asks for a pipeline reset.
+ * conflicting block with the canonical ref as data), sets the cross heads, and forces the engine's
+ * unsafe, (local-)safe and finalized heads to the targets before derivation restarts from them.
  * `interop_provideL1` checks the block against L1 and that it extends the previous one.
  * `interop_invalidateBlock` rebuilds the block on its parent with its deposits and the optimistic
  * block deposit (interop/replacement.ts), makes the replacement the unsafe head (a reorg of the
@@ -98,8 +99,11 @@ export interface ManagedModeDeps {
   readonly l2Rpc: RpcTransport;
   /** The L1 client; null when the node runs without `--l1`. */
   readonly l1: () => ManagedL1 | null;
-  /** Asks the derivation for a pipeline reset; throws when derivation does not run. */
-  readonly requestReset: () => void;
+  /**
+   * op-node's ForceResetEvent: sets the engine's unsafe, safe and finalized heads to these blocks
+   * and restarts derivation from them; rejects when derivation does not run.
+   */
+  readonly forceReset: (h: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }) => Promise<void>;
   /**
    * Builds `attrs` on `parent` and makes the result the unsafe head in place of `invalidated`;
    * throws when that cannot be done (no derivation, the block is safe, the engine refused).
@@ -378,9 +382,9 @@ export class ManagedMode {
       }
       return r;
     };
-    await verify(t.localUnsafe, "unsafe");
+    const localUnsafe = await verify(t.localUnsafe, "unsafe");
     const crossUnsafe = await verify(t.crossUnsafe, "cross-unsafe");
-    await verify(t.localSafe, "safe");
+    const localSafe = await verify(t.localSafe, "safe");
     const crossSafe = await verify(t.crossSafe, "cross-safe");
     const finalized = await verify(t.finalized, "finalized");
     this.d.log.info("Supervisor reset", {
@@ -393,9 +397,9 @@ export class ManagedMode {
     this.finalized = finalized;
     this.providedL1 = null;
     try {
-      this.d.requestReset();
+      await this.d.forceReset({ unsafe: localUnsafe, safe: localSafe, finalized });
     } catch (e) {
-      this.d.log.warn("Supervisor reset: no derivation pipeline to reset", { err: (e as Error).message });
+      throw RpcError.server(`failed to reset: ${(e as Error).message}`);
     }
     return null;
   }

@@ -195,6 +195,7 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
         "--rpc.addr=127.0.0.1",
         "--rpc.port=0",
         "--sequencer.enabled",
+        "--rpc.enable-admin",
         "--sequencer.l1-confs=0",
         `--interop.dependency-set=${depSet}`,
         `--interop.jwt-secret=${interopSecretFile}`,
@@ -403,10 +404,17 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
         id(genesisL2, 0),
       ]);
       assert.equal(missing.code, -39001);
+      // With the sequencer paused, a reset to block 3 rewinds the engine there.
+      await call(nodeUrl(), "admin_stopSequencer");
+      assert.ok(((await status()).unsafe_l2!.number as number) > 3);
       const resetsBefore = node.derivation!.driver.counters.resets;
       assert.equal(await sup.call("interop_reset", [id(b3, 3), id(genesisL2, 0), id(genesisL2, 0)]), null);
       assert.equal(node.interop!.managed!.heads.crossUnsafe?.number, 3);
       await waitFor(() => node.derivation!.driver.counters.resets > resetsBefore, 20_000, "the pipeline reset");
+      const latest = (await call(elUrl, "eth_getBlockByNumber", ["latest", false])) as Json;
+      assert.equal(latest.hash, b3.hash, "the engine's head is the reset target");
+      await waitFor(async () => (await status()).unsafe_l2!.hash === b3.hash, 10_000, "unsafe_l2 at the target");
+      await call(nodeUrl(), "admin_startSequencer", [b3.hash]);
       // The reset comes back as an event (drain until it shows).
       let sawReset = false;
       await waitFor(

@@ -57,7 +57,7 @@ function setup(blocks: L2BlockRef[]) {
     l2ChainId: 901n,
     genesis: { l1: { hash: h(7, 0), number: 0 }, l2: { hash: blocks[0]!.hash, number: 0 }, l2Time: 100 },
   } as unknown as RollupConfig;
-  let resets = 0;
+  const resets: { unsafe: number; safe: number; finalized: number }[] = [];
   const m = new ManagedMode({
     cfg,
     l2: { blockRef: async (n: number) => byNumber.get(n) ?? null } as unknown as L2Source,
@@ -66,8 +66,8 @@ function setup(blocks: L2BlockRef[]) {
     } as unknown as EngineClient,
     l2Rpc: {} as RpcTransport,
     l1: () => ({ l1BlockRefByHash: async (x: Uint8Array) => l1(new DataView(x.buffer).getUint32(28) - 1) }),
-    requestReset: () => {
-      resets++;
+    forceReset: async (x: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }) => {
+      resets.push({ unsafe: x.unsafe.number, safe: x.safe.number, finalized: x.finalized.number });
     },
     replaceBlock: () => Promise.reject(new Error("no derivation in this test")),
     log: { info() {}, warn() {}, debug() {} },
@@ -225,11 +225,12 @@ describe("rollup/interop/managed", () => {
     await run([blocks[9], blocks[4], blocks[2], undefined, undefined]);
     assert.equal(m.heads.crossUnsafe?.number, 9);
     assert.equal(m.heads.crossSafe?.derived.number, 4);
-    assert.equal(resets(), 1);
+    assert.deepEqual(resets(), [{ unsafe: 9, safe: 4, finalized: 2 }], "the engine's heads forced");
     await run([blocks[10], blocks[9], blocks[6], blocks[5], blocks[3]]);
     assert.equal(m.heads.crossUnsafe?.number, 9, "cross-unsafe is the second of five");
     assert.equal(m.heads.crossSafe?.derived.number, 5);
     assert.equal(m.heads.finalized?.number, 3);
+    assert.deepEqual(resets()[1], { unsafe: 10, safe: 6, finalized: 3 }, "local unsafe and local safe to the engine");
     assert.throws(() => run([blocks[10], blocks[9], blocks[6], blocks[5], undefined]), /3 .* or 5 reset targets/);
     await assert.rejects(
       run([{ hash: h(5, 3), number: 3 }, blocks[1], blocks[0], undefined, undefined]),

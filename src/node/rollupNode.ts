@@ -445,6 +445,8 @@ export class RollupNode {
               deps.p2pMetrics?.recordPublishingError();
               log.warn("Failed to publish the sequenced block over P2P", { err: (e as Error).message });
             });
+            // A supervisor hears of the block now rather than at the next head poll.
+            self.observeInterop();
           },
         });
       } catch (e) {
@@ -551,7 +553,9 @@ export class RollupNode {
   private observeInterop(): void {
     const m = this.interop?.managed ?? null;
     if (m === null) return;
-    m.observe(this.status, this.derivation?.driver.counters.resets ?? 0).catch((e: unknown) =>
+    const d = this.derivation;
+    const live = d !== null && d.driver.counters.resets > 0 ? d.syncStatus() : this.status;
+    m.observe(live, d?.driver.counters.resets ?? 0).catch((e: unknown) =>
       this.deps.log.warn("Interop: failed to report the heads", { err: (e as Error).message }),
     );
   }

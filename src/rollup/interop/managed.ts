@@ -243,7 +243,8 @@ export class ManagedMode {
    * derivation). Calls are serialised; a failed block read skips the fill and reports the head.
    */
   observe(s: SyncStatus, resets: number): Promise<void> {
-    this.observing = this.observing.then(() => this.observeNow(s, resets));
+    // A failed call (reported to its caller) does not stop the ones after it.
+    this.observing = this.observing.catch(() => undefined).then(() => this.observeNow(s, resets));
     return this.observing;
   }
 

@@ -593,6 +593,50 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
     assert.throws(() => readFileSync(join(dir.path, "never-written.hex")), /ENOENT/);
   });
 
+  it("on an interop network: a secret without the address warns; an address without a secret is ephemeral", async () => {
+    const rollupFile = join(dir.path, "rollup-interop3.json");
+    writeFileSync(rollupFile, JSON.stringify(rollupConfigToJson(interopCfg)));
+    const common = [
+      `--rollup.config=${rollupFile}`,
+      `--l2=${engineUrl}`,
+      `--l2.jwt-secret=${engineSecret}`,
+      "--rpc.addr=127.0.0.1",
+      "--rpc.port=0",
+    ];
+    const log1 = recordingLog();
+    const secretOnly = await startShell(
+      [...common, `--interop.jwt-secret=${join(dir.path, "unused.hex")}`],
+      interopCfg,
+      log1,
+    );
+    try {
+      assert.equal(secretOnly.interop, null);
+      assert.ok(log1.warnings.includes("--interop.jwt-secret is ignored without --interop.rpc.addr"));
+    } finally {
+      await secretOnly.stop();
+    }
+    const log2 = recordingLog();
+    let port = 0;
+    const ephemeral = await startShell(
+      [...common, "--interop.rpc.addr=127.0.0.1", "--interop.rpc.port=0"],
+      interopCfg,
+      log2,
+    );
+    try {
+      assert.ok(log2.warnings.some((w) => w.startsWith("No --interop.jwt-secret given")));
+      port = ephemeral.interop!.address().port;
+      const url = `ws://127.0.0.1:${port}`;
+      const guess = signJwt(new Uint8Array(32), Date.now() / 1000);
+      assert.deepEqual(await refusedUpgrade(url, { Authorization: `Bearer ${guess}` }), {
+        status: 401,
+        body: "signature is invalid\n",
+      });
+    } finally {
+      await ephemeral.stop();
+    }
+    assert.equal(await connectionRefused(port), true, "the interop server closes with the node");
+  });
+
   it("a malformed dependency set stops an interop node at startup with one line", async () => {
     const rollupFile = join(dir.path, "rollup-interop2.json");
     writeFileSync(rollupFile, JSON.stringify(rollupConfigToJson(interopCfg)));

@@ -285,12 +285,31 @@ export function growthWindows(loadMs: number): { base: [number, number]; end: [n
 export function rssGrowth(
   samples: ProcessFigures["rss"],
   loadMs: number,
-): { base: number; end: number; growth: number } {
+): { base: number; end: number; growth: number; trend: number } {
   const w = growthWindows(loadMs);
   const inW = (x: [number, number]) => samples.filter((s) => s.t >= x[0] && s.t <= x[1]).map((s) => s.rssKb);
   const base = mean(inW(w.base));
   const end = mean(inW(w.end));
-  return { base, end, growth: end / base - 1 };
+  return { base, end, growth: end / base - 1, trend: rssTrend(samples, w.base[0], loadMs) / base };
+}
+
+/**
+ * The least-squares line through the RSS samples from `from` to `to` ms: its rise over that span,
+ * kB (NaN with fewer than two samples). Unlike the two windows it is not swayed by where in its
+ * GC cycle a window caught V8's heap, so it tells a trend from the heap breathing.
+ */
+export function rssTrend(samples: ProcessFigures["rss"], from: number, to: number): number {
+  const xs = samples.filter((s) => s.t >= from && s.t <= to);
+  if (xs.length < 2) return Number.NaN;
+  const mt = mean(xs.map((s) => s.t));
+  const mr = mean(xs.map((s) => s.rssKb));
+  let num = 0;
+  let den = 0;
+  for (const s of xs) {
+    num += (s.t - mt) * (s.rssKb - mr);
+    den += (s.t - mt) ** 2;
+  }
+  return den === 0 ? 0 : (num / den) * (to - from);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -799,7 +818,8 @@ export function judgeSoak(r: SoakReport): SoakVerdict {
       "lag p99 ms": p.lag === null ? "no metrics" : ms(p.lag.p99),
       "lag max ms": p.lag === null ? "-" : ms(p.lag.max),
       figures:
-        `growth windows ${mb(g.base)} → ${mb(g.end)} MB; anon ${mb(p.rss.at(-1)?.anonKb ?? Number.NaN)} MB` +
+        `windows ${mb(g.base)} → ${mb(g.end)} MB; fitted trend after warm-up ${pct(g.trend)}; ` +
+        `anon ${mb(p.rss.at(-1)?.anonKb ?? Number.NaN)} MB` +
         (p.hasMetrics ? `; heap ${heap(p.heapStart)} → ${heap(p.heapEnd)} MB` : ""),
       result: [problems.length === 0 ? "ok" : `FAIL ${problems.join(", ")}`, ...notes].join("; "),
     });

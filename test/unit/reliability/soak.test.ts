@@ -10,6 +10,7 @@ import {
   promValue,
   RSS_GROWTH_LIMIT,
   rssGrowth,
+  rssTrend,
   runSoak,
   SOAK_DEFAULTS,
   type SoakReport,
@@ -79,6 +80,15 @@ describe("reliability: soak figures", () => {
     assert.equal(g.base, 1000);
     assert.equal(g.end, 1250);
     assert.ok(Math.abs(g.growth - 0.25) < 1e-12);
+  });
+
+  it("fits the RSS trend: a ramp's rise, and about none for heap breathing without a trend", () => {
+    const ramp = Array.from({ length: 601 }, (_, i) => ({ t: i * 1000, rssKb: 1000 + i, anonKb: 0 }));
+    assert.ok(Math.abs(rssTrend(ramp, 120_000, 600_000) - 480) < 1e-6);
+    // A sawtooth of ±50 kB with a 90 s period, no drift.
+    const saw = ramp.map((s, i) => ({ ...s, rssKb: 1000 + ((i % 90) - 45) * (100 / 90) }));
+    assert.ok(Math.abs(rssTrend(saw, 120_000, 600_000)) < 15, String(rssTrend(saw, 120_000, 600_000)));
+    assert.ok(Number.isNaN(rssTrend(ramp.slice(0, 1), 0, 1000)));
   });
 
   it("takes percentiles by rank", () => {

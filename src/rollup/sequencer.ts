@@ -6,7 +6,7 @@
  * - L1 origin: the next L1 block when it is visible (behind `--sequencer.l1-confs`) and not newer
  *   than the new L2 block; otherwise the current origin, unless that would pass the max sequencer
  *   drift — then the next origin is required, and without it the sequencer waits.
- * - The tx pool is off (`noTxPool`) in the activation blocks of Ecotone, Fjord, Isthmus and Jovian,
+ * - The tx pool is off (`noTxPool`) in the activation blocks of Ecotone, Fjord, Isthmus, Jovian and Interop,
  *   past the drift, and in recover mode (`--sequencer.recover`, admin_setRecoverMode), where the
  *   sequencer only makes deposit-only blocks.
  * - `--sequencer.max-safe-lag`: no new block while the unsafe head is that many blocks past safe.
@@ -88,7 +88,7 @@ export type SequencerStep =
   | { readonly kind: "notLeader" }
   | { readonly kind: "failed"; readonly error: string };
 
-const NO_TX_POOL_FORKS = ["ecotone", "fjord", "isthmus", "jovian"] as const;
+const NO_TX_POOL_FORKS = ["ecotone", "fjord", "isthmus", "jovian", "interop"] as const;
 
 export class Sequencer {
   private loop: Promise<void> | null = null;

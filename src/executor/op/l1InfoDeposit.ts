@@ -15,6 +15,7 @@ import { concatBytes } from "../../primitives/bytes.js";
 import { hexToBytes } from "../../primitives/hex.js";
 import { bigintToBytes32 } from "../../primitives/u256.js";
 import type { ChainConfig } from "../../spec/chainConfig.js";
+import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";
 import { encodeL1BlockInfo, type L1BlockInfo, L1InfoFormat } from "./l1BlockInfo.js";
 
@@ -27,13 +28,10 @@ export const L1_INFO_GAS_REGOLITH = 1_000_000n;
 /** Gas of the deposit before Regolith (a system tx, its gas not charged to the block). */
 export const L1_INFO_GAS_BEDROCK = 150_000_000n;
 
-/** Source-hash domain of L1-attributes deposits (user deposits are 0, upgrade txs 2). */
-const L1_INFO_DOMAIN = 1n;
-
 /** keccak256(bytes32(1) ‖ keccak256(l1BlockHash ‖ bytes32(sequenceNumber))). */
 export function l1InfoSourceHash(l1BlockHash: Uint8Array, sequenceNumber: bigint): Uint8Array {
   const inner = keccak256(concatBytes(l1BlockHash, bigintToBytes32(sequenceNumber)));
-  return keccak256(concatBytes(bigintToBytes32(L1_INFO_DOMAIN), inner));
+  return depositSourceHash(DepositSourceDomain.L1Info, inner);
 }
 
 function reachedAfter(time: number | null, timestamp: number, parentTimestamp: number): boolean {

@@ -22,6 +22,7 @@ import { keccak256 } from "../../crypto/keccak.js";
 import { concatBytes, equalBytes, isZeroBytes, utf8ToBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { bigintToBytes32, bytesToBigint } from "../../primitives/u256.js";
+import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";
 import { DeriveError } from "./errors.js";
 
@@ -29,9 +30,6 @@ import { DeriveError } from "./errors.js";
 export const DEPOSIT_EVENT_TOPIC: Uint8Array = keccak256(
   utf8ToBytes("TransactionDeposited(address,address,uint256,bytes)"),
 );
-
-/** Source-hash domain of user deposits (L1 info is 1, upgrade txs 2). */
-const USER_DEPOSIT_DOMAIN = 0n;
 
 /** Fixed head of version-0 opaque data: mint(32) value(32) gasLimit(8) isCreation(1). */
 const OPAQUE_HEAD = 32 + 32 + 8 + 1;
@@ -46,7 +44,7 @@ export class DepositLogError extends DeriveError {
 /** keccak256(uint256_be(0) ‖ keccak256(l1BlockHash ‖ uint256_be(logIndex))). `logIndex` counts logs across the whole L1 block. */
 export function userDepositSourceHash(l1BlockHash: Uint8Array, logIndex: number): Uint8Array {
   const inner = keccak256(concatBytes(l1BlockHash, bigintToBytes32(BigInt(logIndex))));
-  return keccak256(concatBytes(bigintToBytes32(USER_DEPOSIT_DOMAIN), inner));
+  return depositSourceHash(DepositSourceDomain.User, inner);
 }
 
 /** An ABI word (32 bytes at `pos`) as a number, or -1 when it does not fit in 2^53. */

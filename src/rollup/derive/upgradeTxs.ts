@@ -10,7 +10,13 @@
  * `upgradeTo(address)` sent from the zero address, then call the fork's `setX()` from the depositor.
  * Deployment bytecode is protocol data, bundled in upgradeBytecode.ts.
  *
- * Not covered: Karst and Interop upgrade transactions.
+ * Interop (`interopUpgradeTxs`) follows specs/interop/derivation.md as of ethereum-optimism/specs
+ * e1d1aee8 (2025-05-06), which kona's interop_tx_0..3 fixtures (op-rs/kona cdb9be24, hardforks
+ * interop.rs) encode: all four deposits in the activation block. Later spec revisions (specs #707,
+ * 2025-05-28, in force at fd72cf79) move the CrossL2Inbox pair to the first block in which the
+ * chain's dependency set has two or more active chains; that schedule is not implemented.
+ *
+ * Not covered: Karst upgrade transactions.
  */
 
 import { keccak256 } from "../../crypto/keccak.js";
@@ -18,8 +24,8 @@ import { L1_INFO_DEPOSITOR } from "../../executor/op/l1InfoDeposit.js";
 import { GAS_PRICE_ORACLE_ADDRESS, L1_BLOCK_ADDRESS } from "../../executor/op/predeploys.js";
 import { concatBytes, EMPTY_BYTES, padLeft, utf8ToBytes } from "../../primitives/bytes.js";
 import { hexToBytes } from "../../primitives/hex.js";
-import { bigintToBytes32 } from "../../primitives/u256.js";
 import { encodeRlp } from "../../rlp/encode.js";
+import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
 import { encodeTx } from "../../tx/envelope.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";
 import { isForkActivationBlock, type RollupConfig, type RollupFork } from "../config.js";
@@ -29,15 +35,14 @@ import {
   EIP2935_BLOCK_HASH_HISTORY_DEPLOYMENT_HEX,
   EIP4788_BEACON_ROOTS_DEPLOYMENT_HEX,
   FJORD_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
+  INTEROP_CROSS_L2_INBOX_DEPLOYMENT_HEX,
+  INTEROP_L2_TO_L2_CROSS_DOMAIN_MESSENGER_DEPLOYMENT_HEX,
   ISTHMUS_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
   ISTHMUS_L1_BLOCK_DEPLOYMENT_HEX,
   ISTHMUS_OPERATOR_FEE_DEPLOYMENT_HEX,
   JOVIAN_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
   JOVIAN_L1_BLOCK_DEPLOYMENT_HEX,
 } from "./upgradeBytecode.js";
-
-/** Source-hash domain of upgrade deposits (user deposits are 0, L1 info 1). */
-const UPGRADE_DOMAIN = 2n;
 
 /** `upgradeTo(address)` of the ERC-1967 proxies. */
 const UPGRADE_TO_SELECTOR = hexToBytes("0x3659cfe6");
@@ -49,6 +54,9 @@ const SET_JOVIAN = hexToBytes("0xb3d72079");
 
 /** OperatorFeeVault predeploy proxy. */
 const OPERATOR_FEE_VAULT_ADDRESS = hexToBytes("0x420000000000000000000000000000000000001b");
+/** Interop predeploy proxies (specs/interop/predeploys.md): CrossL2Inbox, L2ToL2CrossDomainMessenger. */
+const CROSS_L2_INBOX_ADDRESS = hexToBytes("0x4200000000000000000000000000000000000022");
+const L2_TO_L2_CROSS_DOMAIN_MESSENGER_ADDRESS = hexToBytes("0x4200000000000000000000000000000000000023");
 /** Sender of the proxy updates. */
 const ZERO_ADDRESS = new Uint8Array(20);
 /** EIP-4788 beacon-roots deployer (its pre-signed deployment tx's sender, as the EIP gives it). */
@@ -63,9 +71,16 @@ function deployer(n: number): Uint8Array {
   return a;
 }
 
+/** Interop upgrade deployer `0x4220000000000000000000000000000000000000 + n`. */
+function interopDeployer(n: number): Uint8Array {
+  const a = hexToBytes("0x4220000000000000000000000000000000000000");
+  a[19] = n;
+  return a;
+}
+
 /** keccak256(uint256_be(2) ‖ keccak256(utf8(intent))): the source hash of an upgrade deposit. */
 export function upgradeSourceHash(intent: string): Uint8Array {
-  return keccak256(concatBytes(bigintToBytes32(UPGRADE_DOMAIN), keccak256(utf8ToBytes(intent))));
+  return depositSourceHash(DepositSourceDomain.Upgrade, keccak256(utf8ToBytes(intent)));
 }
 
 /** CREATE address of `from` at nonce 0: keccak256(rlp([from, 0]))[12:]. */
@@ -190,12 +205,38 @@ export function jovianUpgradeTxs(): Uint8Array[] {
   ]);
 }
 
+/**
+ * The 4 Interop upgrade deposits (SPEC: specs/interop/derivation.md "Network Upgrade
+ * Transactions" at specs e1d1aee8, see the header), encoded, in order: each deployment from
+ * 0x4220…0000/0001 directly followed by its proxy update, CrossL2Inbox first.
+ */
+export function interopUpgradeTxs(): Uint8Array[] {
+  const inboxDeployer = interopDeployer(0);
+  const messengerDeployer = interopDeployer(1);
+  return encodeAll([
+    deploy("Interop: CrossL2Inbox Deployment", inboxDeployer, 420_000n, INTEROP_CROSS_L2_INBOX_DEPLOYMENT_HEX),
+    proxyUpdate("Interop: CrossL2Inbox Proxy Update", CROSS_L2_INBOX_ADDRESS, inboxDeployer),
+    deploy(
+      "Interop: L2ToL2CrossDomainMessenger Deployment",
+      messengerDeployer,
+      1_100_000n,
+      INTEROP_L2_TO_L2_CROSS_DOMAIN_MESSENGER_DEPLOYMENT_HEX,
+    ),
+    proxyUpdate(
+      "Interop: L2ToL2CrossDomainMessenger Proxy Update",
+      L2_TO_L2_CROSS_DOMAIN_MESSENGER_ADDRESS,
+      messengerDeployer,
+    ),
+  ]);
+}
+
 /** Forks with upgrade transactions, in activation order, with their builders. */
 const UPGRADES: readonly (readonly [RollupFork, () => Uint8Array[]])[] = [
   ["ecotone", ecotoneUpgradeTxs],
   ["fjord", fjordUpgradeTxs],
   ["isthmus", isthmusUpgradeTxs],
   ["jovian", jovianUpgradeTxs],
+  ["interop", interopUpgradeTxs],
 ];
 
 /**

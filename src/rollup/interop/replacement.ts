@@ -15,7 +15,7 @@
 import { keccak256 } from "../../crypto/keccak.js";
 import { concatBytes, equalBytes } from "../../primitives/bytes.js";
 import { hexToBytes } from "../../primitives/hex.js";
-import { bigintToBytes32 } from "../../primitives/u256.js";
+import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
 import { decodeTx, encodeTx } from "../../tx/envelope.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";
 import { isForkActive, type RollupConfig } from "../config.js";
@@ -25,7 +25,7 @@ import type { PayloadEnvelope } from "../engine/engineClient.js";
 /** The optimistic block depositor: the L1-attributes depositor plus one. */
 export const OPTIMISTIC_BLOCK_DEPOSITOR = hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0002");
 /** Deposit source-hash domain of the optimistic block deposit. */
-export const INVALIDATED_BLOCK_SOURCE_DOMAIN = 4n;
+export const INVALIDATED_BLOCK_SOURCE_DOMAIN = DepositSourceDomain.InvalidatedBlock;
 export const OPTIMISTIC_BLOCK_DEPOSIT_GAS = 36_000n;
 
 const DEPOSIT_TX_TYPE = 0x7e;
@@ -45,7 +45,7 @@ export function outputV0Preimage(o: OutputV0Parts): Uint8Array {
 
 /** keccak256(uint256(4) ‖ outputRoot). */
 export function invalidatedBlockSourceHash(outputRoot: Uint8Array): Uint8Array {
-  return keccak256(concatBytes(bigintToBytes32(INVALIDATED_BLOCK_SOURCE_DOMAIN), outputRoot));
+  return depositSourceHash(INVALIDATED_BLOCK_SOURCE_DOMAIN, outputRoot);
 }
 
 /** The optimistic block deposit for an invalidated block's output. */

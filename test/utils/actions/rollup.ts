@@ -12,7 +12,13 @@ import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
 import { devAccounts, opDevGenesis } from "../../../src/node/devGenesis.js";
 import { GETH_FORK_TIME_KEYS } from "../../../src/node/devnetConfig.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { parseRollupConfig, ROLLUP_FORKS, type RollupConfig, type RollupFork } from "../../../src/rollup/config.js";
+import {
+  FORK_TIME_KEYS,
+  parseRollupConfig,
+  ROLLUP_FORKS,
+  type RollupConfig,
+  type RollupFork,
+} from "../../../src/rollup/config.js";
 import { type AttributesDeps, preparePayloadAttributes } from "../../../src/rollup/derive/attributes.js";
 import { encodeSingularBatch } from "../../../src/rollup/derive/batch.js";
 import type { SingularBatch } from "../../../src/rollup/derive/batchTypes.js";
@@ -36,9 +42,14 @@ import { BATCH_INBOX, L1Miner, PORTAL, SYSTEM_CONFIG } from "./l1Miner.js";
 export const L2_CHAIN_ID = 901n;
 /** The forks the harness schedules: every one from Regolith through Jovian. */
 const L2_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("jovian") + 1);
+/** The forks after Jovian (Karst, Interop): scheduled only when `forks` names them, never by default. */
+const LATER_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(ROLLUP_FORKS.indexOf("jovian") + 1);
 
 export interface RollupOptions {
-  /** Fork activation as seconds after L2 genesis; null = never; default every fork at genesis. */
+  /**
+   * Fork activation as seconds after L2 genesis; null = never; default every fork through Jovian
+   * at genesis, the later ones (Karst, Interop) never.
+   */
   readonly forks?: Partial<Record<RollupFork, number | null>>;
   readonly blockTime?: number;
   readonly seqWindowSize?: number;
@@ -96,12 +107,18 @@ export class Rollup {
       const rel = opts.forks?.[f];
       forks[f] = rel === undefined ? l2Time : rel === null ? null : l2Time + rel;
     }
+    for (const f of LATER_FORKS) {
+      const rel = opts.forks?.[f];
+      forks[f] = rel === undefined || rel === null ? null : l2Time + rel;
+    }
     const g = opDevGenesis({ chainId: L2_CHAIN_ID, timestamp: l2Time, gasLimit: 30_000_000n });
     const config = g.config as Record<string, unknown>;
     for (const f of L2_FORKS) {
       if (forks[f] === null) delete config[GETH_FORK_TIME_KEYS[f]!];
       else config[GETH_FORK_TIME_KEYS[f]!] = forks[f];
     }
+    // Opal's L2 chain config knows Interop (op-geth interopTime), not Karst.
+    if (forks.interop !== null) config.interopTime = forks.interop;
     // op-geth pins the L1 forks to their OP twins: Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus.
     for (const [l1Fork, opFork] of [
       ["shanghaiTime", "canyon"],
@@ -149,7 +166,7 @@ export class Rollup {
       l1_system_config_address: bytesToHex(SYSTEM_CONFIG),
       chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
     };
-    for (const f of L2_FORKS) if (forks[f] !== null) json[`${f}_time`] = forks[f];
+    for (const f of [...L2_FORKS, ...LATER_FORKS]) if (forks[f] !== null) json[FORK_TIME_KEYS[f]] = forks[f];
     if (opts.altDaJson !== undefined) json.alt_da = opts.altDaJson;
     if (opts.protocolVersionsAddress !== undefined) json.protocol_versions_address = opts.protocolVersionsAddress;
     this.cfg = parseRollupConfig(json);

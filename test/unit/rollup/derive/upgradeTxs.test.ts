@@ -1,6 +1,6 @@
 /**
  * rollup/derive/upgradeTxs: the generated upgrade deposits equal kona's encoded txs byte for byte
- * (Ecotone, Fjord, Isthmus); Jovian, which has no encoded fixture, is checked field by field against
+ * (Ecotone, Fjord, Isthmus, Interop); Jovian, which has no encoded fixture, is checked field by field against
  * specs/protocol/jovian/derivation.md; the bundled bytecode matches the fixtures; `upgradeTxsAt` picks
  * activation blocks only, in fork order.
  */
@@ -23,6 +23,7 @@ import {
 import {
   ecotoneUpgradeTxs,
   fjordUpgradeTxs,
+  interopUpgradeTxs,
   isthmusUpgradeTxs,
   jovianUpgradeTxs,
   upgradeSourceHash,
@@ -58,6 +59,7 @@ describe("rollup/derive/upgradeTxs", () => {
     ["ecotone", ecotoneUpgradeTxs, 6],
     ["fjord", fjordUpgradeTxs, 3],
     ["isthmus", isthmusUpgradeTxs, 8],
+    ["interop", interopUpgradeTxs, 4],
   ] as const) {
     it(`${fork}: ${count} txs, each equal to kona's ${fork}_tx_<n>.hex`, () => {
       const txs = build();
@@ -83,6 +85,29 @@ describe("rollup/derive/upgradeTxs", () => {
     const intent = "anything";
     const expected = keccak256(new Uint8Array([...domain, ...keccak256(utf8ToBytes(intent))]));
     assert.deepEqual(upgradeSourceHash(intent), expected);
+  });
+
+  it("interop: the deployments carry kona's and the spec's bytecode, CrossL2Inbox first, each followed by its proxy update", () => {
+    const txs = interopUpgradeTxs().map(deposit);
+    const konaCode = (f: string): string => `0x${lower(readFileSync(`${KONA}/${f}`, "utf8").trim())}`;
+    const specCode = (f: string): string => lower(readFileSync(`${SPECS}/${f}`, "utf8").trim());
+    assert.equal(bytesToHex(txs[0].data), konaCode("crossl2inbox_interop.hex"));
+    assert.equal(bytesToHex(txs[0].data), specCode("interop-cross-l2-inbox-deployment.txt"));
+    assert.equal(bytesToHex(txs[2].data), konaCode("l2tol2_xdm_interop.hex"));
+    assert.equal(bytesToHex(txs[2].data), specCode("interop-l2-to-l2-cross-domain-messenger-deployment.txt"));
+    for (const [deploy, proxy] of [
+      [txs[0], txs[1]],
+      [txs[2], txs[3]],
+    ] as const) {
+      assert.equal(deploy.to, null);
+      assert.equal(bytesToHex(proxy.from), "0x0000000000000000000000000000000000000000");
+      assert.equal(bytesToHex(proxy.data), `0x3659cfe6000000000000000000000000${createdAt(deploy.from).slice(2)}`);
+      for (const tx of [deploy, proxy]) {
+        assert.equal(tx.mint, 0n);
+        assert.equal(tx.value, 0n);
+        assert.equal(tx.isSystemTx, false);
+      }
+    }
   });
 
   describe("jovian (specs/protocol/jovian/derivation.md)", () => {
@@ -163,7 +188,7 @@ describe("rollup/derive/upgradeTxs", () => {
   });
 
   it("the proxy updates of every fork target CREATE(deployer, 0) of that fork's deployments", () => {
-    for (const build of [ecotoneUpgradeTxs, fjordUpgradeTxs, isthmusUpgradeTxs, jovianUpgradeTxs]) {
+    for (const build of [ecotoneUpgradeTxs, fjordUpgradeTxs, isthmusUpgradeTxs, jovianUpgradeTxs, interopUpgradeTxs]) {
       const txs = build().map(deposit);
       const deployed = txs.filter((t) => t.to === null).map((t) => createdAt(t.from));
       const targets = txs
@@ -192,8 +217,8 @@ describe("rollup/derive/upgradeTxs", () => {
       holoceneTime: 1200,
       isthmusTime: 1200,
       jovianTime: 1300,
-      karstTime: null,
-      interopTime: null,
+      karstTime: 1300,
+      interopTime: 1400,
     };
 
     it("gives each fork's txs in its activation block only", () => {
@@ -204,6 +229,26 @@ describe("rollup/derive/upgradeTxs", () => {
       assert.deepEqual(upgradeTxsAt(cfg, 1200), isthmusUpgradeTxs());
       assert.deepEqual(upgradeTxsAt(cfg, 1300), jovianUpgradeTxs());
       assert.deepEqual(upgradeTxsAt(cfg, 1302), []);
+      assert.deepEqual(upgradeTxsAt(cfg, 1398), []);
+      assert.deepEqual(upgradeTxsAt(cfg, 1400), interopUpgradeTxs());
+      assert.deepEqual(upgradeTxsAt(cfg, 1402), []);
+    });
+
+    it("interop activating with Jovian comes after Jovian's txs; interop at genesis has none", () => {
+      const c: RollupConfig = { ...cfg, interopTime: 1300 };
+      assert.deepEqual(upgradeTxsAt(c, 1300), [...jovianUpgradeTxs(), ...interopUpgradeTxs()]);
+      const g: RollupConfig = {
+        ...cfg,
+        ecotoneTime: 0,
+        fjordTime: 0,
+        graniteTime: 0,
+        holoceneTime: 0,
+        isthmusTime: 0,
+        jovianTime: 0,
+        karstTime: 0,
+        interopTime: 0,
+      };
+      assert.deepEqual(upgradeTxsAt(g, 2), []);
     });
 
     it("a fork time between blocks activates at the first block at or after it", () => {

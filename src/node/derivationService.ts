@@ -5,6 +5,8 @@
  * check (`--l1.beacon*`; KZG proofs checked in a kzgVerify worker), Alt-DA (`--altda.*`), the runtime
  * config from L1 state and `--rollup.halt`, the derivation driver over the engine, the safe-head DB
  * and the snapshot log. `start` runs the checks that must stop the node; `stop` undoes everything.
+ * Under an op-supervisor (interop managed mode) derivation moves the local-safe head and the
+ * supervisor's cross-safe and finalized heads go to the engine (`promoteCrossSafe`, `promoteFinalized`).
  */
 import { appendFileSync } from "node:fs";
 import { bytesToHex } from "../primitives/hex.js";
@@ -108,6 +110,8 @@ export interface DerivationDeps {
   readonly conductor?: Conductor | null;
   /** Each block the sequencer builds (P2P gossip publishes it). */
   readonly onSequencedBlock?: (ref: L2BlockRef, env: PayloadEnvelope) => void;
+  /** Interop managed mode: an op-supervisor, not derivation, moves safe and finalized (rollup/driver.ts). */
+  readonly managed?: boolean;
 }
 
 const IDLE_WAIT_MS = 2_000;
@@ -167,6 +171,7 @@ export class DerivationService {
         skipSyncStartCheck: config["l2.skip-sync-start-check"] === true,
         syncMode: config.syncmode === "execution-layer" ? "execution-layer" : "consensus-layer",
         engineKind: (config["l2.enginekind"] ?? "geth") as "geth" | "reth" | "erigon",
+        managed: deps.managed === true,
       },
     );
     this.sequencer = null;
@@ -324,26 +329,45 @@ export class DerivationService {
   /**
    * Interop reset (rollup/interop/managed.ts, op-node's ForceResetEvent): the engine's heads become
    * `h` (a forkchoice update, which rewinds the engine when `h.unsafe` is behind), then the pipeline
-   * resets and derivation restarts from them. Between driver and sequencer steps.
+   * resets and derivation restarts from them — from the safe (cross-safe) head, re-deriving the
+   * local-safe blocks above it. Between driver and sequencer steps.
    */
-  forceReset(h: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }): Promise<void> {
+  forceReset(h: { unsafe: L2BlockRef; localSafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }): Promise<void> {
     return this.lock.run(async () => {
-      await this.driver.controller.reset(h);
+      await this.driver.controller.forceReset(h);
       this.driver.requestReset();
+    });
+  }
+
+  /**
+   * Interop managed mode: the supervisor's cross-safe block (derived from `source`) and finalized
+   * block go to the engine's forkchoice (engine/engineController.ts `promoteCrossSafe`), between
+   * driver and sequencer steps.
+   */
+  promoteCrossSafe(ref: L2BlockRef, source: L1BlockRef): Promise<void> {
+    return this.lock.run(async () => {
+      if (await this.driver.controller.promoteCrossSafe(ref, source)) this.driver.onChange?.();
+    });
+  }
+
+  promoteFinalized(ref: L2BlockRef): Promise<void> {
+    return this.lock.run(async () => {
+      if (await this.driver.controller.promoteFinalized(ref)) this.driver.onChange?.();
     });
   }
 
   /**
    * Interop block replacement (rollup/interop/managed.ts): builds `attrs` on `parent` and makes the
    * result the unsafe head in place of `invalidated`, between driver and sequencer steps. Refused
-   * when `invalidated` is at or below the safe head or no longer canonical, or the engine refuses.
+   * when `invalidated` is at or below the (local-)safe head or no longer canonical, or the engine
+   * refuses.
    */
   replaceUnsafeBlock(invalidated: L2BlockRef, parent: L2BlockRef, attrs: PayloadAttributes): Promise<L2BlockRef> {
     return this.lock.run(async () => {
       const c = this.driver.controller;
-      const safe = c.state.safe;
+      const safe = c.state.localSafe;
       if (invalidated.number <= safe.number) {
-        throw new Error(`block ${invalidated.number} is at or below the safe head ${safe.number}`);
+        throw new Error(`block ${invalidated.number} is at or below the local-safe head ${safe.number}`);
       }
       const canonical = await this.deps.engine.blockRef(invalidated.number);
       if (canonical === null || bytesToHex(canonical.hash) !== bytesToHex(invalidated.hash)) {

@@ -52,6 +52,8 @@ export interface InteropDeps {
   readonly l2Rpc: RpcTransport;
   readonly l1: () => ManagedL1 | null;
   readonly forceReset: ManagedModeDeps["forceReset"];
+  readonly promoteCrossSafe: ManagedModeDeps["promoteCrossSafe"];
+  readonly promoteFinalized: ManagedModeDeps["promoteFinalized"];
   readonly replaceBlock: ManagedModeDeps["replaceBlock"];
   /** Unix seconds for the token check; tests pin it. */
   readonly clock?: () => number;
@@ -71,6 +73,15 @@ function givenOptions(o: InteropOptions): string[] {
   const port = o["interop.rpc.port"];
   if (port !== undefined && port !== DEFAULT_INTEROP_RPC_PORT) out.push("interop.rpc.port");
   return out;
+}
+
+/**
+ * Whether managed mode runs: an interop network with `--interop.rpc.addr` set. Then derivation
+ * leaves safe and finalized of Interop blocks to the supervisor (node/derivationService.ts).
+ */
+export function managedModeOn(o: InteropOptions, cfg: RollupConfig): boolean {
+  const addr = o["interop.rpc.addr"];
+  return cfg.interopTime !== null && addr !== undefined && addr !== "";
 }
 
 export class InteropService {
@@ -112,7 +123,7 @@ export class InteropService {
       }
     }
     const addr = o["interop.rpc.addr"];
-    if (addr === undefined || addr === "") {
+    if (addr === undefined || !managedModeOn(o, cfg)) {
       if (o["interop.jwt-secret"] !== undefined) {
         log.warn("--interop.jwt-secret is ignored without --interop.rpc.addr", { option: "interop.jwt-secret" });
       }
@@ -138,6 +149,8 @@ export class InteropService {
       l2Rpc: deps.l2Rpc,
       l1: deps.l1,
       forceReset: deps.forceReset,
+      promoteCrossSafe: deps.promoteCrossSafe,
+      promoteFinalized: deps.promoteFinalized,
       replaceBlock: deps.replaceBlock,
       log,
     });

@@ -42,7 +42,7 @@ import { type AnyMethod, Registry } from "../rpc/registry.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { listenError } from "../util/httpServe.js";
 import { type DerivationConfig, type DerivationMetrics, DerivationService } from "./derivationService.js";
-import { type InteropOptions, InteropService } from "./interopService.js";
+import { type InteropOptions, InteropService, managedModeOn } from "./interopService.js";
 
 /** What the node needs to log; util/logger.ts `Logger` fits. */
 export interface NodeLog {
@@ -448,6 +448,7 @@ export class RollupNode {
             // A supervisor hears of the block now rather than at the next head poll.
             self.observeInterop();
           },
+          managed: managedModeOn(config, rollup.config),
         });
       } catch (e) {
         await rpcServer.close();
@@ -492,6 +493,9 @@ export class RollupNode {
           if (d === null) return Promise.reject(new Error("derivation pipeline is not running"));
           return d.forceReset(h);
         },
+        // Without derivation the supervisor's heads are only kept and reported.
+        promoteCrossSafe: (ref, source) => self.derivation?.promoteCrossSafe(ref, source) ?? Promise.resolve(),
+        promoteFinalized: (ref) => self.derivation?.promoteFinalized(ref) ?? Promise.resolve(),
         replaceBlock: (invalidated, parent, attrs) => {
           const d = self.derivation;
           if (d === null) return Promise.reject(new Error("derivation pipeline is not running"));

@@ -52,6 +52,11 @@ export interface DriverOptions {
    * is skipped when the engine already has one; reth and erigon sync at any point.
    */
   readonly engineKind?: "geth" | "reth" | "erigon";
+  /**
+   * Interop managed mode (an op-supervisor drives the node): derivation moves the local-safe head;
+   * safe and finalized of Interop blocks come from the supervisor (engine/engineController.ts).
+   */
+  readonly managed?: boolean;
 }
 
 /** What one `step` did, for tests and metrics. */
@@ -105,7 +110,7 @@ export class Driver {
     private readonly deps: DriverDeps,
     private readonly opts: DriverOptions = {},
   ) {
-    this.controller = new EngineController(cfg, deps.engine, deps.log);
+    this.controller = new EngineController(cfg, deps.engine, deps.log, { managed: opts.managed === true });
     this.pipeline = new DerivationPipeline(cfg, {
       ...deps,
       warn: deps.warn ?? ((m, c) => deps.log.warn(m, c)),
@@ -262,6 +267,8 @@ export class Driver {
       safeL2: h.safe,
       finalizedL2: h.finalized,
       pendingSafeL2: h.pendingSafe,
+      // Without a supervisor the local-safe head is the safe head and is not reported apart.
+      ...(this.controller.managed ? { localSafeL2: h.localSafe } : {}),
     };
   }
 

@@ -18,6 +18,15 @@
  * Invalid derived attributes: before Holocene they are dropped; from Holocene the block is rebuilt
  * with its deposits only (steady block derivation), and the caller flushes the rest of the channel;
  * a deposit-only block the engine refuses is a critical error.
+ *
+ * Managed mode (interop under an op-supervisor; op-node engine controller `LocalSafeUpdateEvent`,
+ * `PromoteSafe`, `promoteFinalized`): a concluding derived block from Interop on becomes the *local*
+ * safe head only; the safe (cross-safe) and finalized heads sent to the engine are the ones the
+ * supervisor promotes (`promoteCrossSafe`, `promoteFinalized`), applied once the block is canonical
+ * on the engine and, capped, never above the local-safe (finalized: safe) head — a higher promotion
+ * waits and applies as derivation catches up. Pre-Interop blocks are still safe at once, and L1
+ * finality still finalizes them only (op-node's finalizer stops recording at Interop). Outside
+ * managed mode the local-safe head is the safe head.
  */
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
@@ -52,8 +61,15 @@ export type AttributesOutcome =
 export interface Heads {
   readonly unsafe: L2BlockRef;
   readonly pendingSafe: L2BlockRef;
+  /** The newest concluded derived block; the safe head too, except under a supervisor (managed mode). */
+  readonly localSafe: L2BlockRef;
   readonly safe: L2BlockRef;
   readonly finalized: L2BlockRef;
+}
+
+export interface EngineControllerOptions {
+  /** Managed mode (see the file comment): the supervisor, not derivation, moves safe and finalized. */
+  readonly managed?: boolean;
 }
 
 /** The engine refused a payload (INVALID / INVALID_BLOCK_HASH). */
@@ -78,12 +94,18 @@ export class EngineController {
   private static readonly FINALITY_LOOKBACK = 4 * 32 + 1;
   /** Called whenever the safe head moves, with the L1 block it was derived from. */
   onSafe: ((safe: L2BlockRef, derivedFrom: L1BlockRef) => void) | null = null;
+  readonly managed: boolean;
+  /** Managed mode: the supervisor's cross-safe and finalized blocks not applied yet (null = none). */
+  private crossSafeTarget: { ref: L2BlockRef; source: L1BlockRef } | null = null;
+  private finalizedTarget: L2BlockRef | null = null;
 
   constructor(
     private readonly cfg: RollupConfig,
     readonly engine: EngineClient,
     private readonly log: EngineControllerLog = NO_LOG,
+    opts: EngineControllerOptions = {},
   ) {
+    this.managed = opts.managed === true;
     const g = cfg.genesis;
     const genesis: L2BlockRef = {
       hash: g.l2.hash,
@@ -93,18 +115,42 @@ export class EngineController {
       l1origin: g.l1,
       sequenceNumber: 0,
     };
-    this.heads = { unsafe: genesis, pendingSafe: genesis, safe: genesis, finalized: genesis };
+    this.heads = { unsafe: genesis, pendingSafe: genesis, localSafe: genesis, safe: genesis, finalized: genesis };
   }
 
   get state(): Heads {
     return this.heads;
   }
 
-  /** Sets all heads (after a pipeline reset found them) and tells the engine. */
-  async reset(h: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }): Promise<void> {
-    this.heads = { unsafe: h.unsafe, pendingSafe: h.safe, safe: h.safe, finalized: h.finalized };
+  /**
+   * Sets all heads (after a pipeline reset found them) and tells the engine; the local-safe head is
+   * the safe head unless given. Supervisor promotions not applied yet stay pending.
+   */
+  async reset(h: {
+    unsafe: L2BlockRef;
+    localSafe?: L2BlockRef;
+    safe: L2BlockRef;
+    finalized: L2BlockRef;
+  }): Promise<void> {
+    const localSafe = h.localSafe ?? h.safe;
+    this.heads = { unsafe: h.unsafe, pendingSafe: localSafe, localSafe, safe: h.safe, finalized: h.finalized };
     this.finalityData = this.finalityData.filter((f) => f.l2.number <= h.safe.number);
     await this.forkchoice();
+  }
+
+  /**
+   * Managed mode, the supervisor's reset (op-node `forceReset`): the heads become `h` and pending
+   * promotions are dropped, since the supervisor set safe and finalized itself.
+   */
+  async forceReset(h: {
+    unsafe: L2BlockRef;
+    localSafe: L2BlockRef;
+    safe: L2BlockRef;
+    finalized: L2BlockRef;
+  }): Promise<void> {
+    this.crossSafeTarget = null;
+    this.finalizedTarget = null;
+    await this.reset(h);
   }
 
   /** Sends the current heads to the engine; a refusal is a reset (the engine lost our chain). */
@@ -177,7 +223,7 @@ export class EngineController {
     const ref = await this.engine.blockRef(env.blockHash);
     if (ref === null) throw temporaryError(`engine lost block ${bytesToHex(env.blockHash)}`);
     this.elSyncing = false;
-    this.heads = { unsafe: ref, pendingSafe: ref, safe: ref, finalized: ref };
+    this.heads = { unsafe: ref, pendingSafe: ref, localSafe: ref, safe: ref, finalized: ref };
     await this.forkchoice();
     this.log.info("finished EL sync", { number: ref.number, hash: bytesToHex(ref.hash) });
     this.onElSyncDone?.(ref);
@@ -200,6 +246,7 @@ export class EngineController {
         const why = attributesMismatch(this.cfg, a.attributes, a.parent.hash, block);
         if (why === null) {
           this.promote(block.ref, a.isLastInSpan, a.derivedFrom);
+          await this.applyPromotions();
           await this.forkchoice();
           return { kind: "consolidated", ref: block.ref };
         }
@@ -214,6 +261,7 @@ export class EngineController {
     if (built.ok) {
       this.heads = { ...this.heads, unsafe: built.ref };
       this.promote(built.ref, a.isLastInSpan, a.derivedFrom);
+      await this.applyPromotions();
       await this.forkchoice();
       return { kind: "built", ref: built.ref, reorged: reorg };
     }
@@ -231,6 +279,7 @@ export class EngineController {
     if (!retry.ok) throw criticalError(`deposit-only block was refused by the engine: ${retry.reason}`);
     this.heads = { ...this.heads, unsafe: retry.ref };
     this.promote(retry.ref, true, a.derivedFrom);
+    await this.applyPromotions();
     await this.forkchoice();
     return { kind: "depositsOnly", ref: retry.ref };
   }
@@ -300,15 +349,95 @@ export class EngineController {
   }
 
   private promote(ref: L2BlockRef, concluding: boolean, derivedFrom: L1BlockRef): void {
-    this.heads = { ...this.heads, pendingSafe: ref, ...(concluding ? { safe: ref } : {}) };
+    // SPEC: interop managed mode — local-safe Interop blocks wait for the supervisor's cross-safe.
+    const safeNow = concluding && !(this.managed && isForkActive(this.cfg, "interop", ref.timestamp));
+    this.heads = {
+      ...this.heads,
+      pendingSafe: ref,
+      ...(concluding ? { localSafe: ref } : {}),
+      ...(safeNow ? { safe: ref } : {}),
+    };
     if (this.heads.unsafe.number < ref.number) this.heads = { ...this.heads, unsafe: ref };
-    if (concluding) this.onSafe?.(ref, derivedFrom);
+    if (safeNow) this.onSafe?.(ref, derivedFrom);
+  }
+
+  /**
+   * Managed mode: the supervisor promoted `ref` (derived from `source`) to cross-safe. Applied now
+   * when possible (see `applyPromotions`), then sent to the engine; true when a head moved.
+   */
+  async promoteCrossSafe(ref: L2BlockRef, source: L1BlockRef): Promise<boolean> {
+    if (!this.managed) throw new Error("cross-safe promotions need managed mode");
+    this.crossSafeTarget = { ref, source };
+    return this.promoted();
+  }
+
+  /** Managed mode: the supervisor finalized `ref`; like `promoteCrossSafe`, capped at the safe head. */
+  async promoteFinalized(ref: L2BlockRef): Promise<boolean> {
+    if (!this.managed) throw new Error("finality promotions need managed mode");
+    this.finalizedTarget = ref;
+    return this.promoted();
+  }
+
+  private async promoted(): Promise<boolean> {
+    const before = this.heads;
+    await this.applyPromotions();
+    if (this.heads.safe === before.safe && this.heads.finalized === before.finalized) return false;
+    await this.forkchoice();
+    return true;
+  }
+
+  /**
+   * Moves safe to the supervisor's cross-safe block, or to the local-safe head while that block is
+   * above it (the canonical ancestors of a cross-safe block are cross-safe), and finalized likewise
+   * under safe. Only forward; a target that is no longer the canonical block at its number on the
+   * engine (an L2 reorg since) is dropped, and one at or below the head it moves is done.
+   */
+  private async applyPromotions(): Promise<void> {
+    const cross = this.crossSafeTarget;
+    if (cross !== null) {
+      const h = this.heads;
+      if (cross.ref.number <= h.safe.number) this.crossSafeTarget = null;
+      else if (h.localSafe.number > h.safe.number) {
+        if (!(await this.canonical(cross.ref))) this.crossSafeTarget = null;
+        else {
+          const to = cross.ref.number <= h.localSafe.number ? cross.ref : h.localSafe;
+          this.heads = { ...this.heads, safe: to };
+          if (to === cross.ref) this.crossSafeTarget = null;
+          this.onSafe?.(to, cross.source);
+        }
+      }
+    }
+    const fin = this.finalizedTarget;
+    if (fin !== null) {
+      const h = this.heads;
+      if (fin.number <= h.finalized.number) this.finalizedTarget = null;
+      else if (h.safe.number > h.finalized.number) {
+        if (!(await this.canonical(fin))) this.finalizedTarget = null;
+        else {
+          const to = fin.number <= h.safe.number ? fin : h.safe;
+          this.heads = { ...this.heads, finalized: to };
+          if (to === fin) this.finalizedTarget = null;
+        }
+      }
+    }
+  }
+
+  private async canonical(ref: L2BlockRef): Promise<boolean> {
+    const onEngine = await this.engine.blockRef(ref.number);
+    if (onEngine !== null && equalBytes(onEngine.hash, ref.hash)) return true;
+    this.log.warn("dropping a supervisor promotion of a block that is no longer canonical", {
+      number: ref.number,
+      hash: bytesToHex(ref.hash),
+    });
+    return false;
   }
 
   /** Derivation finished L1 block `l1`: the current safe head is a finality candidate for it. */
   recordDerivedFrom(l1: L1BlockRef): void {
     const last = this.finalityData.at(-1);
     const safe = this.heads.safe;
+    // SPEC: in managed mode the supervisor finalizes Interop blocks (op-node finalizer onDerivedSafeBlock).
+    if (this.managed && isForkActive(this.cfg, "interop", safe.timestamp)) return;
     if (last !== undefined && last.l1.number === l1.number) {
       last.l2 = safe;
       last.l1 = l1;

@@ -17,12 +17,14 @@
  * `interop_updateFinalized` check the block against the execution client (and the L1 block against
  * L1) and set the node's cross-unsafe, cross-safe and finalized heads, which `optimism_syncStatus`
  * then reports (`cross_unsafe_l2`, `safe_l2`, `finalized_l2`; the derived head stays as
- * `local_safe_l2`), never above the local heads. Opal's derivation still promotes its own safe head
- * and sends it to the engine: the supervisor's heads are kept and reported, not yet fed back into
- * the engine's forkchoice (op-node's PromoteSafeEvent / PromoteFinalizedEvent).
+ * `local_safe_l2`), never above the local heads. With derivation running, cross-safe and finalized
+ * also go to the engine's forkchoice (op-node's PromoteSafeEvent / PromoteFinalizedEvent; `promote*`
+ * deps, engine/engineController.ts), where derivation moves only the local-safe head of Interop
+ * blocks; a promotion above the local-safe head applies as derivation catches up.
  * `interop_reset` checks its targets against the canonical chain (-39001 block not found, -39002
  * conflicting block with the canonical ref as data), sets the cross heads, and forces the engine's
- * unsafe, (local-)safe and finalized heads to the targets before derivation restarts from them.
+ * unsafe, local-safe, (cross-)safe and finalized heads to the targets before derivation restarts
+ * from the cross-safe one.
  * `interop_provideL1` checks the block against L1 and that it extends the previous one.
  * `interop_invalidateBlock` rebuilds the block on its parent with its deposits and the optimistic
  * block deposit (interop/replacement.ts), makes the replacement the unsafe head (a reorg of the
@@ -100,10 +102,22 @@ export interface ManagedModeDeps {
   /** The L1 client; null when the node runs without `--l1`. */
   readonly l1: () => ManagedL1 | null;
   /**
-   * op-node's ForceResetEvent: sets the engine's unsafe, safe and finalized heads to these blocks
-   * and restarts derivation from them; rejects when derivation does not run.
+   * op-node's ForceResetEvent: sets the engine's unsafe, local-safe, safe and finalized heads to
+   * these blocks and restarts derivation from them; rejects when derivation does not run.
    */
-  readonly forceReset: (h: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }) => Promise<void>;
+  readonly forceReset: (h: {
+    unsafe: L2BlockRef;
+    localSafe: L2BlockRef;
+    safe: L2BlockRef;
+    finalized: L2BlockRef;
+  }) => Promise<void>;
+  /**
+   * op-node's PromoteSafeEvent / PromoteFinalizedEvent: the supervisor's cross-safe (derived from
+   * `source`) and finalized blocks for the engine's forkchoice; resolve without effect when
+   * derivation does not run (the heads are then only kept and reported).
+   */
+  readonly promoteCrossSafe: (ref: L2BlockRef, source: L1BlockRef) => Promise<void>;
+  readonly promoteFinalized: (ref: L2BlockRef) => Promise<void>;
   /**
    * Builds `attrs` on `parent` and makes the result the unsafe head in place of `invalidated`;
    * throws when that cannot be done (no derivation, the block is safe, the engine refused).
@@ -229,10 +243,13 @@ export class ManagedMode {
   /**
    * The sync status with the supervisor's heads: cross-unsafe at most the unsafe head, cross-safe
    * (reported as `safe_l2`) at most the derived head, which becomes `local_safe_l2`, and finalized
-   * at most the cross-safe head. Heads the supervisor has not set stay as the node has them.
+   * at most the cross-safe head. Heads the supervisor has not set stay as the node has them. A
+   * status that has its local-safe head (derivation in managed mode) has the engine's safe and
+   * finalized heads, which are the supervisor's already.
    */
   overlay(s: SyncStatus): SyncStatus {
     const crossUnsafe = this.crossUnsafe === null ? s.unsafeL2 : atMost(this.crossUnsafe, s.unsafeL2);
+    if (s.localSafeL2 !== undefined) return { ...s, crossUnsafeL2: crossUnsafe };
     const crossSafe = this.crossSafe === null ? s.safeL2 : atMost(this.crossSafe.derived, s.safeL2);
     const finalized = this.finalized === null ? s.finalizedL2 : atMost(this.finalized, crossSafe);
     return { ...s, crossUnsafeL2: crossUnsafe, localSafeL2: s.safeL2, safeL2: crossSafe, finalizedL2: finalized };
@@ -256,7 +273,7 @@ export class ManagedMode {
     await this.observeUnsafe(s.unsafeL2);
     const derivationRuns = !isZero(s.currentL1);
     if (!derivationRuns) return;
-    const safe = s.safeL2;
+    const safe = s.localSafeL2 ?? s.safeL2;
     const l1 = s.currentL1;
     const safeMoved = this.lastSafe === null || !sameBlock(this.lastSafe, safe);
     const l1Moved = this.lastCurrentL1 === null || !sameBlock(this.lastCurrentL1, l1);
@@ -338,6 +355,11 @@ export class ManagedMode {
     const l1 = await this.l1ByHash(derivedFrom, "L1BlockRef");
     this.crossSafe = { derived: l2, source: l1 };
     this.d.log.info("Supervisor promoted cross-safe", { number: l2.number, hash: bytesToHex(l2.hash), l1: l1.number });
+    try {
+      await this.d.promoteCrossSafe(l2, l1);
+    } catch (e) {
+      throw RpcError.server(`failed to promote cross-safe: ${(e as Error).message}`);
+    }
     return null;
   }
 
@@ -345,6 +367,11 @@ export class ManagedMode {
     const ref = await this.l2ByHash(id);
     this.finalized = ref;
     this.d.log.info("Supervisor finalized", { number: ref.number, hash: bytesToHex(ref.hash) });
+    try {
+      await this.d.promoteFinalized(ref);
+    } catch (e) {
+      throw RpcError.server(`failed to promote finalized: ${(e as Error).message}`);
+    }
     return null;
   }
 
@@ -398,7 +425,7 @@ export class ManagedMode {
     this.finalized = finalized;
     this.providedL1 = null;
     try {
-      await this.d.forceReset({ unsafe: localUnsafe, safe: localSafe, finalized });
+      await this.d.forceReset({ unsafe: localUnsafe, localSafe, safe: crossSafe, finalized });
     } catch (e) {
       throw RpcError.server(`failed to reset: ${(e as Error).message}`);
     }

@@ -6,7 +6,9 @@
  * is generated when empty; a supervisor stand-in drives the node through the managed-mode methods and
  * checks the answers against the execution client and `optimism_syncStatus`. On a network without
  * interop nothing starts and each interop option is logged as ignored; a malformed dependency set
- * stops an interop node at startup.
+ * stops an interop node at startup. A verifier opal-node in managed mode derives the harness's
+ * Interop batches into local-safe only: the execution client's "safe" and "finalized" blocks are the
+ * ones the supervisor stand-in sets (and resets), not what derivation or L1 finality reached.
  */
 import { strict as assert } from "node:assert";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -491,7 +493,7 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
       const safe = node.derivation!.driver.controller.state.safe;
       await assert.rejects(
         node.derivation!.replaceUnsafeBlock(safe, safe, {} as never),
-        /block 0 is at or below the safe head 0/,
+        /block 0 is at or below the local-safe head 0/,
       );
       assert.match(
         (await sup.error("interop_invalidateBlock", [{ ...seal, Hash: `0x${"cd".repeat(32)}` }])).message,
@@ -659,5 +661,136 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
         e instanceof RollupNodeError &&
         e.message === `--interop.dependency-set: ${bad}: dependencies.901.chainIndex: missing`,
     );
+  });
+});
+
+describe("node: opal-node in managed mode moves the engine's safe and finalized heads only as the supervisor says", function () {
+  this.timeout(120_000);
+  const dir = tempDir("interop-safety");
+  // Interop (and Karst) from genesis in the harness too: its batches are the node's Interop blocks.
+  const r = new Rollup({ forks: { karst: 0, interop: 0 } });
+  let l1Server: RpcHttpServer;
+  let exec: ExecNode;
+  let node: RollupNode;
+  let elUrl = "";
+  let secret: Uint8Array = new Uint8Array();
+  const log = recordingLog();
+
+  before(async () => {
+    l1Server = new RpcHttpServer({ addr: "127.0.0.1", port: 0, apis: ["eth"] }, { registry: r.miner.exec.registry });
+    const l1Port = (await l1Server.listen()).port;
+    const genesisFile = join(dir.path, "l2-genesis.json");
+    writeFileSync(genesisFile, JSON.stringify(r.l2Genesis));
+    const el = join(dir.path, "el");
+    const io = { out: () => undefined, err: () => undefined };
+    assert.equal(await opalExec(["init", genesisFile, "--datadir", el, "--verbosity", "0"], {}, io), 0);
+    const engineSecret = join(dir.path, "jwt.hex");
+    writeFileSync(engineSecret, `0x${"55".repeat(32)}`);
+    exec = await ExecNode.start(configOf(["--datadir", el, "--authrpc.jwtsecret", engineSecret, "--http"]), {
+      print: () => undefined,
+    });
+    elUrl = `http://127.0.0.1:${exec.httpServer!.address().port}`;
+    const rollupFile = join(dir.path, "rollup.json");
+    writeFileSync(rollupFile, JSON.stringify(rollupConfigToJson(r.cfg)));
+    const secretFile = join(dir.path, "interop-jwt.hex");
+    writeFileSync(secretFile, `0x${"66".repeat(32)}`);
+    secret = hexToBytes(`0x${"66".repeat(32)}`);
+    node = await startRollupNode(
+      [
+        `--rollup.config=${rollupFile}`,
+        `--l1=http://127.0.0.1:${l1Port}`,
+        "--l1.beacon.ignore",
+        "--l1.http-poll-interval=100ms",
+        "--l1.epoch-poll-interval=200ms",
+        `--l2=http://127.0.0.1:${exec.authServer.address().port}`,
+        `--l2.jwt-secret=${engineSecret}`,
+        "--rpc.addr=127.0.0.1",
+        "--rpc.port=0",
+        `--interop.jwt-secret=${secretFile}`,
+        "--interop.rpc.addr=127.0.0.1",
+        "--interop.rpc.port=0",
+      ],
+      r.cfg,
+      log,
+    );
+  });
+
+  after(async () => {
+    await node?.stop();
+    await exec?.stop();
+    await l1Server?.close();
+    dir.remove();
+  });
+
+  const nodeUrl = () => `http://127.0.0.1:${node.rpcServer.address().port}`;
+  const status = () => call(nodeUrl(), "optimism_syncStatus") as Promise<Record<string, Json>>;
+  /** The execution client's block at a label or number. */
+  const el = async (at: "safe" | "finalized" | number) => {
+    const b = (await call(elUrl, "eth_getBlockByNumber", [
+      typeof at === "number" ? `0x${at.toString(16)}` : at,
+      false,
+    ])) as Json & { hash: string; number: string };
+    return { number: Number(b.number), hash: b.hash };
+  };
+  const ref = (b: { number: number; hash: string }) => ({ hash: b.hash, number: b.number });
+
+  it("derivation advances local-safe only; updateCrossSafe / updateFinalized set the engine's labels; reset still works", async () => {
+    await r.miner.mine();
+    while (r.sequencer.unsafe.number < 4) await r.sequencer.buildBlock();
+    await r.miner.mine(await r.batcher.batchTxs());
+    const l1Batch = r.miner.headRef();
+    await waitFor(async () => ((await status()).local_safe_l2!.number as number) >= 4, 30_000, "local-safe at 4");
+    const want4 = bytesToHex(r.sequencer.unsafe.hash);
+    let s = await status();
+    assert.equal(s.local_safe_l2!.hash, want4, "derivation produced the harness's blocks");
+    assert.equal(s.unsafe_l2!.number, 4);
+    // No cross-safe yet: the engine's safe and finalized heads stay at genesis.
+    const genesis = await el(0);
+    assert.deepEqual(await el("safe"), genesis, "the engine's safe head waits for the supervisor");
+    assert.deepEqual(await el("finalized"), genesis);
+    assert.equal(s.safe_l2!.hash, genesis.hash);
+
+    const sup = await WsRpc.open(`ws://127.0.0.1:${node.interop!.address().port}`, signJwt(secret, Date.now() / 1000));
+    try {
+      const l1Source = { hash: bytesToHex(l1Batch.hash), number: l1Batch.number };
+      const b3 = await el(3);
+      assert.equal(await sup.call("interop_updateCrossSafe", [ref(b3), l1Source]), null);
+      assert.deepEqual(await el("safe"), b3, "eth_getBlockByNumber(safe) is the cross-safe block");
+      assert.deepEqual(await el("finalized"), genesis);
+      s = await status();
+      assert.equal(s.safe_l2!.hash, b3.hash);
+      assert.equal(s.local_safe_l2!.hash, want4);
+      const b2 = await el(2);
+      assert.equal(await sup.call("interop_updateFinalized", [ref(b2)]), null);
+      assert.deepEqual(await el("finalized"), b2, "eth_getBlockByNumber(finalized) is the supervisor's");
+      assert.equal((await status()).finalized_l2!.hash, b2.hash);
+
+      // L1 finalizes the batch: the node sees it, but Interop blocks are the supervisor's to finalize.
+      await r.miner.mine();
+      await r.miner.finalize(l1Batch.number);
+      await waitFor(
+        async () => ((await status()).finalized_l1!.number as number) >= l1Batch.number,
+        20_000,
+        "the node sees L1 finality",
+      );
+      await new Promise((res) => setTimeout(res, 500));
+      assert.deepEqual(await el("finalized"), b2, "L1 finality does not finalize Interop blocks");
+      assert.deepEqual(await el("safe"), b3);
+
+      // interop_reset (five targets) rewinds cross-safe to block 2; derivation re-derives local-safe.
+      const resets = node.derivation!.driver.counters.resets;
+      const b4 = await el(4);
+      assert.equal(await sup.call("interop_reset", [ref(b4), ref(b4), ref(b4), ref(b2), ref(b2)]), null);
+      await waitFor(() => node.derivation!.driver.counters.resets > resets, 20_000, "the pipeline reset");
+      await waitFor(async () => (await status()).local_safe_l2!.hash === want4, 30_000, "local-safe re-derived");
+      assert.deepEqual(await el("safe"), b2, "the reset's cross-safe is the engine's safe head");
+      assert.deepEqual(await el("finalized"), b2);
+      assert.equal((await status()).safe_l2!.hash, b2.hash);
+      // And the supervisor moves it on again.
+      assert.equal(await sup.call("interop_updateCrossSafe", [ref(b4), l1Source]), null);
+      assert.deepEqual(await el("safe"), b4);
+    } finally {
+      sup.close();
+    }
   });
 });

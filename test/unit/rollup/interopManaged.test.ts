@@ -57,7 +57,8 @@ function setup(blocks: L2BlockRef[]) {
     l2ChainId: 901n,
     genesis: { l1: { hash: h(7, 0), number: 0 }, l2: { hash: blocks[0]!.hash, number: 0 }, l2Time: 100 },
   } as unknown as RollupConfig;
-  const resets: { unsafe: number; safe: number; finalized: number }[] = [];
+  const resets: { unsafe: number; localSafe: number; safe: number; finalized: number }[] = [];
+  const promoted: string[] = [];
   const m = new ManagedMode({
     cfg,
     l2: { blockRef: async (n: number) => byNumber.get(n) ?? null } as unknown as L2Source,
@@ -66,13 +67,24 @@ function setup(blocks: L2BlockRef[]) {
     } as unknown as EngineClient,
     l2Rpc: {} as RpcTransport,
     l1: () => ({ l1BlockRefByHash: async (x: Uint8Array) => l1(new DataView(x.buffer).getUint32(28) - 1) }),
-    forceReset: async (x: { unsafe: L2BlockRef; safe: L2BlockRef; finalized: L2BlockRef }) => {
-      resets.push({ unsafe: x.unsafe.number, safe: x.safe.number, finalized: x.finalized.number });
+    forceReset: async (x) => {
+      resets.push({
+        unsafe: x.unsafe.number,
+        localSafe: x.localSafe.number,
+        safe: x.safe.number,
+        finalized: x.finalized.number,
+      });
+    },
+    promoteCrossSafe: async (ref, source) => {
+      promoted.push(`cross-safe ${ref.number} from L1 ${source.number}`);
+    },
+    promoteFinalized: async (ref) => {
+      promoted.push(`finalized ${ref.number}`);
     },
     replaceBlock: () => Promise.reject(new Error("no derivation in this test")),
     log: { info() {}, warn() {}, debug() {} },
   });
-  return { m, resets: () => resets };
+  return { m, resets: () => resets, promoted };
 }
 
 function status(over: Partial<SyncStatus>, blocks: L2BlockRef[]): SyncStatus {
@@ -173,6 +185,16 @@ describe("rollup/interop/managed", () => {
       second[0]!.derivationUpdate?.derived && (second[0]!.derivationUpdate.derived as { number: number }).number,
       7,
     );
+    // In managed mode the status has the local-safe head apart (safe is cross-safe): that is derived.
+    await m.observe(
+      status({ unsafeL2: g, safeL2: blocks[2]!, localSafeL2: blocks[8]!, currentL1: l1(3), headL1: l1(5) }, blocks),
+      0,
+    );
+    const managed = drain(m);
+    assert.equal(managed.length, 1);
+    assert.equal((managed[0]!.derivationUpdate!.derived as { number: number }).number, 8, "the local-safe head");
+    await m.observe(status({ unsafeL2: g, safeL2: blocks[7]!, currentL1: l1(3), headL1: l1(5) }, blocks), 0);
+    drain(m);
     // The supervisor provided L1 block 4: reaching it is exhausting what the node has.
     await m.provideL1(l1(4));
     await m.observe(status({ unsafeL2: g, safeL2: blocks[7]!, currentL1: l1(4), headL1: l1(5) }, blocks), 0);
@@ -198,7 +220,7 @@ describe("rollup/interop/managed", () => {
 
   it("reports the supervisor's heads in the sync status, never above the local heads", async () => {
     const blocks = chain(12);
-    const { m } = setup(blocks);
+    const { m, promoted } = setup(blocks);
     const s = status({ unsafeL2: blocks[10]!, safeL2: blocks[8]!, finalizedL2: blocks[2]! }, blocks);
     assert.deepEqual(m.overlay(s), { ...s, crossUnsafeL2: blocks[10], localSafeL2: blocks[8] }, "nothing set yet");
     await m.updateCrossUnsafe(blocks[9]!);
@@ -210,6 +232,12 @@ describe("rollup/interop/managed", () => {
     assert.equal(o.localSafeL2?.number, 8);
     assert.equal(o.finalizedL2.number, 6, "finalized no higher than cross-safe");
     assert.equal(m.heads.crossSafe?.source.number, 2);
+    assert.deepEqual(promoted, ["cross-safe 6 from L1 2", "finalized 7"], "handed on for the engine's forkchoice");
+    // Derivation in managed mode reports its local-safe head and the engine's safe and finalized
+    // heads, which are the supervisor's already: only cross-unsafe is laid over.
+    const managed = status({ unsafeL2: blocks[10]!, safeL2: blocks[5]!, finalizedL2: blocks[1]! }, blocks);
+    const withLocal = { ...managed, localSafeL2: blocks[8]! };
+    assert.deepEqual(m.overlay(withLocal), { ...withLocal, crossUnsafeL2: blocks[9] });
     // After the local chain fell back (a reset), the supervisor's heads are capped by it.
     const low = m.overlay(status({ unsafeL2: blocks[4]!, safeL2: blocks[3]! }, blocks));
     assert.equal(low.crossUnsafeL2?.number, 4);
@@ -225,12 +253,16 @@ describe("rollup/interop/managed", () => {
     await run([blocks[9], blocks[4], blocks[2], undefined, undefined]);
     assert.equal(m.heads.crossUnsafe?.number, 9);
     assert.equal(m.heads.crossSafe?.derived.number, 4);
-    assert.deepEqual(resets(), [{ unsafe: 9, safe: 4, finalized: 2 }], "the engine's heads forced");
+    assert.deepEqual(resets(), [{ unsafe: 9, localSafe: 4, safe: 4, finalized: 2 }], "the engine's heads forced");
     await run([blocks[10], blocks[9], blocks[6], blocks[5], blocks[3]]);
     assert.equal(m.heads.crossUnsafe?.number, 9, "cross-unsafe is the second of five");
     assert.equal(m.heads.crossSafe?.derived.number, 5);
     assert.equal(m.heads.finalized?.number, 3);
-    assert.deepEqual(resets()[1], { unsafe: 10, safe: 6, finalized: 3 }, "local unsafe and local safe to the engine");
+    assert.deepEqual(
+      resets()[1],
+      { unsafe: 10, localSafe: 6, safe: 5, finalized: 3 },
+      "local unsafe, local safe and cross-safe to the engine",
+    );
     assert.throws(() => run([blocks[10], blocks[9], blocks[6], blocks[5], undefined]), /3 .* or 5 reset targets/);
     await assert.rejects(
       run([{ hash: h(5, 3), number: 3 }, blocks[1], blocks[0], undefined, undefined]),

@@ -185,9 +185,12 @@ export class Rollup {
     });
   }
 
-  /** A fresh verifier: its own opal-exec from genesis and a Driver following L1 only. */
-  verifier(log: DriverLog = SILENT_LOG): Verifier {
-    return new Verifier(this, log);
+  /**
+   * A fresh verifier: its own opal-exec from genesis and a Driver following L1 only, with `driver`
+   * in place of the rollup's driver options when given.
+   */
+  verifier(log: DriverLog = SILENT_LOG, driver?: DriverOptions): Verifier {
+    return new Verifier(this, log, driver);
   }
 }
 
@@ -197,7 +200,7 @@ export class Verifier {
   readonly driver: Driver;
   readonly l1: L1Source;
 
-  constructor(rollup: Rollup, log: DriverLog) {
+  constructor(rollup: Rollup, log: DriverLog, driver?: DriverOptions) {
     this.exec = InProcessExec.create(rollup.l2Genesis);
     this.engine = new EngineClient(this.exec.rpc, rollup.cfg);
     this.l1 = new L1Source(
@@ -216,7 +219,7 @@ export class Verifier {
         l1Chain: null,
         log,
       },
-      rollup.opts.driver ?? {},
+      driver ?? rollup.opts.driver ?? {},
     );
   }
 

@@ -3,12 +3,13 @@
  * named on the command line, or all of them, prints each part's table and a summary table, and
  * exits 1 when any row failed. Each part lives in test/reliability/ and implements Section.
  */
+import { crashSection } from "../test/reliability/crashSection.js";
 import { fuzzSection } from "../test/reliability/fuzzSection.js";
 import { scenariosSection } from "../test/reliability/scenariosSection.js";
 import type { Section, SectionResult } from "../test/reliability/section.js";
 import { soakSection } from "../test/reliability/soakSection.js";
 
-const SECTIONS: readonly Section[] = [fuzzSection, soakSection, scenariosSection];
+const SECTIONS: readonly Section[] = [fuzzSection, crashSection, soakSection, scenariosSection];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !SECTIONS.some((s) => s.name === w));

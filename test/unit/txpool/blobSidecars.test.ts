@@ -1,0 +1,95 @@
+/**
+ * The dev L1's blob sidecar store: sidecars verified on arrival, served by sealed block, and pruned
+ * — by block and by versioned hash — once `keepBlocks` old (the soak found the by-hash map kept
+ * every blob it was ever given: 128 KiB each, one per L1 block under the devnet's batcher).
+ */
+import { strict as assert } from "node:assert";
+import { loadKzg } from "../../../src/crypto/kzg.js";
+import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
+import { type BlobTxNetwork, kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
+import { type BlobTx, TxType } from "../../../src/tx/tx.js";
+import { BlobSidecarError, BlobSidecarStore } from "../../../src/txpool/blobSidecars.js";
+
+/** A blob tx in network form carrying one blob of `payload` (unsigned: the store does not check). */
+function blobTx(payload: number): BlobTxNetwork {
+  const kzg = loadKzg();
+  const blob = encodeBlob(Uint8Array.of(payload, 1, 2, 3));
+  const commitment = kzg.blobToKzgCommitment(blob);
+  const proof = kzg.computeBlobKzgProof(blob, commitment);
+  const tx: BlobTx = {
+    type: TxType.Blob,
+    chainId: 1337n,
+    nonce: BigInt(payload),
+    maxPriorityFeePerGas: 1n,
+    maxFeePerGas: 1n,
+    gasLimit: 21_000n,
+    to: new Uint8Array(20),
+    value: 0n,
+    data: new Uint8Array(0),
+    accessList: [],
+    maxFeePerBlobGas: 1n,
+    blobVersionedHashes: [kzgToVersionedHash(commitment)],
+    yParity: 0,
+    r: 1n,
+    s: 1n,
+  };
+  return { tx, wrapperVersion: 0, blobs: [blob], commitments: [commitment], proofs: [proof] };
+}
+
+describe("txpool/blobSidecars: the dev L1's blob store", function () {
+  this.timeout(60_000); // the first loadKzg reads the trusted setup
+
+  it("serves a sealed block's sidecars and refuses a proof that does not hold", () => {
+    const store = new BlobSidecarStore(4);
+    const a = blobTx(1);
+    store.add(a);
+    const hash = new Uint8Array(32).fill(1);
+    store.sealed(1, hash, [a.tx]);
+    const got = store.atBlock(1, hash);
+    assert.equal(got?.length, 1);
+    assert.deepEqual(got![0]!.blob, a.blobs[0]);
+    assert.equal(store.atBlock(1, new Uint8Array(32)), null);
+    const b = blobTx(2);
+    assert.throws(() => store.add({ ...b, proofs: blobTx(3).proofs }), BlobSidecarError);
+  });
+
+  it("forgets sidecars keepBlocks after they were sealed or added, sealed or not", () => {
+    const keep = 3;
+    const store = new BlobSidecarStore(keep);
+    const sealedOne = blobTx(4);
+    const neverSealed = blobTx(5);
+    store.add(sealedOne);
+    store.add(neverSealed);
+    store.sealed(1, new Uint8Array(32).fill(1), [sealedOne.tx]);
+    assert.deepEqual(store.stats(), { blobs: 2, blocks: 1 });
+    // Empty blocks until both are `keep` blocks old: the never-sealed one (added at head 0) goes
+    // first, the sealed one with its block.
+    store.sealed(2, new Uint8Array(32).fill(2), []);
+    store.sealed(3, new Uint8Array(32).fill(3), []);
+    assert.deepEqual(store.stats(), { blobs: 1, blocks: 3 });
+    store.sealed(4, new Uint8Array(32).fill(4), []);
+    assert.deepEqual(store.stats(), { blobs: 0, blocks: 3 });
+    assert.equal(store.atBlock(1, new Uint8Array(32).fill(1)), null);
+    for (let n = 5; n < 200; n++) store.sealed(n, new Uint8Array(32).fill(n), []);
+    assert.deepEqual(store.stats(), { blobs: 0, blocks: keep });
+  });
+
+  it("keeps a pending tx's sidecar until it is sealed within keepBlocks", () => {
+    const store = new BlobSidecarStore(3);
+    for (let n = 1; n <= 5; n++) store.sealed(n, new Uint8Array(32).fill(n), []);
+    const late = blobTx(6);
+    store.add(late); // added at head 5
+    store.sealed(6, new Uint8Array(32).fill(6), []);
+    store.sealed(7, new Uint8Array(32).fill(7), []);
+    const h8 = new Uint8Array(32).fill(8);
+    store.sealed(8, h8, [late.tx]);
+    assert.equal(store.atBlock(8, h8)?.length, 1);
+    // Sealed at 8, it stays while block 8 is kept.
+    store.sealed(9, new Uint8Array(32).fill(9), []);
+    store.sealed(10, new Uint8Array(32).fill(10), []);
+    assert.equal(store.atBlock(8, h8)?.length, 1);
+    assert.equal(store.stats().blobs, 1);
+    store.sealed(11, new Uint8Array(32).fill(11), []);
+    assert.deepEqual(store.stats(), { blobs: 0, blocks: 3 });
+  });
+});

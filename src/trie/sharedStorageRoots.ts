@@ -15,6 +15,15 @@
  */
 import { decodeBatch, encodeBatch } from "../storage/batchCodec.js";
 import { type KvReader, WriteBatch } from "../storage/kv.js";
+import {
+  claim,
+  claimState,
+  drainFromCursor,
+  publish,
+  sharedBytes,
+  sharedInts,
+  waitDone,
+} from "../util/sharedClaims.js";
 import { idleThreads, type TaskPool } from "../util/taskPool.js";
 
 /** One storage trie to update: its account and the sorted, unique keys of its changed slots. */
@@ -51,9 +60,6 @@ const STAT_KEYS = ["nodesRead", "leavesRead", "refsAdded", "nodePuts", "nodeDels
 /** Computes one job's update: returns the new root, appends the writes to `batch`, adds to `stats`. */
 export type StorageJobRunner = (kv: KvReader, job: StorageJob, batch: WriteBatch, stats: TrieWalkStats) => Uint8Array;
 
-const PENDING = 0;
-const CLAIMED = 1;
-const DONE = 2;
 const RESULT_WORDS = 1 + STAT_KEYS.length;
 
 /** Waits this long (ms) for a job a worker holds before redoing it here. */
@@ -74,14 +80,6 @@ const REGION_BASE = 4096;
  */
 export const MIN_SHARED_SLOTS = 32;
 
-function sharedBytes(n: number): Uint8Array {
-  return new Uint8Array(new SharedArrayBuffer(Math.max(n, 1)), 0, n);
-}
-
-function sharedInts(n: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(4 * Math.max(n, 1)), 0, n);
-}
-
 export function packStorageJobs(jobs: readonly StorageJob[]): StorageJobBuffers {
   const n = jobs.length;
   const keyOffsets = sharedInts(n + 1);
@@ -100,7 +98,7 @@ export function packStorageJobs(jobs: readonly StorageJob[]): StorageJobBuffers 
     arena: sharedBytes(arena),
     arenaOffsets,
     results: sharedInts(RESULT_WORDS * n),
-    state: sharedInts(n + 1),
+    state: claimState(n),
   };
   for (let i = 0; i < n; i++) {
     let at = 32 * keyOffsets[i];
@@ -138,21 +136,13 @@ function runIntoRegion(kv: KvReader, b: StorageJobBuffers, i: number, run: Stora
 
 /** The worker side: runs jobs from the cursor on until it passes the end; returns how many it ran. */
 export function workStorageJobs(kv: KvReader, b: StorageJobBuffers, run: StorageJobRunner): number {
-  const n = b.state.length - 1;
-  let done = 0;
-  for (;;) {
-    const i = Atomics.add(b.state, n, 1);
-    if (i >= n) return done;
-    if (Atomics.compareExchange(b.state, i, PENDING, CLAIMED) !== PENDING) continue;
+  return drainFromCursor(b.state, (i) => {
     try {
       runIntoRegion(kv, b, i, run);
     } catch {
       b.results[RESULT_WORDS * i] = -1; // redone (and its error raised) by the importing thread
     }
-    Atomics.store(b.state, i, DONE);
-    Atomics.notify(b.state, i);
-    done++;
-  }
+  });
 }
 
 export interface SharedStorageOutcome {
@@ -190,11 +180,11 @@ export function runStorageJobs(
   const roots: Uint8Array[] = new Array(n);
   // From the back while anything is pending.
   for (let i = n - 1; i >= 0; i--) {
-    if (Atomics.compareExchange(b.state, i, PENDING, CLAIMED) !== PENDING) continue;
+    if (!claim(b.state, i)) continue;
     const own = new WriteBatch();
     roots[i] = run(kv, jobs[i], own, stats);
     local[i] = own;
-    Atomics.store(b.state, i, DONE);
+    publish(b.state, i);
   }
   let byWorkers = 0;
   const waitMs = opts.claimWaitMs ?? CLAIM_WAIT_MS;
@@ -204,9 +194,8 @@ export function runStorageJobs(
       for (const op of own.ops) batch.ops.push(op);
       continue;
     }
-    if (Atomics.load(b.state, i) !== DONE) Atomics.wait(b.state, i, CLAIMED, waitMs);
     const r = RESULT_WORDS * i;
-    if (Atomics.load(b.state, i) !== DONE || b.results[r] < 0) {
+    if (!waitDone(b.state, i, waitMs) || b.results[r] < 0) {
       roots[i] = run(kv, jobs[i], batch, stats); // held too long, did not fit, or failed there
       continue;
     }

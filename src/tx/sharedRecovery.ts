@@ -13,6 +13,7 @@
  * after it is loaded as 2. With no pool, a small block or a full queue, every item is recovered on
  * the executing thread, on demand.
  */
+import { claim, claimState, drainFromCursor, isDone, publish, sharedBytes, waitDone } from "../util/sharedClaims.js";
 import { idleThreads, type TaskPool } from "../util/taskPool.js";
 import { NO_SIGNATURE, packSignatures, recoverPackedAt } from "./recoverPacked.js";
 import { type Tx, TxType } from "./tx.js";
@@ -35,10 +36,6 @@ export interface SharedRecoveryBuffers {
   readonly state: Int32Array;
 }
 
-const PENDING = 0;
-const CLAIMED = 1;
-const DONE = 2;
-
 /** Waits this long (ms) for a claimed item before recovering it here (a worker that died holds it). */
 const CLAIM_WAIT_MS = 2000;
 
@@ -48,23 +45,9 @@ const CLAIM_WAIT_MS = 2000;
  */
 export const MIN_SHARED_RECOVERY = 4;
 
-function shared(bytes: number): Uint8Array {
-  return new Uint8Array(new SharedArrayBuffer(Math.max(bytes, 1)), 0, bytes);
-}
-
 /** The worker side: recovers items from the cursor on until it runs past the end. */
 export function recoverShared(b: SharedRecoveryBuffers): number {
-  const n = b.state.length - 1;
-  let done = 0;
-  for (;;) {
-    const i = Atomics.add(b.state, n, 1);
-    if (i >= n) return done;
-    if (Atomics.compareExchange(b.state, i, PENDING, CLAIMED) !== PENDING) continue;
-    recoverPackedAt(b.hashes, b.sigs, b.out, i);
-    Atomics.store(b.state, i, DONE);
-    Atomics.notify(b.state, i);
-    done++;
-  }
+  return drainFromCursor(b.state, (i) => recoverPackedAt(b.hashes, b.sigs, b.out, i));
 }
 
 /** A SenderSource fed by workers; `workerItems` settles with how many items the workers recovered. */
@@ -90,28 +73,24 @@ class SharedSenders implements SharedSenderSource {
     const tx = this.txs[i];
     if (tx.type === TxType.Deposit) return tx.from;
     const b = this.b;
-    const state = b.state;
-    if (Atomics.compareExchange(state, i, PENDING, CLAIMED) === PENDING) {
+    if (claim(b.state, i)) {
       recoverPackedAt(b.hashes, b.sigs, b.out, i);
-      Atomics.store(state, i, DONE);
-    } else if (Atomics.load(state, i) !== DONE) this.awaitItem(i);
+      publish(b.state, i);
+    } else if (!isDone(b.state, i)) this.awaitItem(i);
     return b.out[21 * i] === 1 ? b.out.slice(21 * i + 1, 21 * i + 21) : null;
   }
 
   /** Item i is a worker's: recover items from the end meanwhile, then wait for it (bounded). */
   private awaitItem(i: number): void {
     const b = this.b;
-    const state = b.state;
-    while (Atomics.load(state, i) !== DONE && this.tail > i) {
+    while (!isDone(b.state, i) && this.tail > i) {
       const j = this.tail--;
-      if (Atomics.compareExchange(state, j, PENDING, CLAIMED) !== PENDING) continue;
+      if (!claim(b.state, j)) continue;
       recoverPackedAt(b.hashes, b.sigs, b.out, j);
-      Atomics.store(state, j, DONE);
+      publish(b.state, j);
     }
-    if (Atomics.wait(state, i, CLAIMED, this.claimWaitMs) === "timed-out" && Atomics.load(state, i) !== DONE) {
-      // The worker holding it is gone: recover it here (the output is only ever written with the result).
-      recoverPackedAt(b.hashes, b.sigs, b.out, i);
-    }
+    // The worker holding it is gone: recover it here (the output is only ever written with the result).
+    if (!waitDone(b.state, i, this.claimWaitMs)) recoverPackedAt(b.hashes, b.sigs, b.out, i);
   }
 }
 
@@ -129,10 +108,10 @@ export function startSharedRecovery(
   const n = txs.length;
   const packed = packSignatures(txs);
   const b: SharedRecoveryBuffers = {
-    hashes: shared(32 * n),
-    sigs: shared(65 * n),
-    out: shared(21 * n),
-    state: new Int32Array(new SharedArrayBuffer(4 * (n + 1))),
+    hashes: sharedBytes(32 * n),
+    sigs: sharedBytes(65 * n),
+    out: sharedBytes(21 * n),
+    state: claimState(n),
   };
   b.hashes.set(packed.hashes);
   b.sigs.set(packed.sigs);

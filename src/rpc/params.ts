@@ -27,7 +27,7 @@ export function optional<T>(d: ParamDecoder<T>): ParamDecoder<T | undefined> {
 }
 
 /** Go's name for the JSON kind of a value, as in "json: cannot unmarshal <kind> into Go value…". */
-function jsonKind(v: unknown): string {
+export function jsonKind(v: unknown): string {
   if (typeof v === "string") return "string";
   if (typeof v === "number") return "number";
   if (typeof v === "boolean") return "bool";

@@ -34,7 +34,7 @@
  */
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import { RpcError } from "../../rpc/errors.js";
-import { hash, type ParamDecoder, ParamError } from "../../rpc/params.js";
+import { hash, jsonKind, type ParamDecoder, ParamError } from "../../rpc/params.js";
 import { type AnyMethod, type AnySubscription, defineMethod, defineSubscription } from "../../rpc/registry.js";
 import type { Subscription } from "../../rpc/subscriptions.js";
 import { isForkActive, type RollupConfig } from "../config.js";
@@ -528,14 +528,6 @@ export class ManagedMode {
 }
 
 // ---- parameter decoders (Go encoding/json into op-service eth types) ----
-
-function jsonKind(v: unknown): string {
-  if (typeof v === "string") return "string";
-  if (typeof v === "number") return "number";
-  if (typeof v === "boolean") return "bool";
-  if (Array.isArray(v)) return "array";
-  return "object";
-}
 
 /** A Go uint64 from a JSON number (as a `number`, exact up to 2^53-1). */
 function goUint64(v: unknown, where: string): number {

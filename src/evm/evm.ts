@@ -12,6 +12,7 @@ import type { WorldState } from "../state/worldState.js";
 import type { BlockContext, TxContext } from "./context.js";
 import { delegationTarget } from "./delegation.js";
 import { Frame, FrameKind } from "./frame.js";
+import { BYTE_WORDS } from "./opcodes/flow.js";
 import { OP_NAMES } from "./opcodes/names.js";
 import { type JumpTable, jumpTable } from "./opcodes/table.js";
 import { type PrecompileTable, precompileTable } from "./precompiles/table.js";
@@ -19,15 +20,24 @@ import { PrecompileStatus } from "./precompiles/types.js";
 import { type GasSchedule, gasSchedule } from "./schedule.js";
 import { HALT_NAMES, Halt } from "./status.js";
 import type { CallKind, EvmTracer } from "./tracer.js";
-import { MASK_160, readAddress } from "./word.js";
+import { loadBytes, MASK_160, MASK_256, readAddress, readWord } from "./word.js";
 
 const EMPTY = new Uint8Array(0);
 /** Tracer names of the call kinds, indexed by FrameKind (Create is named where it is known). */
 const CALL_KINDS: readonly CallKind[] = ["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE"];
 const MAX_DEPTH = 1024;
+const TWO_256 = 1n << 256n;
 const MAX_NONCE = (1n << 64n) - 1n;
 /** JUMP/JUMPI between two reads of the clock under a deadline (~0.1 ms of the tightest loop). */
 const DEADLINE_CHECK_JUMPS = 1024;
+/** The untraced loop's exit on a failed check: the frame as the check found it, and the halt. */
+function stopAt(f: Frame, pc: number, sp: number, gas: number, h: Halt): Halt {
+  f.pc = pc;
+  f.sp = sp;
+  f.gas = gas;
+  return h;
+}
+
 /** The result of the last finished message (tx level or a child frame). */
 export interface MessageResult {
   halt: Halt;
@@ -192,22 +202,204 @@ export class Evm {
     }
   }
 
+  /**
+   * The untraced loop. PERF: pc, sp and gas live in locals, and the commonest cheap opcodes (stack
+   * moves, PUSH, comparisons, bit and add/sub/mul arithmetic, jumps) run inline in a switch that
+   * V8 compiles to a jump table; every other opcode, and any opcode this fork does not define,
+   * leaves the switch and runs its table function with the frame synced. Each inline case does
+   * exactly what its table function does (opcodes/*.ts, which the traced loop runs). compute-keccak
+   * bench: 97 → see bench/README.md `evm`.
+   */
   private loop(f: Frame): Halt {
-    const { fns, gas, minStack, maxStack } = this.table;
+    const { fns, gas, minStack, maxStack, push0 } = this.table;
     const code = f.code;
     const n = code.length;
+    const s = f.stack;
+    const view = f.codeView;
+    const jumpdests = f.jumpdests;
+    let pc = f.pc;
+    let sp = f.sp;
+    let left = f.gas;
     for (;;) {
-      const pc = f.pc;
       const op = pc < n ? code[pc] : 0;
-      const sp = f.sp;
-      if (sp < minStack[op]) return Halt.StackUnderflow;
-      if (sp > maxStack[op]) return Halt.StackOverflow;
-      const g = f.gas - gas[op];
-      if (g < 0) return Halt.OutOfGas;
-      f.gas = g;
-      f.pc = pc + 1;
-      const s = fns[op](this, f);
-      if (s !== Halt.Continue) return s;
+      if (sp < minStack[op]) {
+        return stopAt(f, pc, sp, left, Halt.StackUnderflow);
+      }
+      if (sp > maxStack[op]) {
+        return stopAt(f, pc, sp, left, Halt.StackOverflow);
+      }
+      const g = left - gas[op];
+      if (g < 0) {
+        return stopAt(f, pc, sp, left, Halt.OutOfGas);
+      }
+      left = g;
+      pc++;
+      switch (op) {
+        case 0x01: {
+          const r = s[sp - 1] + s[sp - 2];
+          s[sp - 2] = r > MASK_256 ? r - TWO_256 : r;
+          sp--;
+          continue;
+        }
+        case 0x02:
+          s[sp - 2] = (s[sp - 1] * s[sp - 2]) & MASK_256;
+          sp--;
+          continue;
+        case 0x03:
+          s[sp - 2] = (s[sp - 1] - s[sp - 2]) & MASK_256;
+          sp--;
+          continue;
+        case 0x10:
+          s[sp - 2] = s[sp - 1] < s[sp - 2] ? 1n : 0n;
+          sp--;
+          continue;
+        case 0x11:
+          s[sp - 2] = s[sp - 1] > s[sp - 2] ? 1n : 0n;
+          sp--;
+          continue;
+        case 0x14:
+          s[sp - 2] = s[sp - 1] === s[sp - 2] ? 1n : 0n;
+          sp--;
+          continue;
+        case 0x15:
+          s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
+          continue;
+        case 0x16:
+          s[sp - 2] = s[sp - 1] & s[sp - 2];
+          sp--;
+          continue;
+        case 0x17:
+          s[sp - 2] = s[sp - 1] | s[sp - 2];
+          sp--;
+          continue;
+        case 0x18:
+          s[sp - 2] = s[sp - 1] ^ s[sp - 2];
+          sp--;
+          continue;
+        case 0x19:
+          s[sp - 1] = MASK_256 ^ s[sp - 1];
+          continue;
+        case 0x50:
+          sp--;
+          continue;
+        // A jump past a deadline or to a bad destination leaves the switch: its table function
+        // stops the frame.
+        case 0x56: {
+          if (this.deadline !== 0 && this.pastDeadline()) break;
+          const dest = s[sp - 1];
+          if (dest >= BigInt(n) || jumpdests[Number(dest)] !== 1) break;
+          sp--;
+          pc = Number(dest);
+          continue;
+        }
+        case 0x57: {
+          if (this.deadline !== 0 && this.pastDeadline()) break;
+          if (s[sp - 2] !== 0n) {
+            const dest = s[sp - 1];
+            if (dest >= BigInt(n) || jumpdests[Number(dest)] !== 1) break;
+            pc = Number(dest);
+          }
+          sp -= 2;
+          continue;
+        }
+        case 0x5b:
+          continue;
+        case 0x5f:
+          if (!push0) break;
+          s[sp++] = 0n;
+          continue;
+        case 0x60:
+          s[sp++] = BYTE_WORDS[pc < n ? code[pc] : 0];
+          pc++;
+          continue;
+        case 0x61:
+        case 0x62:
+        case 0x63:
+        case 0x64:
+        case 0x65:
+        case 0x66:
+        case 0x67:
+        case 0x68:
+        case 0x69:
+        case 0x6a:
+        case 0x6b:
+        case 0x6c:
+        case 0x6d:
+        case 0x6e:
+        case 0x6f:
+        case 0x70:
+        case 0x71:
+        case 0x72:
+        case 0x73:
+        case 0x74:
+        case 0x75:
+        case 0x76:
+        case 0x77:
+        case 0x78:
+        case 0x79:
+        case 0x7a:
+        case 0x7b:
+        case 0x7c:
+        case 0x7d:
+        case 0x7e:
+        case 0x7f: {
+          const len = op - 0x5f;
+          s[sp++] = pc + len <= n ? loadBytes(view, pc, len) : readWord(code, pc, len);
+          pc += len;
+          continue;
+        }
+        case 0x80:
+        case 0x81:
+        case 0x82:
+        case 0x83:
+        case 0x84:
+        case 0x85:
+        case 0x86:
+        case 0x87:
+        case 0x88:
+        case 0x89:
+        case 0x8a:
+        case 0x8b:
+        case 0x8c:
+        case 0x8d:
+        case 0x8e:
+        case 0x8f:
+          s[sp] = s[sp - (op - 0x7f)];
+          sp++;
+          continue;
+        case 0x90:
+        case 0x91:
+        case 0x92:
+        case 0x93:
+        case 0x94:
+        case 0x95:
+        case 0x96:
+        case 0x97:
+        case 0x98:
+        case 0x99:
+        case 0x9a:
+        case 0x9b:
+        case 0x9c:
+        case 0x9d:
+        case 0x9e:
+        case 0x9f: {
+          const top = sp - 1;
+          const other = top - (op - 0x8f);
+          const t = s[top];
+          s[top] = s[other];
+          s[other] = t;
+          continue;
+        }
+      }
+      // Not inline, or a jump that stops: the table function, on a synced frame.
+      f.pc = pc;
+      f.sp = sp;
+      f.gas = left;
+      const st = fns[op](this, f);
+      if (st !== Halt.Continue) return st;
+      pc = f.pc;
+      sp = f.sp;
+      left = f.gas;
     }
   }
 

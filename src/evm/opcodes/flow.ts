@@ -48,7 +48,7 @@ export function opPush0(_e: Evm, f: Frame): Halt {
 }
 
 /** The 256 one-byte words, made once: PUSH1 (the commonest opcode) then allocates nothing. */
-const BYTE_WORDS: readonly bigint[] = Array.from({ length: 256 }, (_, i) => BigInt(i));
+export const BYTE_WORDS: readonly bigint[] = Array.from({ length: 256 }, (_, i) => BigInt(i));
 
 export function opPush1(_e: Evm, f: Frame): Halt {
   const pc = f.pc;

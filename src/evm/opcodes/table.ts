@@ -23,6 +23,8 @@ export interface JumpTable {
   readonly gas: Int32Array;
   readonly minStack: Int32Array;
   readonly maxStack: Int32Array;
+  /** PUSH0 is defined (Shanghai on): the loop runs it inline. */
+  readonly push0: boolean;
 }
 
 const cache = new Map<Fork, JumpTable>();
@@ -138,5 +140,5 @@ function build(fork: Fork): JumpTable {
   def(0xfd, X.opRevert, 0, 2, 0, Fork.Byzantium);
   def(0xfe, X.opInvalid, 0, 0, 0);
   def(0xff, X.opSelfdestruct, sc.selfdestruct, 1, 0);
-  return Object.freeze({ fns: Object.freeze(fns), gas, minStack, maxStack });
+  return Object.freeze({ fns: Object.freeze(fns), gas, minStack, maxStack, push0: fork >= Fork.Shanghai });
 }

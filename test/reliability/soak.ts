@@ -67,6 +67,15 @@ export const SOAK_DEFAULTS: Omit<SoakOptions, "print"> = {
   drainSeconds: 30,
 };
 
+/** Memory gauges of prom-client's default metrics, bytes. */
+export interface MemoryGauges {
+  readonly heapCommitted: number;
+  readonly newSpace: number;
+  readonly external: number;
+}
+
+const NO_GAUGES: MemoryGauges = { heapCommitted: Number.NaN, newSpace: Number.NaN, external: Number.NaN };
+
 /** What one devnet process did over the run. */
 export interface ProcessFigures {
   readonly name: string;
@@ -78,6 +87,14 @@ export interface ProcessFigures {
   /** V8 heap used when the load started and when it stopped, bytes (NaN without metrics). */
   heapStart: number;
   heapEnd: number;
+  /**
+   * The same two scrapes' other memory gauges, bytes (NaN without metrics): the main isolate's heap
+   * as committed (used plus free pages it keeps), its new space alone (V8 grows the young
+   * generation with the allocation rate), and memory held by ArrayBuffers and other external
+   * allocations. They tell heap growth from V8 sizing and from native memory when RSS rises.
+   */
+  memStart: MemoryGauges;
+  memEnd: MemoryGauges;
   /** Whether the process serves metrics (the batcher does not). */
   readonly hasMetrics: boolean;
   exited: boolean;
@@ -477,6 +494,8 @@ async function loadAndMeasure(
     lag: null,
     heapStart: Number.NaN,
     heapEnd: Number.NaN,
+    memStart: NO_GAUGES,
+    memEnd: NO_GAUGES,
     hasMetrics: p.name in metricsPort,
     exited: p.exited,
   }));
@@ -511,10 +530,19 @@ async function loadAndMeasure(
       error(`${p.name} metrics: no nodejs_eventloop_lag_p99_seconds / _max_seconds`);
       return;
     }
+    const mem: MemoryGauges = {
+      heapCommitted: promValue(text, "nodejs_heap_size_total_bytes") ?? Number.NaN,
+      newSpace: promValue(text, 'nodejs_heap_space_size_total_bytes\\{space="new"\\}') ?? Number.NaN,
+      external: promValue(text, "nodejs_external_memory_bytes") ?? Number.NaN,
+    };
     if (end) {
       p.lag = { p99, max };
       p.heapEnd = heapUsed ?? Number.NaN;
-    } else p.heapStart = heapUsed ?? Number.NaN;
+      p.memEnd = mem;
+    } else {
+      p.heapStart = heapUsed ?? Number.NaN;
+      p.memStart = mem;
+    }
   };
 
   // Reset the event-loop histograms: the window read at the end starts with the load.
@@ -820,7 +848,12 @@ export function judgeSoak(r: SoakReport): SoakVerdict {
       figures:
         `windows ${mb(g.base)} → ${mb(g.end)} MB; fitted trend after warm-up ${pct(g.trend)}; ` +
         `anon ${mb(p.rss.at(-1)?.anonKb ?? Number.NaN)} MB` +
-        (p.hasMetrics ? `; heap ${heap(p.heapStart)} → ${heap(p.heapEnd)} MB` : ""),
+        (p.hasMetrics
+          ? `; heap ${heap(p.heapStart)} → ${heap(p.heapEnd)} MB` +
+            ` (committed ${heap(p.memStart.heapCommitted)} → ${heap(p.memEnd.heapCommitted)},` +
+            ` new space ${heap(p.memStart.newSpace)} → ${heap(p.memEnd.newSpace)}),` +
+            ` external ${heap(p.memStart.external)} → ${heap(p.memEnd.external)} MB`
+          : ""),
       result: [problems.length === 0 ? "ok" : `FAIL ${problems.join(", ")}`, ...notes].join("; "),
     });
   }

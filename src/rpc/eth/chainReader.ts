@@ -36,9 +36,12 @@ export const CACHE_BLOCKS = 256;
 /**
  * Transactions kept over all cached blocks. A decoded tx with its hash, sender and receipt holds
  * about 1.6 KB of heap (measured in the soak, 43-tx blocks), so 256 full blocks could hold hundreds
- * of MB; 4096 txs is ~7 MB, and the blocks readers ask for again are the recent ones.
+ * of MB. 1024 txs is ~1.7 MB, some 25–50 blocks of an OP chain (geth keeps receipts of 32 blocks),
+ * and the blocks readers ask for again are the recent ones. It also fills within a minute at 20
+ * tx/s: at 4096 the soak (test/reliability/soak.ts) saw it still filling 4 minutes in, as ~7 MB of
+ * heap growth that a leak check cannot tell from a leak.
  */
-export const CACHE_TXS = 4096;
+export const CACHE_TXS = 1024;
 
 export interface ChainReaderLimits {
   readonly blocks?: number;

@@ -30,6 +30,8 @@ function proc(name: string, loadMs: number, base: number, step: number, stepAt: 
     lag: { p99: lagP99, max: lagP99 * 2 },
     heapStart: 2 ** 25,
     heapEnd: 2 ** 25,
+    memStart: { heapCommitted: 2 ** 26, newSpace: 2 ** 24, external: 2 ** 22 },
+    memEnd: { heapCommitted: 2 ** 26, newSpace: 2 ** 24, external: 2 ** 22 },
     hasMetrics: true,
     exited: false,
   };

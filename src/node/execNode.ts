@@ -14,6 +14,7 @@ import { arch, platform } from "node:os";
 import { join } from "node:path";
 import { Blockchain, ChainError, type HeadChange } from "../chain/blockchain.js";
 import { parseGenesis } from "../chain/genesis.js";
+import { loadKzg } from "../crypto/kzg.js";
 import { AuthRpcServer } from "../engine/authServer.js";
 import { EngineApi } from "../engine/engineApi.js";
 import { defaultJwtSecretPath, loadOrCreateJwtSecret } from "../engine/jwtSecret.js";
@@ -329,6 +330,10 @@ export class ExecNode {
       // A dev L1 with --dev.beacon takes blob txs and keeps their sidecars for its beacon API.
       const blobSidecars =
         config.dev && config["dev.beacon"] === true && chain.config.optimism === null ? new BlobSidecarStore() : null;
+      // Its first blob tx needs the KZG trusted setup, whose load blocks the thread for 1.2–1.6 s
+      // here: load it while starting, not under the first blob tx (the soak saw a 2.6 s event-loop
+      // stall on the dev L1 when the batcher's first blob arrived).
+      if (blobSidecars !== null) loadKzg();
       const txPool = new TxPool(
         {
           priceLimit: config["txpool.pricelimit"],

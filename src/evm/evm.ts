@@ -4,7 +4,9 @@
  * CREATE opcode prepares a child frame and returns Halt.Call, and the driver switches frames, so
  * depth 1024 costs no native stack.
  */
+
 import { keccak256 } from "../crypto/keccak.js";
+import { TWO_256 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { ForkRules } from "../spec/forks.js";
 import type { Account } from "../state/account.js";
@@ -26,7 +28,6 @@ const EMPTY = new Uint8Array(0);
 /** Tracer names of the call kinds, indexed by FrameKind (Create is named where it is known). */
 const CALL_KINDS: readonly CallKind[] = ["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE"];
 const MAX_DEPTH = 1024;
-const TWO_256 = 1n << 256n;
 const MAX_NONCE = (1n << 64n) - 1n;
 /** JUMP/JUMPI between two reads of the clock under a deadline (~0.1 ms of the tightest loop). */
 const DEADLINE_CHECK_JUMPS = 1024;

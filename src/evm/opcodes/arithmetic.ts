@@ -2,12 +2,11 @@
  * Arithmetic, comparison and bitwise opcodes on 256-bit words held as non-negative bigints.
  * Stack bounds and constant gas are checked by the loop (table.ts); these only compute.
  */
+import { TWO_256 } from "../../primitives/u256.js";
 import type { Evm } from "../evm.js";
 import type { Frame } from "../frame.js";
 import { Halt } from "../status.js";
 import { MASK_256, SIGN_256 } from "../word.js";
-
-const TWO_256 = 1n << 256n;
 
 function signed(v: bigint): bigint {
   return v >= SIGN_256 ? v - TWO_256 : v;

@@ -6,7 +6,7 @@
  * `ChainConfigError` naming the field.
  */
 import { hexToBytes } from "../primitives/hex.js";
-import { Fork, type ForkRules, OpFork } from "./forks.js";
+import { Fork, type ForkRules, OpFork, opL1Fork } from "./forks.js";
 
 /** Blob parameters of one fork (EIP-7840 `blobSchedule` entry). */
 export interface BlobParams {
@@ -81,6 +81,8 @@ export interface ChainConfig {
   readonly holoceneTime: number | null;
   readonly isthmusTime: number | null;
   readonly jovianTime: number | null;
+  /** Karst (op-geth / op-reth `karstTime`); brings Osaka's execution rules to L2 (`rulesAt`). */
+  readonly karstTime: number | null;
   readonly interopTime: number | null;
   /** Present exactly on OP Stack chains (op-geth `IsOptimism()`). */
   readonly optimism: OptimismConfig | null;
@@ -247,6 +249,7 @@ const OP_TIME_ORDER: (keyof ChainConfig)[] = [
   "holoceneTime",
   "isthmusTime",
   "jovianTime",
+  "karstTime",
   "interopTime",
 ];
 
@@ -353,6 +356,7 @@ export function parseChainConfig(json: unknown): ChainConfig {
     holoceneTime: optUint(json, "holoceneTime"),
     isthmusTime: optUint(json, "isthmusTime"),
     jovianTime: optUint(json, "jovianTime"),
+    karstTime: optUint(json, "karstTime"),
     interopTime: optUint(json, "interopTime"),
     optimism,
   });
@@ -425,6 +429,7 @@ function l1ForkAt(cfg: ChainConfig, number: number, timestamp: number): Fork {
 function opForkAt(cfg: ChainConfig, number: number, timestamp: number): OpFork | null {
   if (cfg.optimism === null || !reached(cfg.bedrockBlock, number)) return null;
   if (reached(cfg.interopTime, timestamp)) return OpFork.Interop;
+  if (reached(cfg.karstTime, timestamp)) return OpFork.Karst;
   if (reached(cfg.jovianTime, timestamp)) return OpFork.Jovian;
   if (reached(cfg.isthmusTime, timestamp)) return OpFork.Isthmus;
   if (reached(cfg.holoceneTime, timestamp)) return OpFork.Holocene;
@@ -440,13 +445,18 @@ function opForkAt(cfg: ChainConfig, number: number, timestamp: number): OpFork |
 /**
  * The rules block `number` at `timestamp` runs under. Each fork is the latest one its schedule has
  * reached (an unscheduled fork is never active; see `l1ForkAt` for the merge). On OP chains the L1
- * fork still comes from the config's own L1 schedule (op-geth sets shanghaiTime = canyonTime,
- * cancunTime = ecotoneTime, pragueTime = isthmusTime), and `op` is the latest OP fork from Bedrock on.
- * Returns a frozen object shared by every call with the same result.
+ * fork comes from the config's own L1 schedule (op-geth sets shanghaiTime = canyonTime,
+ * cancunTime = ecotoneTime, pragueTime = isthmusTime, osakaTime = karstTime) but is never older than
+ * the one the OP fork implies (`opL1Fork`: op-revm derives the EVM spec from the OP fork alone, so a
+ * genesis with `karstTime` and no `osakaTime` still runs Osaka's EVM from Karst on); `op` is the
+ * latest OP fork from Bedrock on. Returns a frozen object shared by every call with the same result.
  */
 export function rulesAt(cfg: ChainConfig, number: number, timestamp: number): ForkRules {
   const op = opForkAt(cfg, number, timestamp);
-  return RULES[l1ForkAt(cfg, number, timestamp)][op === null ? 0 : op + 1];
+  const l1 = l1ForkAt(cfg, number, timestamp);
+  if (op === null) return RULES[l1][0];
+  const implied = opL1Fork(op);
+  return RULES[implied > l1 ? implied : l1][op + 1];
 }
 
 /**

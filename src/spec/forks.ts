@@ -39,7 +39,10 @@ export enum OpFork {
   Holocene = 7,
   Isthmus = 8,
   Jovian = 9,
-  Interop = 10,
+  /** Upgrade 19: Osaka's execution rules on L2 (without its blob and block-size rules) and the NUT-bundle upgrade. */
+  Karst = 10,
+  /** Experimental (upstream's Lagoon, formerly "interop"); scheduled only behind the interop options. */
+  Interop = 11,
 }
 
 /** The rules a block runs under: an L1 fork, and an OP fork on OP chains (null on plain L1 chains). */
@@ -53,19 +56,23 @@ export function l1Rules(fork: Fork): ForkRules {
 }
 
 /**
- * The L1 fork each OP fork executes under (op-geth chain config): Bedrock is post-merge London,
- * Canyon adds Shanghai, Ecotone Cancun, Isthmus Prague.
+ * The L1 fork each OP fork executes under (op-geth chain config; op-revm `OpSpecId::into_eth_spec`):
+ * Bedrock is post-merge London, Canyon adds Shanghai, Ecotone Cancun, Isthmus Prague, Karst Osaka.
  */
-export function opRules(op: OpFork): ForkRules {
-  const fork =
-    op >= OpFork.Isthmus
+export function opL1Fork(op: OpFork): Fork {
+  return op >= OpFork.Karst
+    ? Fork.Osaka
+    : op >= OpFork.Isthmus
       ? Fork.Prague
       : op >= OpFork.Ecotone
         ? Fork.Cancun
         : op >= OpFork.Canyon
           ? Fork.Shanghai
           : Fork.Paris;
-  return Object.freeze({ fork, op });
+}
+
+export function opRules(op: OpFork): ForkRules {
+  return Object.freeze({ fork: opL1Fork(op), op });
 }
 
 /**

@@ -1,9 +1,15 @@
 /**
  * Generates src/rollup/networks.ts: the rollup.json (op-node shape) of every chain of the
- * superchain-registry snapshot in the shared fixtures, one per `--network` name
- * (`<chain>-<superchain>`), converted as op-node's registry loader does (regolith at 0, channel
- * timeout 300, deposit contract = OptimismPortalProxy, system config = SystemConfigProxy, L1 chain
- * id from superchain.toml, `[optimism]` → chain_op_config).
+ * superchain-registry snapshot in the shared fixtures, one per `--network` name, converted as
+ * op-node's registry loader does (op-node/rollup/superchain.go `LoadOPStackRollupConfig` +
+ * `applyHardforks`): regolith at 0, channel timeout 300, deposit contract = OptimismPortalProxy,
+ * system config = SystemConfigProxy, L1 chain id from superchain.toml, `[optimism]` →
+ * chain_op_config, `[alt_da]` → alt_da, and only the chain's own `[hardforks]`.
+ *
+ * Names: op-node's `<chain>-<superchain>` where <chain> is the TOML file name as it is
+ * (op-core/superchain chain.go `idsByName[chain.Name+"-"+chain.Network]`, with Name the file stem
+ * and Network the folder: sync-superchain.sh), so `settlus-mainnet.toml` → `settlus-mainnet-mainnet`
+ * and `sepolia-devnet-2/sepolia-devnet-2.toml` → `sepolia-devnet-2-sepolia-devnet-2`.
  *
  * Usage: npm run bundle:networks [-- --check]   (--check exits 1 when the file is out of date)
  */
@@ -23,6 +29,34 @@ const SNAPSHOT =
 
 /** Bedrock channel timeout in L1 blocks: op-node sets it for every registry chain (the registry has no field). */
 const REGISTRY_CHANNEL_TIMEOUT = 300;
+
+/**
+ * `[hardforks]` keys → rollup.json keys. The registry's fork-time names are op-node's, with two
+ * exceptions: Lagoon (`lagoon_time` since superchain-registry#1255, `interop_time` before it) is
+ * Opal's Interop, written as `interop_time`. Any other key is refused, as op-core/superchain decodes
+ * chain TOMLs strictly (chain.go `DecodeTOMLStrict`; its test exists because `keep_karst_upgrade_gas`
+ * was once silently dropped), so a new registry field cannot go missing from the bundle unnoticed.
+ *
+ * No superchain-wide default is filled in: since registry 2.0 the inherited activation times are
+ * written into each chain's own TOML (superchain-registry docs/hardfork-activation-inheritance.md,
+ * "What you see is what you get"), and op-node's `applyHardforks` copies the chain's `[hardforks]`
+ * only; superchain.toml contributes the L1 chain id (and, where present, `protocol_versions_addr`).
+ */
+const HARDFORK_KEYS: Readonly<Record<string, string>> = Object.freeze({
+  canyon_time: "canyon_time",
+  delta_time: "delta_time",
+  ecotone_time: "ecotone_time",
+  fjord_time: "fjord_time",
+  granite_time: "granite_time",
+  holocene_time: "holocene_time",
+  isthmus_time: "isthmus_time",
+  jovian_time: "jovian_time",
+  karst_time: "karst_time",
+  lagoon_time: "interop_time",
+  interop_time: "interop_time",
+  pectra_blob_schedule_time: "pectra_blob_schedule_time",
+  keep_karst_upgrade_gas: "keep_karst_upgrade_gas",
+});
 
 export function registryConfigsDir(): string {
   const base = process.env.OPAL_FIXTURES ?? resolve(REPO_ROOT, "../shared/fixtures");
@@ -67,9 +101,16 @@ export function registryChainToRollupJson(chain: Toml, superchain: Toml, where: 
     batch_inbox_address: chain.batch_inbox_addr,
     deposit_contract_address: addrs.OptimismPortalProxy,
     l1_system_config_address: addrs.SystemConfigProxy,
-    keep_karst_upgrade_gas: hf.keep_karst_upgrade_gas === true,
   };
-  for (const [k, v] of Object.entries(hf)) if (k.endsWith("_time")) raw[k] = v;
+  for (const [k, v] of Object.entries(hf)) {
+    const out = HARDFORK_KEYS[k];
+    if (out === undefined) throw new Error(`${where}: unknown [hardforks] key ${k}`);
+    if (raw[out] !== undefined && raw[out] !== v) throw new Error(`${where}: ${k} contradicts another key`);
+    raw[out] = v;
+  }
+  // gas_paying_token (custom gas token) and [interop] (the dependency set) are not rollup config
+  // fields: op-node's conversion maps neither into rollup.Config (its TestRollupConfigFromRegistry_
+  // AllFieldsSet has no CGT source; the dependency set comes from op-core/superchain GetDepset).
   if (typeof superchain.protocol_versions_addr === "string")
     raw.protocol_versions_address = superchain.protocol_versions_addr;
   if (chain.optimism !== undefined) {

@@ -6,8 +6,14 @@
  * not mined within the resubmission timeout sends it again with the same nonce and fees bumped by
  * `feeBumpPercent` (a replacement the pool accepts). A reverted or repeatedly unmineable
  * transaction is an error for the caller, who rebuilds from the rollup's safe head.
+ *
+ * Blob proofs: from the L1's Osaka on, the wrapper carries EIP-7594 cell proofs (version 1), before
+ * it one blob proof per blob (version 0); geth's pool takes only the version of its head's fork.
+ * op-batcher switches at `--txmgr.cell-proof-time`, by default the known L1's Osaka time (op-service
+ * txmgr cli.go `fallbackToOsakaCellProofTimeIfKnown`); here `cellProofTime` is that option and, left
+ * out, the L1 says its own Osaka time through eth_config (EIP-7910), so a dev L1 needs no setting.
  */
-import { loadKzg } from "../crypto/kzg.js";
+import { computeCellProofs, loadKzg } from "../crypto/kzg.js";
 import { privateKeyToAddress } from "../crypto/secp256k1.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { encodeBlob } from "../rollup/derive/blobCodec.js";
@@ -26,6 +32,46 @@ export interface TxSenderOptions {
   /** Attempts with bumped fees before giving up. */
   readonly maxAttempts: number;
   readonly pollMs: number;
+  /**
+   * The L1 time from which blob txs carry cell proofs (op-batcher --txmgr.cell-proof-time), compared
+   * with the latest L1 block's; null: never. Left out: the L1's Osaka time (`l1OsakaTime`).
+   */
+  readonly cellProofTime?: number | null;
+}
+
+/**
+ * Osaka activation of the L1s op-service knows (eth.L1ChainConfigByChainID; times from geth v1.16.7
+ * params/config.go): the fallback when the L1 does not serve eth_config.
+ */
+const KNOWN_L1_OSAKA: ReadonlyMap<bigint, number> = new Map([
+  [1n, 1764798551],
+  [11155111n, 1760427360],
+  [17000n, 1759308480],
+  [560048n, 1761677592],
+]);
+
+interface EthConfigFork {
+  activationTime?: number;
+  precompiles?: Record<string, string>;
+}
+
+/**
+ * When `l1` activates Osaka, from its eth_config (EIP-7910: `current`, `next`, `last` fork configs):
+ * the first config listing the P256VERIFY precompile, which Osaka brings to L1 (EIP-7951); a current
+ * config with it means Osaka is active now (its activation time may be a later BPO fork's, still
+ * past). null: no Osaka scheduled. Without eth_config: `KNOWN_L1_OSAKA`, else null.
+ */
+export async function l1OsakaTime(l1: RpcTransport, chainId: bigint): Promise<number | null> {
+  let cfg: { current?: EthConfigFork | null; next?: EthConfigFork | null; last?: EthConfigFork | null };
+  try {
+    cfg = await l1.call("eth_config");
+  } catch {
+    return KNOWN_L1_OSAKA.get(chainId) ?? null;
+  }
+  for (const f of [cfg.current, cfg.next, cfg.last]) {
+    if (f?.precompiles !== undefined && "P256VERIFY" in f.precompiles) return f.activationTime ?? 0;
+  }
+  return null;
 }
 
 export class TxSendError extends Error {
@@ -44,12 +90,15 @@ const q = (n: bigint | number): string => `0x${n.toString(16)}`;
 export class TxSender {
   readonly address: Uint8Array;
   private nonce: bigint | null = null;
+  /** `opts.cellProofTime`, or the L1's Osaka time once read (undefined: not read yet). */
+  private cellProofTime: number | null | undefined;
 
   constructor(
     private readonly l1: RpcTransport,
     private readonly opts: TxSenderOptions,
   ) {
     this.address = privateKeyToAddress(opts.privateKey);
+    this.cellProofTime = opts.cellProofTime;
   }
 
   /** Forget the nonce (after a failure: it is read again from the pending state). */
@@ -64,8 +113,11 @@ export class TxSender {
     return this.nonce;
   }
 
-  private async fees(attempt: number): Promise<{ tip: bigint; maxFee: bigint; blobFee: bigint }> {
-    const block = await this.l1.call<{ baseFeePerGas?: string }>("eth_getBlockByNumber", ["latest", false]);
+  private async fees(attempt: number): Promise<{ tip: bigint; maxFee: bigint; blobFee: bigint; headTime: number }> {
+    const block = await this.l1.call<{ baseFeePerGas?: string; timestamp?: string }>("eth_getBlockByNumber", [
+      "latest",
+      false,
+    ]);
     const base = BigInt(block.baseFeePerGas ?? "0x0");
     let tip = BigInt(await this.l1.call<string>("eth_maxPriorityFeePerGas"));
     if (tip < 1_000_000n) tip = 1_000_000n;
@@ -80,7 +132,14 @@ export class TxSender {
       for (let i = 0; i < attempt; i++) out = (out * BigInt(100 + this.opts.feeBumpPercent)) / 100n + 1n;
       return out;
     };
-    return { tip: bump(tip), maxFee: bump(2n * base + tip), blobFee: bump(2n * blobFee) };
+    const headTime = Number(BigInt(block.timestamp ?? "0x0"));
+    return { tip: bump(tip), maxFee: bump(2n * base + tip), blobFee: bump(2n * blobFee), headTime };
+  }
+
+  /** Whether a blob tx sent now carries cell proofs: the latest L1 block is at the cell proof time. */
+  private async useCellProofs(headTime: number): Promise<boolean> {
+    if (this.cellProofTime === undefined) this.cellProofTime = await l1OsakaTime(this.l1, this.opts.chainId);
+    return this.cellProofTime !== null && headTime >= this.cellProofTime;
   }
 
   /** Sends `data` as calldata to `to` and waits for it; returns the L1 block it landed in. */
@@ -111,15 +170,28 @@ export class TxSender {
     });
   }
 
-  /** Sends each payload as one blob of a type-3 tx to `to` and waits for it. */
+  /**
+   * Sends each payload as one blob of a type-3 tx to `to` and waits for it. Each attempt picks the
+   * wrapper version for the L1 head it prices from; each form's proofs are computed once.
+   */
   sendBlobs(to: Uint8Array, payloads: readonly Uint8Array[]): Promise<{ blockNumber: number; hash: string }> {
     const kzg = loadKzg();
     const blobs = payloads.map((p) => encodeBlob(p));
     const commitments = blobs.map((b) => kzg.blobToKzgCommitment(b));
-    const proofs = blobs.map((b, i) => kzg.computeBlobKzgProof(b, commitments[i]!));
     const hashes = commitments.map((c) => kzgToVersionedHash(c));
+    let blobProofs: Uint8Array[] | null = null;
+    let cellProofs: Uint8Array[] | null = null;
     return this.send(async (nonce, attempt) => {
       const f = await this.fees(attempt);
+      const cells = await this.useCellProofs(f.headTime);
+      let proofs: Uint8Array[];
+      if (cells) {
+        cellProofs ??= blobs.flatMap((b) => computeCellProofs(b));
+        proofs = cellProofs;
+      } else {
+        blobProofs ??= blobs.map((b, i) => kzg.computeBlobKzgProof(b, commitments[i]!));
+        proofs = blobProofs;
+      }
       const tx: BlobTx = {
         type: TxType.Blob,
         chainId: this.opts.chainId,
@@ -139,7 +211,7 @@ export class TxSender {
       };
       return encodeBlobTxNetwork({
         tx: signTx(tx, this.opts.privateKey),
-        wrapperVersion: 0,
+        wrapperVersion: cells ? 1 : 0,
         blobs,
         commitments,
         proofs,

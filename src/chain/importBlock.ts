@@ -1,6 +1,6 @@
 /**
  * Block import, in one place: decode → header rules against the parent → body commitments (tx,
- * ommers and withdrawals roots, Osaka's size cap) → stateless tx validity and senders → execution →
+ * ommers and withdrawals roots, Osaka's size cap on L1) → stateless tx validity and senders → execution →
  * receipts root, bloom, gas, blob gas, requests hash → flat state and trie written with their
  * inverse batches → state root check (rewound on mismatch). Failures are returned with a reason;
  * nothing here throws for bad input.
@@ -36,7 +36,12 @@ import { validateTx } from "../tx/validateTx.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { validateHeader } from "./validateHeader.js";
 
-/** EIP-7934 (Osaka): MAX_BLOCK_SIZE 10 MiB minus a 2 MiB safety margin. */
+/**
+ * EIP-7934 (Osaka): MAX_BLOCK_SIZE 10 MiB minus a 2 MiB safety margin. L1 only: Karst brings Osaka's
+ * EVM to L2 but not this rule (SPEC: reth checks `rlp_length` in consensus-common validation.rs
+ * `post_merge_hardfork_fields`, which op-reth's OpBeaconConsensus never calls: its
+ * `validate_block_pre_execution` has no size check; reth 88505c7, op-reth in mantle-v2 c19ebc83).
+ */
 export const MAX_RLP_BLOCK_SIZE = 8_388_608;
 
 export interface ImportContext {
@@ -140,7 +145,9 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   const { header, body } = block;
   const rules = rulesAt(cfg, header.number, header.timestamp);
   const fork = rules.fork;
-  if (fork >= Fork.Osaka && blockRlp.length > MAX_RLP_BLOCK_SIZE) return { error: "RLP_BLOCK_LIMIT_EXCEEDED" };
+  if (fork >= Fork.Osaka && rules.op === null && blockRlp.length > MAX_RLP_BLOCK_SIZE) {
+    return { error: "RLP_BLOCK_LIMIT_EXCEEDED" };
+  }
   const hv = validateHeader(header, parent, cfg);
   if (hv !== null) return { error: `HEADER_${hv}` };
 

@@ -190,7 +190,9 @@ function checkBlobGas(
   if (header.excessBlobGas === null) return "EXCESS_BLOB_GAS_MISSING";
   if (header.blobGasUsed === null) return "BLOB_GAS_USED_MISSING";
   if (cfg.optimism !== null) {
-    // SPEC: op-geth CalcExcessBlobGas returns 0 on OP chains: L2 has no blob market.
+    // SPEC: op-geth CalcExcessBlobGas returns 0 on OP chains: L2 has no blob market. Karst's Osaka
+    // EVM changes nothing here (no EIP-7918 reserve price, no BPO schedule): op-reth's
+    // `validate_header_against_parent` still wants excessBlobGas 0 (consensus lib.rs, mantle-v2 c19ebc83).
     if (header.excessBlobGas !== 0) return "EXCESS_BLOB_GAS_MISMATCH";
     // SPEC: blobGasUsed is 0 until Jovian (docs op-stack.md §3.6); from Jovian it is the DA
     // footprint and must not exceed gasLimit (jovian/exec-engine.md#da-footprint-block-limit).

@@ -7,6 +7,7 @@
  * node.DefaultConfig supplies net,web3 plus eth from cmd/geth/config.go).
  */
 import { availableParallelism } from "node:os";
+import { OP_DEV_GENESIS_FORKS } from "../node/devGenesis.js";
 import { defaultThreads } from "../node/pools.js";
 import { DB_ENGINES } from "../storage/engine.js";
 import { METRICS, PPROF_FLAGS } from "./commonFlags.js";
@@ -484,6 +485,12 @@ export const EXEC_CLI = defineCli({
           type: "uint64",
           default: 901n,
           help: "Chain id of the dev chain (901: the OP Stack devnet L2 chain id)",
+        },
+        fork: {
+          type: "enum",
+          values: OP_DEV_GENESIS_FORKS,
+          default: "isthmus",
+          help: "Newest OP fork active at genesis, with every earlier one (karst: Osaka's EVM on L2, osakaTime = karstTime)",
         },
       },
     },

@@ -8,8 +8,8 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { devAccounts, formatDevAccounts } from "../node/devGenesis.js";
-import { type DaType, Devnet, formatHeads } from "../node/devnet.js";
-import { DEVNET_FORKS } from "../node/devnetConfig.js";
+import { activationNews, type DaType, Devnet, formatHeads } from "../node/devnet.js";
+import { DEVNET_FORKS, devnetForkOffsets } from "../node/devnetConfig.js";
 import type { RollupFork } from "../rollup/config.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
 
@@ -26,6 +26,8 @@ Options:
   --l1-block-time N   L1 block time in seconds (default 2)
   --da TYPE           batch data: calldata, blobs or auto (default blobs)
   --forks NAME        newest fork active at genesis: ${DEVNET_FORKS.join(", ")} (default jovian)
+  --activate F=N      activate the later fork F N seconds after L2 genesis (repeatable; e.g. karst=24);
+                      the status lines then report its activation block on sequencer and verifier
   --status-every N    seconds between status lines (default 5)
   -h, --help          this text`;
 
@@ -36,6 +38,7 @@ const OPTIONS = {
   "l1-block-time": { type: "string" },
   da: { type: "string" },
   forks: { type: "string" },
+  activate: { type: "string", multiple: true },
   "status-every": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -50,7 +53,14 @@ function positive(name: string, v: string | undefined, def: number): number {
 
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: false }>>["values"];
-  let settings: { blockTime: number; l1BlockTime: number; da: DaType; upTo: RollupFork; every: number };
+  let settings: {
+    blockTime: number;
+    l1BlockTime: number;
+    da: DaType;
+    upTo: RollupFork;
+    activate: Partial<Record<RollupFork, number>>;
+    every: number;
+  };
   try {
     values = parseArgs({ args: [...argv], options: OPTIONS, strict: true }).values;
     if (values.help === true) {
@@ -63,11 +73,22 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     const upTo = (values.forks ?? "jovian") as RollupFork;
     if (!DEVNET_FORKS.includes(upTo))
       throw new Error(`--forks: want one of ${DEVNET_FORKS.join(", ")}, got ${JSON.stringify(upTo)}`);
+    const activate: Partial<Record<RollupFork, number>> = {};
+    for (const a of values.activate ?? []) {
+      const m = /^([a-z]+)=(.*)$/.exec(a);
+      if (m === null) throw new Error(`--activate: want <fork>=<seconds>, got ${JSON.stringify(a)}`);
+      const fork = m[1] as RollupFork;
+      if (activate[fork] !== undefined) throw new Error(`--activate: ${fork} given twice`);
+      activate[fork] = positive(`activate ${fork}`, m[2], 0);
+    }
+    // Checks the forks' names and order now, so a mistake is a usage error before anything starts.
+    devnetForkOffsets(upTo, activate);
     settings = {
       blockTime: positive("block-time", values["block-time"], 2),
       l1BlockTime: positive("l1-block-time", values["l1-block-time"], 2),
       da,
       upTo,
+      activate,
       every: positive("status-every", values["status-every"], 5),
     };
   } catch (e) {
@@ -84,6 +105,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       l1BlockTime: settings.l1BlockTime,
       da: settings.da,
       upTo: settings.upTo,
+      activate: settings.activate,
       print: (l) => io.out(l),
     });
   } catch (e) {
@@ -92,8 +114,20 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   }
   io.out(net.banner());
   io.out(formatDevAccounts(devAccounts()));
+  const seen = new Set<string>();
+  const stamp = (): string => new Date().toISOString().slice(11, 19);
+  for (const a of await net.activations()) {
+    const name = a.fork[0]!.toUpperCase() + a.fork.slice(1);
+    io.out(`${name} activates at ${a.time} (${new Date(a.time * 1000).toISOString()}), L2 block #${a.block}`);
+  }
   const timer = setInterval(() => {
-    void net.heads().then((h) => io.out(`${new Date().toISOString().slice(11, 19)} ${formatHeads(h)}`));
+    void (async () => {
+      io.out(`${stamp()} ${formatHeads(await net.heads())}`);
+      for (const a of await net.activations()) {
+        const news = activationNews(a, seen);
+        if (news !== null) io.out(`${stamp()} ${news}`);
+      }
+    })();
   }, settings.every * 1000);
   await new Promise<void>((done) => {
     let got = false;

@@ -11,7 +11,7 @@ import { decodeBlock } from "../block/block.js";
 import { headerHash } from "../block/header.js";
 import { Blockchain, ChainError } from "../chain/blockchain.js";
 import { type Genesis, genesisBlockOf, parseGenesis } from "../chain/genesis.js";
-import { opDevGenesis } from "../node/devGenesis.js";
+import { type OpDevGenesisFork, opDevGenesis } from "../node/devGenesis.js";
 import { ExecMetrics } from "../node/execMetrics.js";
 import { ExecNode, Logger } from "../node/execNode.js";
 import { GETH_METRICS_PATH, MetricsServer } from "../node/metricsServer.js";
@@ -187,8 +187,8 @@ async function runImport(config: ExecConfig, files: readonly string[], io: Io): 
   }
 }
 
-function runGenesis(chainId: bigint, out: string | undefined, io: Io): number {
-  const text = `${JSON.stringify(opDevGenesis({ chainId }), null, 2)}\n`;
+function runGenesis(chainId: bigint, fork: OpDevGenesisFork, out: string | undefined, io: Io): number {
+  const text = `${JSON.stringify(opDevGenesis({ chainId, fork }), null, 2)}\n`;
   if (out === undefined) {
     io.out(text.trimEnd());
     return EXIT_OK;
@@ -201,7 +201,7 @@ function runGenesis(chainId: bigint, out: string | undefined, io: Io): number {
       EXIT_FAILED,
     );
   }
-  io.err(`Wrote OP dev genesis (chain id ${chainId}) to ${out}`);
+  io.err(`Wrote OP dev genesis (chain id ${chainId}, ${fork} at genesis) to ${out}`);
   return EXIT_OK;
 }
 
@@ -345,7 +345,7 @@ export async function main(
           case "import":
             return await runImport(parsed.config, parsed.args, io);
           case "genesis":
-            return runGenesis(parsed.options.chainid, parsed.options.out, io);
+            return runGenesis(parsed.options.chainid, parsed.options.fork, parsed.options.out, io);
           case "dumpconfig":
             io.out(dumpConfig(EXEC_FLAGS, parsed.config));
             return EXIT_OK;

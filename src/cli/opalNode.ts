@@ -11,6 +11,7 @@ import {
   forkTimeFields,
   loadL1ChainConfig,
   nodeRollupConfigOf,
+  type RollupConfigFlags,
   RollupNode,
   resolveRollupConfig,
 } from "../node/rollupNode.js";
@@ -18,6 +19,7 @@ import type { RollupFork } from "../rollup/config.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { batchDecodeMain } from "./batchDecode.js";
 import { OPAL_VERSION } from "./execFlags.js";
+import { networksMain } from "./networks.js";
 import { type NodeConfig, parseNodeArgs } from "./nodeFlags.js";
 import { type NodeServices, startNodeServices } from "./nodeServices.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
@@ -37,8 +39,14 @@ function overridesOf(c: NodeConfig): Partial<Record<RollupFork, bigint>> {
     isthmus: c["override.isthmus"],
     interop: c["override.interop"],
     jovian: c["override.jovian"],
+    karst: c["override.karst"],
     pectraBlobSchedule: c["override.pectrablobschedule"],
   };
+}
+
+/** What selects the rollup config in a parsed opal-node config (`resolveRollupConfig`'s input). */
+export function rollupConfigFlagsOf(c: NodeConfig): RollupConfigFlags {
+  return { network: c.network, "rollup.config": c["rollup.config"], overrides: overridesOf(c) };
 }
 
 /** Starts the node and waits for a signal; returns the exit status. */
@@ -54,11 +62,7 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
   for (const w of warnings) log.warn(w);
   let node: RollupNode;
   try {
-    const rollup = resolveRollupConfig({
-      network: config.network,
-      "rollup.config": config["rollup.config"],
-      overrides: overridesOf(config),
-    });
+    const rollup = resolveRollupConfig(rollupConfigFlagsOf(config));
     const l1ConfigPath = config["rollup.l1-chain-config"];
     let l1ChainConfig: ChainConfig | null = null;
     if (l1ConfigPath !== undefined) {
@@ -125,6 +129,11 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
   return EXIT_OK;
 }
 
+/** The subcommands, appended to `--help` (the flag table describes the node's own options only). */
+export const COMMANDS_HELP = `COMMANDS:
+  batch-decode FILE...  decode batcher transactions, frames and channels to JSON (batch-decode --help)
+  networks              list the --network names with chain id, L1 and fork times (networks --help)`;
+
 /** Runs opal-node; returns the exit status. `argv` excludes `node` and the script. */
 export async function main(
   argv: readonly string[],
@@ -132,12 +141,11 @@ export async function main(
   io: Io = processIo,
 ): Promise<number> {
   if (argv[0] === "batch-decode") return batchDecodeMain(argv.slice(1), io);
+  if (argv[0] === "networks") return networksMain(argv.slice(1), io);
   const parsed = parseNodeArgs(argv, env);
   switch (parsed.kind) {
     case "help":
-      io.out(
-        `${parsed.text.trimEnd()}\n\nCOMMANDS:\n  batch-decode FILE...  decode batcher transactions, frames and channels to JSON (batch-decode --help)`,
-      );
+      io.out(`${parsed.text.trimEnd()}\n\n${COMMANDS_HELP}`);
       return EXIT_OK;
     case "version":
       io.out(parsed.text.trimEnd());

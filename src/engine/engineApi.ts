@@ -1,9 +1,10 @@
 /**
  * The Engine API's logic, independent of the transport (execution-apis src/engine, Paris through
- * Prague, with the OP Stack extensions of op-stack.md §3.9): payload validation through
+ * Osaka, with the OP Stack extensions of op-stack.md §3.9): payload validation through
  * Blockchain.insertBlock, forkchoice through Blockchain.setHead, payload building through
- * Blockchain.buildBlock. Results are plain JSON values; failures throw EngineError with the spec's
- * codes.
+ * Blockchain.buildBlock, blobs bundles and engine_getBlobs from a dev L1's blob sidecar store. Each
+ * method version serves its forks' payloads only (forkWindows.ts). Results are plain JSON values;
+ * failures throw EngineError with the spec's codes.
  */
 
 import type { BlockBody } from "../block/block.js";
@@ -22,7 +23,15 @@ import { Fork, OpFork } from "../spec/forks.js";
 import { decodeTx } from "../tx/envelope.js";
 import { type SenderSource, startSharedRecovery } from "../tx/sharedRecovery.js";
 import { type Tx, TxType } from "../tx/tx.js";
+import type { BlobSidecarStore } from "../txpool/blobSidecars.js";
 import type { TaskPool } from "../util/taskPool.js";
+import {
+  forkchoiceWindowError,
+  getPayloadWindowError,
+  newPayloadWindowError,
+  payloadIdVersionOk,
+  type WindowError,
+} from "./forkWindows.js";
 import { blockToPayload, PayloadError, type PayloadJson, payloadToBlock } from "./payload.js";
 
 export const ENGINE_ERRORS = {
@@ -39,10 +48,22 @@ export class EngineError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** geth's `data` member (`{err}` of EngineAPIError.With), when there is one. */
+    readonly data?: unknown,
   ) {
     super(message);
   }
+
+  static of(w: WindowError): EngineError {
+    return new EngineError(w.code, w.message, w.data);
+  }
 }
+
+/**
+ * The most versioned hashes engine_getBlobs takes: cancun.md asks for at least 128, geth refuses more
+ * (`TooLargeRequest.With("requested blob count too large: %v")`).
+ */
+const MAX_BLOB_HASHES = 128;
 
 export interface PayloadStatus {
   status: "VALID" | "INVALID" | "SYNCING" | "ACCEPTED";
@@ -72,8 +93,12 @@ const CAPABILITIES = [
   "engine_getPayloadV2",
   "engine_getPayloadV3",
   "engine_getPayloadV4",
+  "engine_getPayloadV5",
   "engine_getPayloadBodiesByHashV1",
   "engine_getPayloadBodiesByRangeV1",
+  "engine_getBlobsV1",
+  "engine_getBlobsV2",
+  "engine_getBlobsV3",
 ];
 
 const ZERO32 = new Uint8Array(32);
@@ -92,13 +117,21 @@ export class EngineApi {
   /** Recovers the senders of an incoming payload off the main thread (null: on it). */
   private readonly recoveryPool: TaskPool | null;
 
+  /** The blob sidecars of the pool's blob txs (a dev L1 with a beacon API); null: no blobs. */
+  private readonly blobs: BlobSidecarStore | null;
+
   constructor(
     readonly chain: Blockchain,
     private readonly pool: PoolSource | null = null,
-    opts: { readonly gasCeil?: bigint; readonly recoveryPool?: TaskPool | null } = {},
+    opts: {
+      readonly gasCeil?: bigint;
+      readonly recoveryPool?: TaskPool | null;
+      readonly blobs?: BlobSidecarStore | null;
+    } = {},
   ) {
     this.gasCeil = opts.gasCeil ?? DEFAULT_GAS_CEIL;
     this.recoveryPool = opts.recoveryPool ?? null;
+    this.blobs = opts.blobs ?? null;
   }
 
   get isOp(): boolean {
@@ -109,7 +142,8 @@ export class EngineApi {
     return CAPABILITIES;
   }
 
-  private forkAt(timestamp: number, number: number): { fork: Fork; op: OpFork | null } {
+  /** The rules of block `number` at `timestamp` (the fork the method windows compare). */
+  forkAt(timestamp: number, number: number): { fork: Fork; op: OpFork | null } {
     const r = rulesAt(this.chain.config, number, timestamp);
     return { fork: r.fork, op: this.isOp ? r.op : null };
   }
@@ -158,11 +192,8 @@ export class EngineApi {
       throw e;
     }
     const { header, body } = decoded;
-    const { fork } = this.forkAt(header.timestamp, header.number);
-    const want = fork >= Fork.Prague ? 4 : fork >= Fork.Cancun ? 3 : fork >= Fork.Shanghai ? 2 : 1;
-    if ((version >= 3 || want >= 3) && version !== want)
-      throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
-    if (version === 2 && want > 2) throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
+    const windowError = newPayloadWindowError(version, this.forkAt(header.timestamp, header.number).fork);
+    if (windowError !== null) throw EngineError.of(windowError);
     const hash = headerHash(header);
     if (!equalBytes(hash, decoded.blockHash)) {
       return {
@@ -265,8 +296,9 @@ export class EngineApi {
   /**
    * testing_buildBlockV1 (execution-apis src/testing): a block on `parent` from V3 payload
    * attributes with exactly `txs` (null: from the pool, as geth) and `extraData` when given; the
-   * block is stored but the canonical chain and head are untouched. Returns the getPayloadV4
-   * envelope. A tx that does not apply fails the call with geth's message (code -32000).
+   * block is stored but the canonical chain and head are untouched. Returns the getPayloadV5-shaped
+   * envelope (SPEC: execution-apis src/testing/testing_buildBlockV1.yaml: `blobsBundle` is a
+   * BlobsBundleV2). A tx that does not apply fails the call with geth's message (code -32000).
    */
   buildForTesting(
     parent: Uint8Array,
@@ -286,7 +318,7 @@ export class EngineApi {
       pool: txs !== null || this.pool === null ? null : this.pool(baseFee),
     });
     if ("error" in built) throw new EngineError(-32000, built.error);
-    return this.envelope(built.header, built.body, built.hash, 4, built.fees);
+    return this.envelope(built.header, built.body, built.hash, 4, built.fees, 5);
   }
 
   /** Payload attributes → a build request (no pool yet), with the per-fork checks of forkchoiceUpdated. */
@@ -316,7 +348,8 @@ export class EngineApi {
     const parentHeader = this.chain.store.header(parent);
     const number = (parentHeader?.number ?? 0) + 1;
     const { fork, op } = this.forkAt(timestamp, number);
-    if (version >= 3 && fork < Fork.Cancun) throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
+    const windowError = forkchoiceWindowError(version, fork);
+    if (windowError !== null) throw EngineError.of(windowError);
     let withdrawals: Withdrawal[] | null = null;
     if (fork >= Fork.Shanghai) {
       if (!Array.isArray(a.withdrawals)) bad("withdrawals required from Shanghai");
@@ -378,21 +411,34 @@ export class EngineApi {
     return { request, noTxPool };
   }
 
-  /** engine_getPayloadV1–V4. */
+  /**
+   * engine_getPayloadV1–V5, in geth's order: the id's version byte (the forkchoiceUpdated version that
+   * started the build) must suit the method, the payload must be known, and its fork must be the
+   * method's (forkWindows.ts); each refusal a bare -38005, unknown ids -38001.
+   */
   getPayload(version: number, id: string): unknown {
+    const idVersion = Number.parseInt(id.slice(2, 4), 16);
+    if (!payloadIdVersionOk(version, idVersion))
+      throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
     const p = this.payloads.get(id.toLowerCase());
     if (p === undefined) throw new EngineError(ENGINE_ERRORS.UNKNOWN_PAYLOAD, "Unknown payload");
     const header = this.chain.store.header(p.hash);
     const body = this.chain.store.body(p.hash);
     if (header === null || body === null) throw new EngineError(ENGINE_ERRORS.UNKNOWN_PAYLOAD, "Unknown payload");
     const { fork } = this.forkAt(header.timestamp, header.number);
+    const windowError = getPayloadWindowError(version, fork, this.isOp);
+    if (windowError !== null) throw EngineError.of(windowError);
     const want = fork >= Fork.Prague ? 4 : fork >= Fork.Cancun ? 3 : fork >= Fork.Shanghai ? 2 : 1;
-    if (version >= 3 && version !== want) throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork");
-    const payloadVersion = Math.min(version, want);
-    return this.envelope(header, body, p.hash, payloadVersion, p.value, version);
+    return this.envelope(header, body, p.hash, Math.min(version, want), p.value, version);
   }
 
-  /** The getPayload answer: the bare payload for V1, else the envelope of `version`'s shape. */
+  /**
+   * The getPayload answer: the bare payload for V1, else the envelope of `version`'s shape. V3–V5
+   * carry the blobs bundle of the block's blob txs, in block order: BlobsBundleV1 (a blob proof per
+   * blob) up to V4, BlobsBundleV2 (CELLS_PER_EXT_BLOB cell proofs per blob, SPEC: osaka.md) from V5.
+   * On OP chains (no blob txs) V5 answers V4's envelope, as op-reth maps ExecutionPayloadEnvelopeV5
+   * to OpExecutionPayloadEnvelopeV4 (rollup/engine/engineClient.ts `getPayloadVersionAt`).
+   */
   private envelope(
     header: Header,
     body: BlockBody,
@@ -405,12 +451,94 @@ export class EngineApi {
     if (version === 1) return executionPayload;
     const out: Record<string, unknown> = { executionPayload, blockValue: `0x${value.toString(16)}` };
     if (version >= 3) {
-      out.blobsBundle = { commitments: [], proofs: [], blobs: [] };
+      out.blobsBundle = this.blobsBundle(body, version >= 5 && !this.isOp);
       out.shouldOverrideBuilder = false;
       if (this.isOp) out.parentBeaconBlockRoot = bytesToHex(header.parentBeaconBlockRoot ?? ZERO32);
     }
     if (version >= 4) out.executionRequests = [];
     return out;
+  }
+
+  /**
+   * The blobs, commitments and proofs of `body`'s blob txs from the sidecar store: blob proofs, or
+   * with `cells` every blob's cell proofs (a proof form the sidecar did not arrive in is computed, as
+   * geth's blob pool converts a version-0 sidecar at the Osaka transition, blobpool.go
+   * `convertLegacySidecar`). An engine without a sidecar store (no `--dev.beacon`: its pool takes no
+   * blob txs) answers an empty bundle; a blob whose sidecar the store lacks fails the call.
+   */
+  private blobsBundle(body: BlockBody, cells: boolean): { commitments: string[]; proofs: string[]; blobs: string[] } {
+    const out = { commitments: [] as string[], proofs: [] as string[], blobs: [] as string[] };
+    if (this.blobs === null) return out;
+    for (const raw of body.transactions) {
+      if (raw[0] !== TxType.Blob) continue;
+      const tx = decodeTx(raw);
+      if (tx.type !== TxType.Blob) continue;
+      for (const h of tx.blobVersionedHashes) {
+        const s = cells ? this.blobs.withCellProofs(h) : this.blobs.withBlobProof(h);
+        if (s === null) throw new EngineError(-32000, `blob sidecar of ${bytesToHex(h)} not found`);
+        out.blobs.push(bytesToHex(s.blob));
+        out.commitments.push(bytesToHex(s.commitment));
+        if ("proof" in s) out.proofs.push(bytesToHex(s.proof));
+        else for (const p of s.proofs) out.proofs.push(bytesToHex(p));
+      }
+    }
+    return out;
+  }
+
+  /** The head's L1 fork: what engine_getBlobs checks (geth reads its current header's time). */
+  private headFork(): Fork {
+    const h = this.chain.head;
+    return this.forkAt(h.timestamp, h.number).fork;
+  }
+
+  /**
+   * engine_getBlobsV1 (cancun.md): each hash's blob and blob proof, null where unknown or kept with
+   * cell proofs; -38005 once the head is Osaka (osaka.md "Cancun API"; geth's text), -38004 above
+   * 128 hashes.
+   */
+  getBlobsV1(hashes: readonly Uint8Array[]): ({ blob: string; proof: string } | null)[] {
+    const fork = this.headFork();
+    if (fork !== Fork.Cancun && fork !== Fork.Prague) {
+      throw new EngineError(ENGINE_ERRORS.UNSUPPORTED_FORK, "Unsupported fork", {
+        err: "engine_getBlobsV1 is only available at Cancun/Prague fork",
+      });
+    }
+    this.checkBlobCount(hashes.length);
+    return hashes.map((h) => {
+      const s = this.blobs?.get(h) ?? null;
+      if (s === null || s.version !== 0) return null;
+      return { blob: bytesToHex(s.blob), proof: bytesToHex(s.proofs[0]!) };
+    });
+  }
+
+  /**
+   * engine_getBlobsV2 (osaka.md): every hash's blob with its CELLS_PER_EXT_BLOB cell proofs, or null
+   * for the whole answer when any blob is unknown or kept with a blob proof only; null too before
+   * Osaka (geth v1.17.5: `LatestFork(head) < Osaka` → nil). `partial` is engine_getBlobsV3: null
+   * only at the missing positions.
+   */
+  getBlobsV2(hashes: readonly Uint8Array[], partial = false): ({ blob: string; proofs: string[] } | null)[] | null {
+    if (this.headFork() < Fork.Osaka) return null;
+    this.checkBlobCount(hashes.length);
+    const out: ({ blob: string; proofs: string[] } | null)[] = [];
+    for (const h of hashes) {
+      const s = this.blobs?.get(h) ?? null;
+      if (s === null || s.version !== 1) {
+        if (!partial) return null;
+        out.push(null);
+        continue;
+      }
+      out.push({ blob: bytesToHex(s.blob), proofs: s.proofs.map((p) => bytesToHex(p)) });
+    }
+    return out;
+  }
+
+  private checkBlobCount(n: number): void {
+    if (n > MAX_BLOB_HASHES) {
+      throw new EngineError(ENGINE_ERRORS.TOO_LARGE_REQUEST, "Too large request", {
+        err: `requested blob count too large: ${n}`,
+      });
+    }
   }
 
   /** engine_getPayloadBodiesByHashV1. */

@@ -1,15 +1,17 @@
 /**
  * The Engine API's JSON-RPC methods over EngineApi (execution-apis src/engine: paris.md through
- * prague.md, with OP's attributes and V4 payload of op-stack.md §3.9): positional parameter
- * decoding with the spec's object field names, the per-version field checks geth's
- * eth/catalyst/api.go makes before it executes anything, and EngineError → RpcError with the same
- * code and message.
+ * osaka.md, with OP's attributes and V4 payload of op-stack.md §3.9): positional parameter
+ * decoding with the spec's object field names, the per-version field and fork-window checks geth's
+ * eth/catalyst/api.go makes before it executes anything (forkWindows.ts), and EngineError → RpcError
+ * with the same code, message and data.
  */
 import { hexToBytes } from "../primitives/hex.js";
 import { RpcError } from "../rpc/errors.js";
 import { fixedData, hash, optional, type ParamDecoder, ParamError, uint64 } from "../rpc/params.js";
 import { type AnyMethod, defineMethod } from "../rpc/registry.js";
+import { Fork } from "../spec/forks.js";
 import { ENGINE_ERRORS, type EngineApi, EngineError } from "./engineApi.js";
+import { forkchoiceWindowError, newPayloadWindowError } from "./forkWindows.js";
 import type { PayloadJson } from "./payload.js";
 
 export interface ForkchoiceStateJson {
@@ -130,9 +132,9 @@ function invalidAttributes(detail: string): EngineError {
   return new EngineError(ENGINE_ERRORS.INVALID_PAYLOAD_ATTRIBUTES, `Invalid payload attributes: ${detail}`);
 }
 
-/** EngineError → RpcError (same code and message); anything else is rethrown for the dispatcher. */
+/** EngineError → RpcError (same code, message and data); anything else is rethrown for the dispatcher. */
 function engineCall<T>(f: () => T): T {
-  const mapped = (e: unknown): unknown => (e instanceof EngineError ? new RpcError(e.code, e.message) : e);
+  const mapped = (e: unknown): unknown => (e instanceof EngineError ? new RpcError(e.code, e.message, e.data) : e);
   try {
     const r = f();
     // An async method (newPayload) rejects instead of throwing: the same mapping applies.
@@ -147,32 +149,74 @@ function engineCall<T>(f: () => T): T {
   }
 }
 
-/** geth ForkchoiceUpdatedV1–V3: which attribute fields each version takes. */
-export function checkAttributes(version: number, a: PayloadJson): void {
+/** A JSON quantity as a number, or null when it is not one (the decoders downstream report it). */
+function quantityOf(v: unknown): number | null {
+  if (typeof v !== "string" || !/^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/.test(v)) return null;
+  const n = Number(BigInt(v));
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** The fork of payload attributes' timestamp for a block on the current head; null if unreadable. */
+function attributesFork(api: EngineApi, a: PayloadJson): Fork | null {
+  const ts = quantityOf(a.timestamp);
+  return ts === null ? null : api.forkAt(ts, api.chain.head.number + 1).fork;
+}
+
+/** The fork of a payload's timestamp and number; null if unreadable (payloadToBlock reports it). */
+function payloadFork(api: EngineApi, p: PayloadJson): Fork | null {
+  const ts = quantityOf(p.timestamp);
+  const n = quantityOf(p.blockNumber);
+  return ts === null || n === null ? null : api.forkAt(ts, n).fork;
+}
+
+function throwWindow(e: ReturnType<typeof newPayloadWindowError>): void {
+  if (e !== null) throw EngineError.of(e);
+}
+
+/**
+ * geth ForkchoiceUpdatedV1–V3, in its order: which attribute fields each version takes, then the
+ * fork window of the attributes' timestamp (`fork`; null skips it, for attributes whose timestamp
+ * does not decode, which the build then refuses).
+ */
+export function checkAttributes(version: number, a: PayloadJson, fork: Fork | null): void {
   if (version === 1) {
     if (present(a, "withdrawals") || present(a, "parentBeaconBlockRoot"))
       throw invalidParams("withdrawals and beacon root not supported in V1");
   } else if (version === 2) {
     if (present(a, "parentBeaconBlockRoot")) throw invalidAttributes("unexpected beacon root");
+    if (fork === Fork.Paris && present(a, "withdrawals")) throw invalidAttributes("withdrawals before shanghai");
+    if (fork === Fork.Shanghai && !present(a, "withdrawals")) throw invalidAttributes("missing withdrawals");
   } else {
     if (!present(a, "withdrawals")) throw invalidAttributes("missing withdrawals");
     if (!present(a, "parentBeaconBlockRoot")) throw invalidAttributes("missing beacon root");
   }
+  if (fork !== null) throwWindow(forkchoiceWindowError(version, fork));
 }
 
-/** geth NewPayloadV1–V4: the payload fields and arguments each version requires or forbids. */
+/**
+ * geth NewPayloadV1–V4, in its order: the payload fields and arguments each version requires or
+ * forbids, and the fork window of the payload's timestamp (`fork`; null: not decodable, left to the
+ * payload decoder) — V2's post-Cancun refusal first, V3's and V4's window last.
+ */
 export function checkPayload(
   version: number,
   p: PayloadJson,
   versionedHashes: readonly string[] | null | undefined,
   beaconRoot: string | undefined,
   requests: readonly string[] | null | undefined,
+  fork: Fork | null,
 ): void {
   if (version === 1) {
     if (present(p, "withdrawals")) throw invalidParams("withdrawals not supported in V1");
     return;
   }
   if (version === 2) {
+    if (fork !== null) {
+      throwWindow(newPayloadWindowError(2, fork));
+      const shanghai = fork >= Fork.Shanghai;
+      if (shanghai && !present(p, "withdrawals")) throw invalidParams("nil withdrawals post-shanghai");
+      if (!shanghai && present(p, "withdrawals")) throw invalidParams("non-nil withdrawals pre-shanghai");
+    }
     if (present(p, "excessBlobGas")) throw invalidParams("non-nil excessBlobGas pre-cancun");
     if (present(p, "blobGasUsed")) throw invalidParams("non-nil blobGasUsed pre-cancun");
     return;
@@ -184,6 +228,7 @@ export function checkPayload(
   if (beaconRoot === undefined) throw invalidParams("nil beaconRoot post-cancun");
   if (version >= 4 && (requests === null || requests === undefined))
     throw invalidParams("nil executionRequests post-prague");
+  if (fork !== null) throwWindow(newPayloadWindowError(version, fork));
 }
 
 /** Every engine_* method, bound to `api`. */
@@ -212,13 +257,13 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
         params: [forkchoiceState, optional(object("engine.PayloadAttributes"))],
         handler: ([state, attrs]) =>
           engineCall(() => {
-            if (attrs !== undefined) checkAttributes(version, attrs);
+            if (attrs !== undefined) checkAttributes(version, attrs, attributesFork(api, attrs));
             return api.forkchoiceUpdated(version, state, attrs ?? null);
           }),
       }),
     );
   }
-  for (const version of [1, 2, 3, 4]) {
+  for (const version of [1, 2, 3, 4, 5]) {
     out.push(
       defineMethod({
         name: `engine_getPayloadV${version}`,
@@ -227,13 +272,37 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
       }),
     );
   }
+  const blobHashes = list(hashHex, "[]common.Hash");
+  out.push(
+    defineMethod({
+      name: "engine_getBlobsV1",
+      params: [blobHashes],
+      handler: ([hashes]) => engineCall(() => api.getBlobsV1((hashes ?? []).map((h) => hexToBytes(h)))),
+    }),
+    defineMethod({
+      name: "engine_getBlobsV2",
+      params: [blobHashes],
+      handler: ([hashes]) => engineCall(() => api.getBlobsV2((hashes ?? []).map((h) => hexToBytes(h)))),
+    }),
+    defineMethod({
+      name: "engine_getBlobsV3",
+      params: [blobHashes],
+      handler: ([hashes]) =>
+        engineCall(() =>
+          api.getBlobsV2(
+            (hashes ?? []).map((h) => hexToBytes(h)),
+            true,
+          ),
+        ),
+    }),
+  );
   out.push(
     defineMethod({
       name: "engine_newPayloadV1",
       params: [object("engine.ExecutableData")],
       handler: ([p]) =>
         engineCall(() => {
-          checkPayload(1, p, null, undefined, null);
+          checkPayload(1, p, null, undefined, null, payloadFork(api, p));
           return api.newPayload(1, p, null, null, null);
         }),
     }),
@@ -242,7 +311,7 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
       params: [object("engine.ExecutableData")],
       handler: ([p]) =>
         engineCall(() => {
-          checkPayload(2, p, null, undefined, null);
+          checkPayload(2, p, null, undefined, null, payloadFork(api, p));
           return api.newPayload(2, p, null, null, null);
         }),
     }),
@@ -251,7 +320,7 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
       params: [object("engine.ExecutableData"), list(hashHex, "[]common.Hash"), optional(hashHex)],
       handler: ([p, hashes, root]) =>
         engineCall(() => {
-          checkPayload(3, p, hashes, root, null);
+          checkPayload(3, p, hashes, root, null, payloadFork(api, p));
           return api.newPayload(3, p, hashes, root ?? null, null);
         }),
     }),
@@ -265,7 +334,7 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
       ],
       handler: ([p, hashes, root, requests]) =>
         engineCall(() => {
-          checkPayload(4, p, hashes, root, requests);
+          checkPayload(4, p, hashes, root, requests, payloadFork(api, p));
           return api.newPayload(4, p, hashes, root ?? null, requests ?? null);
         }),
     }),
@@ -289,7 +358,7 @@ export function testingMethods(api: EngineApi): AnyMethod[] {
       ],
       handler: ([parent, attrs, txs, extra]) =>
         engineCall(() => {
-          checkAttributes(3, attrs);
+          checkAttributes(3, attrs, null);
           return api.buildForTesting(
             hexToBytes(parent),
             attrs,

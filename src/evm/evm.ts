@@ -43,6 +43,11 @@ function stopAt(f: Frame, pc: number, sp: number, gas: number, h: Halt): Halt {
 export interface MessageResult {
   halt: Halt;
   gasLeft: number;
+  /**
+   * RETURN/REVERT data. A successful creation's is the code its init code returned (geth
+   * `EVM.Create`'s `ret`, which eth_call without `to` answers with); a CREATE opcode's caller still
+   * sees empty return data (`resume`, EIP-211).
+   */
   output: Uint8Array;
   /** CREATE: the new contract's address (valid on success). */
   address: bigint;
@@ -678,7 +683,6 @@ export class Evm {
           h = Halt.OutOfGas;
         }
       }
-      output = EMPTY;
     }
     const r = this.result;
     if (h === Halt.Stop || h === Halt.Return) {

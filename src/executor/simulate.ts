@@ -8,10 +8,11 @@
 import { keccak256 } from "../crypto/keccak.js";
 import type { BlockContext } from "../evm/context.js";
 import { Evm } from "../evm/evm.js";
-import type { ForkRules } from "../spec/forks.js";
+import { Fork, type ForkRules } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
 import type { KvReader } from "../storage/kv.js";
+import { MAX_TX_GAS_LIMIT_OSAKA } from "../tx/intrinsicGas.js";
 import type { AccessList, Authorization, Tx } from "../tx/tx.js";
 import { TxType } from "../tx/tx.js";
 import { executeTx, type TxOutcome, type TxRejectCode } from "./executeTx.js";
@@ -39,6 +40,7 @@ export interface CallEnv {
 }
 
 const U64_MAX = (1n << 64n) - 1n;
+const TX_GAS_CAP = BigInt(MAX_TX_GAS_LIMIT_OSAKA);
 
 /** The tx the message stands for (fee fields as given; unsigned). */
 export function messageTx(msg: CallMessage, gas: bigint, chainId: bigint): Tx {
@@ -131,11 +133,21 @@ export function call(view: KvReader, msg: CallMessage, env: CallEnv): TxOutcome 
 export type EstimateResult =
   | { readonly ok: true; readonly gas: bigint }
   | { readonly ok: false; readonly reject: TxRejectCode }
-  | { readonly ok: false; readonly failed: TxOutcome };
+  /** Fails (or runs out of gas) at `allowance`, the highest gas the search could try. */
+  | { readonly ok: false; readonly failed: TxOutcome; readonly allowance: bigint };
 
-/** eth_estimateGas: the smallest gas limit at which the message succeeds. */
+/**
+ * eth_estimateGas: the smallest gas limit at which the message succeeds. The search starts from the
+ * message's gas (else the block's), capped by --rpc.gascap, from Osaka (L1) and Karst (OP, which
+ * runs Osaka's EVM) by EIP-7825's 2^24, and by what the sender's balance buys. SPEC: geth
+ * eth/gasestimator `Estimate` ("Cap the maximum gas allowance according to EIP-7825"); reth
+ * rpc-eth-api estimate.rs `tx_gas_limit_cap().min(block_gas_limit)` (the fix op-reth v2.3.3 took:
+ * optimism PR 21574, reth PR 25612 — before it op-reth searched from the block gas limit and every
+ * estimate without `gas` failed with "intrinsic gas too high" on Karst chains).
+ */
 export function estimateGas(view: KvReader, msg: CallMessage, env: CallEnv): EstimateResult {
   let hi = gasLimitOf(msg, env);
+  if (env.rules.fork >= Fork.Osaka && hi > TX_GAS_CAP) hi = TX_GAS_CAP;
   // A priced message can buy at most balance / price gas (geth caps hi the same way).
   const price = msg.gasPrice ?? msg.maxFeePerGas ?? 0n;
   if (price > 0n) {
@@ -145,7 +157,7 @@ export function estimateGas(view: KvReader, msg: CallMessage, env: CallEnv): Est
   }
   const first = callOnce(view, msg, hi, env);
   if (typeof first === "string") return { ok: false, reject: first };
-  if (first.status !== 1) return { ok: false, failed: first };
+  if (first.status !== 1) return { ok: false, failed: first, allowance: hi };
   let lo = BigInt(first.gasUsed) - 1n;
   // geth: try the used gas (plus the 63/64 headroom a CALL needs) before searching.
   const optimistic = ((BigInt(first.gasUsed) + 2300n) * 64n) / 63n;

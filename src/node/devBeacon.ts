@@ -1,15 +1,20 @@
 /**
  * The beacon API of a dev L1, as much as a rollup node reads (op-service sources/l1_beacon_client.go):
- * `/eth/v1/node/version`, `/eth/v1/beacon/genesis`, `/eth/v1/config/spec` and
- * `/eth/v1/beacon/blob_sidecars/{block_id}` with `indices`. Slots are seconds since the L1 genesis
- * (SECONDS_PER_SLOT = 1), so every dev block, whose timestamp is unique, is the block of slot
- * `timestamp − genesis_time`, exactly what the rollup node computes; `block_id` may also be `head`
- * or a 0x block root. Unknown slots answer 404 with the beacon API's JSON error.
+ * `/eth/v1/node/version`, `/eth/v1/beacon/genesis`, `/eth/v1/config/spec`,
+ * `/eth/v1/beacon/blob_sidecars/{block_id}` with `indices` (each sidecar's blob KZG proof, which a
+ * beacon node computes itself from Fulu on when the tx carried cell proofs), and the post-Fulu
+ * `/eth/v1/beacon/blobs/{block_id}` with `versioned_hashes` (beacon-APIs #546, which deprecated
+ * blob_sidecars; op-node asks it first and falls back to blob_sidecars). Slots are seconds since the
+ * L1 genesis (SECONDS_PER_SLOT = 1), so every dev block, whose timestamp is unique, is the block of
+ * slot `timestamp − genesis_time`, exactly what the rollup node computes; `block_id` may also be
+ * `head` or a 0x block root. Unknown slots answer 404 with the beacon API's JSON error.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Blockchain } from "../chain/blockchain.js";
+import { META_FINALIZED } from "../chain/chainStore.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { kzgToVersionedHash } from "../tx/blobNetwork.js";
 import type { BlobSidecarStore } from "../txpool/blobSidecars.js";
 import { listenError } from "../util/httpServe.js";
 
@@ -78,6 +83,8 @@ export class DevBeaconServer {
     if (path === "/eth/v1/config/spec") {
       return this.reply(200, { data: { SECONDS_PER_SLOT: String(DEV_SECONDS_PER_SLOT) } });
     }
+    const blobs = /^\/eth\/v1\/beacon\/blobs\/([^/]+)$/.exec(path);
+    if (blobs !== null) return this.blobs(decodeURIComponent(blobs[1]!), url.searchParams.getAll("versioned_hashes"));
     const m = /^\/eth\/v1\/beacon\/blob_sidecars\/([^/]+)$/.exec(path);
     if (m === null) return this.missing(`no route ${path}`);
     const block = this.blockOf(decodeURIComponent(m[1]!));
@@ -108,6 +115,27 @@ export class DevBeaconServer {
         },
       }));
     return this.reply(200, { data });
+  }
+
+  /**
+   * getBlobs (beacon-APIs apis/beacon/blobs/blobs.yaml): the block's blobs in block order, only those
+   * whose versioned hash is asked for when `versioned_hashes` is given (repeated or comma-separated).
+   */
+  private blobs(id: string, hashParams: readonly string[]): { status: number; body: unknown } {
+    const block = this.blockOf(id);
+    if (block === null) return this.missing("Block not found");
+    const all = this.sidecars.atBlock(block.number, block.hash);
+    if (all === null) return this.missing(`no blobs for block ${block.number}`);
+    const wanted = new Set<string>();
+    for (const v of hashParams) {
+      for (const part of v.split(",")) if (part.trim() !== "") wanted.add(part.trim().toLowerCase());
+    }
+    const data = all
+      .filter((s) => wanted.size === 0 || wanted.has(bytesToHex(kzgToVersionedHash(s.commitment))))
+      .map((s) => bytesToHex(s.blob));
+    const fin = this.chain.store.meta(META_FINALIZED);
+    const finalizedNumber = fin === null ? -1 : (this.chain.store.header(fin)?.number ?? -1);
+    return this.reply(200, { execution_optimistic: false, finalized: block.number <= finalizedNumber, data });
   }
 
   /** The canonical block of a slot, `head`, or a 0x block hash. */

@@ -1,16 +1,17 @@
 /**
  * Dev chain genesis documents. `l1DevGenesis`: the single-node L1 chain of `opal-exec --dev`, as
- * geth's DeveloperGenesisBlock (core/genesis.go, params.AllDevChainProtocolChanges): chain id 1337,
- * every fork through Prague at genesis, 1 gwei base fee, precompiles 0x01–0x09 holding 1 wei, the
- * EIP-4788/2935/7002/7251 system contracts (code below, from the EEST v5.4.0 Prague fixtures'
- * `pre`), the mainnet deposit contract address in the config (geth's dev genesis also leaves its
- * code out), and funded dev accounts. `opDevGenesis`: the `opal-exec genesis` OP Stack dev chain.
+ * geth's DeveloperGenesisBlock (core/genesis.go, params.AllDevChainProtocolChanges, v1.16.7): chain id
+ * 1337, every fork through Osaka at genesis (Prague's blob numbers for Osaka, no BPO forks), 1 gwei
+ * base fee, precompiles 0x01–0x11 and 0x100 holding 1 wei, the EIP-4788/2935/7002/7251 system
+ * contracts (code below, from the EEST v5.4.0 Prague fixtures' `pre`), the mainnet deposit contract
+ * address in the config (geth's dev genesis also leaves its code out), and funded dev accounts.
+ * `opDevGenesis`: the `opal-exec genesis` OP Stack dev chain.
  * Dev accounts are the BIP-44 keys m/44'/60'/0'/0/i of the well-known test mnemonic that
  * anvil and hardhat use, so tools and docs that know those accounts work unchanged.
  */
 import { createHmac, pbkdf2Sync } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { encodeHoloceneExtraData } from "../block/opExtraData.js";
+import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
 import { keccak256 } from "../crypto/keccak.js";
 import { privateKeyToAddress } from "../crypto/secp256k1.js";
 import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT } from "../executor/op/daFootprint.js";
@@ -140,13 +141,30 @@ export const BLOCK_FORKS_AT_ZERO = {
   mergeNetsplitBlock: 0,
 };
 
+/** Options of `l1DevGenesis`. */
+export interface L1DevGenesisOptions {
+  /**
+   * When Osaka activates (Unix seconds; default 0, at genesis, as geth --dev since v1.16.7 whose
+   * AllDevChainProtocolChanges sets OsakaTime 0); null: a Prague chain without Osaka.
+   */
+  readonly osakaTime?: number | null;
+}
+
+/** geth params.DefaultPragueBlobConfig, which DefaultOsakaBlobConfig repeats (v1.16.7). */
+const PRAGUE_BLOBS = { target: 6, max: 9, baseFeeUpdateFraction: 5007716 };
+
 /** The `--dev` L1 genesis (geth DeveloperGenesisBlock with Opal's funded accounts). */
 export function l1DevGenesis(
   gasLimit: bigint,
   accounts: readonly DevAccount[] = devAccounts(),
+  opts: L1DevGenesisOptions = {},
 ): Record<string, unknown> {
+  const osakaTime = opts.osakaTime === undefined ? 0 : opts.osakaTime;
   const alloc: Record<string, unknown> = {};
-  for (let i = 1; i <= 9; i++) alloc[`0x${i.toString(16).padStart(40, "0")}`] = { balance: "0x1" };
+  // geth v1.16.7 DeveloperGenesisBlock: ECRecover 0x01 through BLS12_MAP_FP2_TO_G2 0x11, and P256Verify 0x100.
+  for (const i of [...Array.from({ length: 0x11 }, (_, k) => k + 1), 0x100]) {
+    alloc[`0x${i.toString(16).padStart(40, "0")}`] = { balance: "0x1" };
+  }
   for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { balance: "0x0", nonce: "0x1", code: c.code };
   Object.assign(alloc, fundedAlloc(accounts, DEV_BALANCE));
   return {
@@ -157,10 +175,12 @@ export function l1DevGenesis(
       shanghaiTime: 0,
       cancunTime: 0,
       pragueTime: 0,
+      ...(osakaTime === null ? {} : { osakaTime }),
       depositContractAddress: DEPOSIT_CONTRACT_ADDRESS,
       blobSchedule: {
         cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-        prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+        prague: PRAGUE_BLOBS,
+        ...(osakaTime === null ? {} : { osaka: PRAGUE_BLOBS }),
       },
     },
     nonce: "0x0",
@@ -221,12 +241,18 @@ export const OP_DEV_PREDEPLOYS: Readonly<Record<string, string>> = Object.freeze
   OperatorFeeVault: "0x420000000000000000000000000000000000001b",
 });
 
+/** The OP forks `opDevGenesis` can put last at genesis (`opal-exec genesis --fork`). */
+export const OP_DEV_GENESIS_FORKS = ["isthmus", "jovian", "karst"] as const;
+export type OpDevGenesisFork = (typeof OP_DEV_GENESIS_FORKS)[number];
+
 export interface OpDevGenesisOptions {
   readonly chainId: bigint;
   /** Genesis timestamp, Unix seconds (default now: a rollup node starting on it does not replay hours of empty blocks). */
   readonly timestamp?: number;
   readonly gasLimit?: bigint;
   readonly accounts?: readonly DevAccount[];
+  /** The newest OP fork active at genesis, every earlier one too (default isthmus). */
+  readonly fork?: OpDevGenesisFork;
 }
 
 /** OP EIP-1559 parameters of the OP Stack's dev and production chains. */
@@ -235,23 +261,28 @@ const OP_DENOMINATOR = 50;
 const OP_DENOMINATOR_CANYON = 250;
 
 /**
- * The `opal-exec genesis` document: an OP Stack L2 with every OP fork through Isthmus at genesis,
- * the predeploys (L1Block and GasPriceOracle with Opal's compiled contracts, the GPO's Ecotone/
- * Fjord/Isthmus flags set, L1Block holding the synthetic L1 origin 0 of `devL1Info`; the vaults and
- * the message passer as empty accounts) and the funded dev
- * accounts. Holocene at genesis puts the EIP-1559 parameters in extraData.
+ * The `opal-exec genesis` document: an OP Stack L2 with every OP fork through Isthmus (or `o.fork`:
+ * Jovian, Karst) at genesis, the predeploys (L1Block and GasPriceOracle with Opal's compiled
+ * contracts, the GPO's Ecotone/Fjord/Isthmus(/Jovian) flags set, L1Block holding the synthetic L1
+ * origin 0 of `devL1Info` in the fork's calldata format; the vaults and the message passer as empty
+ * accounts) and the funded dev accounts. Holocene at genesis puts the EIP-1559 parameters in
+ * extraData, Jovian its 17-byte form (with a zero minimum base fee). Karst also sets `osakaTime`,
+ * as op-geth's and op-reth's superchain configs pin Osaka to Karst (op-reth chainspec
+ * superchain/chain_metadata.rs: "Osaka activates with Karst").
  */
 export function opDevGenesis(o: OpDevGenesisOptions): Record<string, unknown> {
+  const fork = o.fork ?? "isthmus";
+  const op = fork === "karst" ? OpFork.Karst : fork === "jovian" ? OpFork.Jovian : OpFork.Isthmus;
   const alloc: Record<string, unknown> = {};
   for (const addr of Object.values(OP_DEV_PREDEPLOYS)) alloc[addr] = { balance: "0x0" };
   const timestamp = o.timestamp ?? Math.floor(Date.now() / 1000);
   // L1Block starts with the synthetic origin 0, so fee estimates work before the first block.
+  const format = op >= OpFork.Jovian ? L1InfoFormat.Jovian : L1InfoFormat.Isthmus;
   const l1Storage: Record<string, string> = {};
-  for (const [k, v] of l1BlockStorage(devL1Info(L1InfoFormat.Isthmus, 0n, BigInt(timestamp))))
-    l1Storage[qty(k)] = qty(v);
+  for (const [k, v] of l1BlockStorage(devL1Info(format, 0n, BigInt(timestamp)))) l1Storage[qty(k)] = qty(v);
   alloc[OP_DEV_PREDEPLOYS.L1Block] = { balance: "0x0", code: bytesToHex(l1BlockRuntimeCode()), storage: l1Storage };
   const gpoStorage: Record<string, string> = {};
-  for (const [k, v] of gasPriceOracleGenesisStorage(OpFork.Isthmus)) gpoStorage[qty(k)] = qty(v);
+  for (const [k, v] of gasPriceOracleGenesisStorage(op)) gpoStorage[qty(k)] = qty(v);
   alloc[OP_DEV_PREDEPLOYS.GasPriceOracle] = {
     balance: "0x0",
     code: bytesToHex(gasPriceOracleRuntimeCode()),
@@ -276,6 +307,8 @@ export function opDevGenesis(o: OpDevGenesisOptions): Record<string, unknown> {
       graniteTime: 0,
       holoceneTime: 0,
       isthmusTime: 0,
+      ...(op >= OpFork.Jovian ? { jovianTime: 0 } : {}),
+      ...(op >= OpFork.Karst ? { karstTime: 0, osakaTime: 0 } : {}),
       optimism: {
         eip1559Elasticity: OP_ELASTICITY,
         eip1559Denominator: OP_DENOMINATOR,
@@ -284,7 +317,11 @@ export function opDevGenesis(o: OpDevGenesisOptions): Record<string, unknown> {
     },
     nonce: "0x0",
     timestamp: qty(timestamp),
-    extraData: bytesToHex(encodeHoloceneExtraData(OP_DENOMINATOR_CANYON, OP_ELASTICITY)),
+    extraData: bytesToHex(
+      op >= OpFork.Jovian
+        ? encodeJovianExtraData(OP_DENOMINATOR_CANYON, OP_ELASTICITY, 0n)
+        : encodeHoloceneExtraData(OP_DENOMINATOR_CANYON, OP_ELASTICITY),
+    ),
     gasLimit: qty(o.gasLimit ?? 30_000_000n),
     difficulty: "0x0",
     baseFeePerGas: qty(INITIAL_BASE_FEE),

@@ -31,6 +31,8 @@ export interface DevnetOptions {
   readonly l1BlockTime: number;
   readonly da: DaType;
   readonly upTo: RollupFork;
+  /** Later forks activated this many seconds after L2 genesis (`--activate`; devnetConfig.ts). */
+  readonly activate?: Readonly<Partial<Record<RollupFork, number>>>;
   /** Where progress lines go. */
   readonly print: (line: string) => void;
   /**
@@ -85,6 +87,19 @@ export interface HeadsLine {
   readonly l1: number | null;
   readonly seq: { unsafe: number; safe: number; finalized: number } | null;
   readonly ver: { unsafe: number; safe: number; finalized: number } | null;
+}
+
+/** A fork activated after genesis, and what both L2 nodes know of its activation block so far. */
+export interface ForkActivation {
+  readonly fork: string;
+  /** Activation time (rollup.json) and the first L2 block at or after it. */
+  readonly time: number;
+  readonly block: number;
+  /** The activation block's hash on each execution client, null while it does not have it. */
+  readonly sequencerHash: string | null;
+  readonly verifierHash: string | null;
+  /** Whether the verifier's safe head (derived from L1) has reached the activation block. */
+  readonly verifierSafe: boolean;
 }
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
@@ -150,7 +165,12 @@ export class Devnet {
   private async writeConfig(): Promise<void> {
     const o = this.opts;
     o.print(`Writing a new devnet into ${o.datadir}`);
-    const c = devnetConfig({ timestamp: Math.floor(Date.now() / 1000), blockTime: o.blockTime, upTo: o.upTo });
+    const c = devnetConfig({
+      timestamp: Math.floor(Date.now() / 1000),
+      blockTime: o.blockTime,
+      upTo: o.upTo,
+      ...(o.activate === undefined ? {} : { activate: o.activate }),
+    });
     const write = (name: string, v: unknown): void => writeFileSync(this.path(name), `${JSON.stringify(v, null, 2)}\n`);
     write("l1-genesis.json", c.l1Genesis);
     write("l2-genesis.json", c.l2Genesis);
@@ -348,6 +368,58 @@ export class Devnet {
     return { l1, seq, ver };
   }
 
+  /**
+   * The forks rollup.json schedules after genesis (`--activate`), each with its activation block —
+   * the first L2 block whose timestamp is at or after the fork time — and that block's hash on the
+   * sequencer's and the verifier's execution client, plus whether the verifier's safe head has
+   * reached it.
+   */
+  async activations(): Promise<ForkActivation[]> {
+    const P = this.ports;
+    const rollup = JSON.parse(readFileSync(this.path("rollup.json"), "utf8")) as Record<string, unknown> & {
+      block_time: number;
+      genesis: { l2_time: number; l2: { number: number } };
+    };
+    const g = rollup.genesis;
+    const scheduled = Object.entries(rollup)
+      .filter((e): e is [string, number] => e[0].endsWith("_time") && typeof e[1] === "number" && e[1] > g.l2_time)
+      .filter(([k]) => k !== "pectra_blob_schedule_time");
+    const hashAt = async (port: number, n: number): Promise<string | null> => {
+      try {
+        const b = (await rpc(url(port), "eth_getBlockByNumber", [`0x${n.toString(16)}`, false])) as {
+          hash: string;
+        } | null;
+        return b?.hash ?? null;
+      } catch {
+        return null;
+      }
+    };
+    let verSafe = -1;
+    try {
+      const s = (await rpc(url(P.verNode), "optimism_syncStatus")) as { safe_l2: { number: number } };
+      verSafe = s.safe_l2.number;
+    } catch {
+      verSafe = -1;
+    }
+    return Promise.all(
+      scheduled.map(async ([key, time]) => {
+        const block = g.l2.number + Math.ceil((time - g.l2_time) / rollup.block_time);
+        const [sequencerHash, verifierHash] = await Promise.all([
+          hashAt(P.seqElHttp, block),
+          hashAt(P.verElHttp, block),
+        ]);
+        return {
+          fork: key.slice(0, -"_time".length),
+          time,
+          block,
+          sequencerHash,
+          verifierHash,
+          verifierSafe: verSafe >= block,
+        };
+      }),
+    );
+  }
+
   /** The endpoints and funded accounts, for the startup banner. */
   banner(): string {
     const P = this.ports;
@@ -387,6 +459,26 @@ export class Devnet {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * The news of a fork activation worth a line, given what was already printed (`seen`, updated):
+ * the sequencer building the activation block, then the verifier's safe head passing it with the
+ * hash it derived, compared with the sequencer's.
+ */
+export function activationNews(a: ForkActivation, seen: Set<string>): string | null {
+  const name = a.fork[0]!.toUpperCase() + a.fork.slice(1);
+  if (a.verifierSafe && a.verifierHash !== null && a.sequencerHash !== null && !seen.has(`${a.fork}:safe`)) {
+    seen.add(`${a.fork}:safe`);
+    seen.add(`${a.fork}:built`);
+    const same = a.verifierHash === a.sequencerHash;
+    return `${name} activation block #${a.block}: derived by the verifier (safe) ${a.verifierHash}, sequencer ${a.sequencerHash}: ${same ? "same hash" : "DIFFERENT HASHES"}`;
+  }
+  if (a.sequencerHash !== null && !seen.has(`${a.fork}:built`)) {
+    seen.add(`${a.fork}:built`);
+    return `${name} activation block #${a.block} built by the sequencer: ${a.sequencerHash}`;
+  }
+  return null;
 }
 
 /** One status line: `L1 #n | sequencer unsafe/safe/finalized | verifier unsafe/safe/finalized`. */

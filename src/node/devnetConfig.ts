@@ -28,8 +28,12 @@ const BLOB_BASE_FEE_SCALAR = 810949;
 const L2_GAS_LIMIT = 30_000_000n;
 const L1_GAS_LIMIT = 60_000_000n;
 
-/** The OP forks a devnet can run, in order; `--forks=<name>` activates these up to and including it. */
-export const DEVNET_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("jovian") + 1);
+/**
+ * The OP forks a devnet can run, in order; `--forks=<name>` activates these up to and including it at
+ * genesis, `--activate <name>=<s>` a later one that many seconds after genesis. Interop needs the
+ * interop options (a dependency set, a supervisor), so it is not offered here.
+ */
+export const DEVNET_FORKS: readonly RollupFork[] = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("karst") + 1);
 
 /** The L2 chain config (geth `config`) key of each OP fork's activation time. */
 export const GETH_FORK_TIME_KEYS: Readonly<Record<string, string>> = {
@@ -42,15 +46,33 @@ export const GETH_FORK_TIME_KEYS: Readonly<Record<string, string>> = {
   holocene: "holoceneTime",
   isthmus: "isthmusTime",
   jovian: "jovianTime",
+  karst: "karstTime",
 };
+
+/**
+ * The L1 forks op-geth and op-reth pin to OP forks (op-reth chainspec: Shanghai = Canyon, Cancun =
+ * Ecotone, Prague = Isthmus; superchain chain_metadata.rs "Osaka activates with Karst").
+ */
+const L1_FORK_OF_OP: readonly (readonly [string, RollupFork])[] = [
+  ["shanghaiTime", "canyon"],
+  ["cancunTime", "ecotone"],
+  ["pragueTime", "isthmus"],
+  ["osakaTime", "karst"],
+];
 
 export interface DevnetOptions {
   /** Genesis time of both chains (seconds). */
   readonly timestamp: number;
   /** L2 block time, seconds. */
   readonly blockTime: number;
-  /** The newest fork active at genesis (all before it too; later ones are not scheduled). */
+  /** The newest fork active at genesis (all before it too; later ones are not scheduled unless `activate`d). */
   readonly upTo: RollupFork;
+  /**
+   * Later forks activated this many seconds after genesis (`--activate`). A fork between `upTo` and
+   * an activated one that is not itself given activates with the next one given (op-node requires
+   * every earlier fork to be scheduled no later).
+   */
+  readonly activate?: Readonly<Partial<Record<RollupFork, number>>>;
   /** L1 blocks of the sequencing window (small on a devnet so empty-window recovery is quick). */
   readonly seqWindowSize?: number;
 }
@@ -80,10 +102,54 @@ function genesisHash(g: Record<string, unknown>): string {
   return bytesToHex(chain.headBlockHash);
 }
 
+/**
+ * Each devnet fork's activation offset in seconds after genesis: 0 through `upTo`, the `activate`
+ * offsets after it (filled backwards so an unnamed fork activates with the next named one), null
+ * for the rest. Throws a one-line RangeError for a fork that is not later than `upTo`, not a devnet
+ * fork, out of order, or not a whole number of seconds ≥ 1.
+ */
+export function devnetForkOffsets(
+  upTo: RollupFork,
+  activate: Readonly<Partial<Record<RollupFork, number>>> = {},
+): Map<RollupFork, number | null> {
+  const top = DEVNET_FORKS.indexOf(upTo);
+  if (top < 0) throw new RangeError(`unknown fork ${upTo}; want one of ${DEVNET_FORKS.join(", ")}`);
+  for (const [f, s] of Object.entries(activate) as [RollupFork, number][]) {
+    const i = DEVNET_FORKS.indexOf(f);
+    if (i < 0) throw new RangeError(`--activate ${f}: not a devnet fork (${DEVNET_FORKS.join(", ")})`);
+    if (i <= top) throw new RangeError(`--activate ${f}: already active at genesis with --forks ${upTo}`);
+    if (!Number.isSafeInteger(s) || s < 1) throw new RangeError(`--activate ${f}: want seconds ≥ 1, got ${s}`);
+  }
+  const out = new Map<RollupFork, number | null>();
+  let next: number | null = null;
+  for (let i = DEVNET_FORKS.length - 1; i >= 0; i--) {
+    const f = DEVNET_FORKS[i]!;
+    if (i <= top) {
+      out.set(f, 0);
+      continue;
+    }
+    const given = activate[f];
+    if (given !== undefined) {
+      if (next !== null && given > next) {
+        const later = DEVNET_FORKS.slice(i + 1).find((g) => out.get(g) === next);
+        throw new RangeError(`--activate ${f}=${given}: after ${later}=${next}; forks activate in order`);
+      }
+      next = given;
+    }
+    out.set(f, next);
+  }
+  return new Map(DEVNET_FORKS.map((f) => [f, out.get(f) ?? null]));
+}
+
 export function devnetConfig(o: DevnetOptions): DevnetConfig {
   const roles = devnetRoles();
-  const active = DEVNET_FORKS.slice(0, DEVNET_FORKS.indexOf(o.upTo) + 1);
-  if (active.length === 0) throw new RangeError(`unknown fork ${o.upTo}`);
+  const offsets = devnetForkOffsets(o.upTo, o.activate);
+  const active = DEVNET_FORKS.filter((f) => offsets.get(f) === 0);
+  /** Absolute activation time of a scheduled fork, null when not scheduled. */
+  const at = (f: RollupFork): number | null => {
+    const s = offsets.get(f) ?? null;
+    return s === null ? null : o.timestamp + s;
+  };
 
   const l1Genesis = l1DevGenesis(L1_GAS_LIMIT);
   l1Genesis.timestamp = `0x${o.timestamp.toString(16)}`;
@@ -105,17 +171,16 @@ export function devnetConfig(o: DevnetOptions): DevnetConfig {
 
   const l2Genesis = opDevGenesis({ chainId: DEVNET_L2_CHAIN_ID, timestamp: o.timestamp, gasLimit: L2_GAS_LIMIT });
   const cfg = l2Genesis.config as Record<string, unknown>;
+  // The geth config holds absolute times: 0 for forks at genesis (as op-deployer writes them).
+  const gethTime = (f: RollupFork): number | null => (offsets.get(f) === 0 ? 0 : at(f));
   for (const f of DEVNET_FORKS) {
-    if (active.includes(f)) cfg[GETH_FORK_TIME_KEYS[f]!] = 0;
+    const t = gethTime(f);
+    if (t !== null) cfg[GETH_FORK_TIME_KEYS[f]!] = t;
     else delete cfg[GETH_FORK_TIME_KEYS[f]!];
   }
-  // op-geth pins Shanghai/Cancun/Prague to Canyon/Ecotone/Isthmus.
-  for (const [l1, op] of [
-    ["shanghaiTime", "canyon"],
-    ["cancunTime", "ecotone"],
-    ["pragueTime", "isthmus"],
-  ] as const) {
-    if (active.includes(op)) cfg[l1] = 0;
+  for (const [l1, op] of L1_FORK_OF_OP) {
+    const t = gethTime(op);
+    if (t !== null) cfg[l1] = t;
     else delete cfg[l1];
   }
   l2Genesis.extraData = active.includes("jovian")
@@ -156,6 +221,9 @@ export function devnetConfig(o: DevnetOptions): DevnetConfig {
     l1_system_config_address: DEVNET_SYSTEM_CONFIG,
     chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
   };
-  for (const f of active) rollup[`${f}_time`] = 0;
+  for (const f of DEVNET_FORKS) {
+    const t = gethTime(f);
+    if (t !== null) rollup[`${f}_time`] = t;
+  }
   return { l1Genesis, l2Genesis, rollup, roles, l1GenesisHash, l2GenesisHash };
 }

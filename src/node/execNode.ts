@@ -329,7 +329,9 @@ export class ExecNode {
       chain.storagePool = pools.storageRoots;
       // A dev L1 with --dev.beacon takes blob txs and keeps their sidecars for its beacon API.
       const blobSidecars =
-        config.dev && config["dev.beacon"] === true && chain.config.optimism === null ? new BlobSidecarStore() : null;
+        config.dev && config["dev.beacon"] === true && chain.config.optimism === null
+          ? new BlobSidecarStore(undefined, chain)
+          : null;
       // Its first blob tx needs the KZG trusted setup, whose load blocks the thread for 1.2–1.6 s
       // here: load it while starting, not under the first blob tx (the soak saw a 2.6 s event-loop
       // stall on the dev L1 when the batcher's first blob arrived).
@@ -350,6 +352,7 @@ export class ExecNode {
       const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
         gasCeil: config["miner.gaslimit"],
         recoveryPool: pools.sigRecover,
+        blobs: blobSidecars,
       });
       const networkId = config.networkid === 0n ? chain.config.chainId : config.networkid;
       const clientVersion = `${CLIENT_NAME}/v${CLIENT_VERSION}/${platform()}-${arch()}/nodejs${process.versions.node}`;

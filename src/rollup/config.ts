@@ -7,7 +7,10 @@
 import { bytesToHex, isHexString, parseData } from "../primitives/hex.js";
 import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
 
-/** Timestamp forks in activation order; op-node refuses a fork set without the one before it, or earlier. */
+/**
+ * Timestamp forks in activation order. `interop` is upstream's Lagoon (op-node v1.19.1 renamed the
+ * fork, optimism#21105/#21370); Opal keeps the name "interop" inside and reads both rollup.json keys.
+ */
 export const ROLLUP_FORKS = [
   "regolith",
   "canyon",
@@ -22,12 +25,22 @@ export const ROLLUP_FORKS = [
   "interop",
 ] as const;
 
+/**
+ * The forks whose order op-node's `Config.Check()` enforces: each one set needs the one before it,
+ * at the same time or earlier. SPEC: op-node/rollup/types.go `Config.Check` calls `checkFork` pair by
+ * pair from Regolith→Canyon to Holocene→Isthmus and no further (mantle-v2 mirror c19ebc83, the
+ * vendored op-node; the same list in upstream versions of the file), so Jovian, Karst and Interop
+ * (Lagoon) are never order-checked: a config may schedule Interop without Karst, as `--override.*`
+ * may (op-node/service.go `applyOverrides` sets one fork's time and nothing else).
+ */
+export const ORDER_CHECKED_FORKS = ROLLUP_FORKS.slice(0, ROLLUP_FORKS.indexOf("isthmus") + 1);
+
 /** Optional forks outside the order check (op-node `forks.AllOpt`). */
 export const OPTIONAL_ROLLUP_FORKS = ["pectraBlobSchedule"] as const;
 
 export type RollupFork = (typeof ROLLUP_FORKS)[number] | (typeof OPTIONAL_ROLLUP_FORKS)[number];
 
-/** rollup.json key of each fork's activation time. */
+/** rollup.json key of each fork's activation time (Opal writes these; see `FORK_TIME_ALIASES` for reads). */
 export const FORK_TIME_KEYS: Readonly<Record<RollupFork, string>> = Object.freeze({
   regolith: "regolith_time",
   canyon: "canyon_time",
@@ -41,6 +54,15 @@ export const FORK_TIME_KEYS: Readonly<Record<RollupFork, string>> = Object.freez
   karst: "karst_time",
   interop: "interop_time",
   pectraBlobSchedule: "pectra_blob_schedule_time",
+});
+
+/**
+ * Other rollup.json keys read for a fork's time: op-node v1.19.1 names the Interop fork Lagoon and
+ * writes `lagoon_time` (optimism#21370 dropped the `interop_time` alias); earlier op-node and Opal
+ * write `interop_time`. Both are read; a file giving both must give the same time.
+ */
+export const FORK_TIME_ALIASES: Readonly<Partial<Record<RollupFork, string>>> = Object.freeze({
+  interop: "lagoon_time",
 });
 
 /** Channel timeout from Granite on (op-node `params.ChannelTimeoutGranite`), in L1 blocks. */
@@ -316,8 +338,13 @@ export function parseRollupConfig(json: unknown): RollupConfig {
     systemConfig: readSystemConfig(g, "genesis"),
   });
   const times = {} as Record<`${RollupFork}Time`, number | null>;
-  for (const f of [...ROLLUP_FORKS, ...OPTIONAL_ROLLUP_FORKS])
-    times[`${f}Time`] = readOptUint(json, FORK_TIME_KEYS[f], "");
+  for (const f of [...ROLLUP_FORKS, ...OPTIONAL_ROLLUP_FORKS]) {
+    const t = readOptUint(json, FORK_TIME_KEYS[f], "");
+    const alias = FORK_TIME_ALIASES[f];
+    const a = alias === undefined ? null : readOptUint(json, alias, "");
+    if (t !== null && a !== null && t !== a) fail(alias!, `${a} differs from ${FORK_TIME_KEYS[f]} ${t}`);
+    times[`${f}Time`] = t ?? a;
+  }
   const cfg: RollupConfig = Object.freeze({
     genesis,
     blockTime: readUint(json, "block_time", ""),
@@ -361,9 +388,9 @@ export function checkRollupConfig(cfg: RollupConfig): void {
   if (cfg.l1ChainId === cfg.l2ChainId) fail("l2_chain_id", "L1 and L2 chain IDs must be different");
   if (cfg.l1ChainId < 1n) fail("l1_chain_id", "L1 chain ID must be non-zero and positive");
   if (cfg.l2ChainId < 1n) fail("l2_chain_id", "L2 chain ID must be non-zero and positive");
-  for (let i = 1; i < ROLLUP_FORKS.length; i++) {
-    const prev = ROLLUP_FORKS[i - 1];
-    const fork = ROLLUP_FORKS[i];
+  for (let i = 1; i < ORDER_CHECKED_FORKS.length; i++) {
+    const prev = ORDER_CHECKED_FORKS[i - 1]!;
+    const fork = ORDER_CHECKED_FORKS[i]!;
     const a = cfg[`${prev}Time`];
     const b = cfg[`${fork}Time`];
     if (b === null) continue;
@@ -472,8 +499,12 @@ export function maxSequencerDriftAt(cfg: RollupConfig, l1Timestamp: number): num
 
 /**
  * `--override.<fork>`: a copy of `cfg` with the given activation times replaced, checked again
- * (an override can break the fork order). Overrides of 0 from the flag table mean "none" and
- * must be dropped by the caller; here every given value is applied.
+ * (an override can break the order of Regolith…Isthmus). As op-node's `applyOverrides`
+ * (op-node/service.go: `SetActivationTime` per overridden fork) it sets only the forks given: an
+ * earlier fork left unset stays unset, and from Jovian on no order is required
+ * (`ORDER_CHECKED_FORKS`), so `--override.interop` works with or without a Karst time. Overrides of
+ * 0 from the flag table mean "none" and must be dropped by the caller; here every given value is
+ * applied.
  */
 export function applyForkOverrides(cfg: RollupConfig, overrides: Partial<Record<RollupFork, number>>): RollupConfig {
   const next: Record<string, unknown> = { ...cfg };

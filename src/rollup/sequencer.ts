@@ -6,8 +6,8 @@
  * - L1 origin: the next L1 block when it is visible (behind `--sequencer.l1-confs`) and not newer
  *   than the new L2 block; otherwise the current origin, unless that would pass the max sequencer
  *   drift — then the next origin is required, and without it the sequencer waits.
- * - The tx pool is off (`noTxPool`) in the activation blocks of Ecotone, Fjord, Isthmus, Jovian and Interop,
- *   past the drift, and in recover mode (`--sequencer.recover`, admin_setRecoverMode), where the
+ * - The tx pool is off (`noTxPool`) in the activation blocks of Ecotone, Fjord, Isthmus, Jovian, Karst
+ *   and Interop (op-node sequencer.go "Sequencing Karst upgrade block"), past the drift, and in recover mode (`--sequencer.recover`, admin_setRecoverMode), where the
  *   sequencer only makes deposit-only blocks.
  * - `--sequencer.max-safe-lag`: no new block while the unsafe head is that many blocks past safe.
  * - With `--conductor.enabled` the conductor is asked for leadership before a block is built and
@@ -88,7 +88,7 @@ export type SequencerStep =
   | { readonly kind: "notLeader" }
   | { readonly kind: "failed"; readonly error: string };
 
-const NO_TX_POOL_FORKS = ["ecotone", "fjord", "isthmus", "jovian", "interop"] as const;
+const NO_TX_POOL_FORKS = ["ecotone", "fjord", "isthmus", "jovian", "karst", "interop"] as const;
 
 export class Sequencer {
   private loop: Promise<void> | null = null;

@@ -8,6 +8,7 @@
  * proof verification needs a KZG library and is not done here. The tx hash is that of the block form.
  */
 
+import { CELLS_PER_EXT_BLOB } from "../crypto/kzg.js";
 import { sha256 } from "../crypto/sha256.js";
 import { decodeHeader } from "../rlp/decode.js";
 import { stringLength, writeString } from "../rlp/encode.js";
@@ -21,8 +22,8 @@ import { type BlobTx, TxType } from "./tx.js";
 export const BYTES_PER_BLOB = 131_072;
 export const KZG_COMMITMENT_BYTES = 48;
 export const KZG_PROOF_BYTES = 48;
-/** EIP-7594 CELLS_PER_EXT_BLOB: cell proofs per blob in wrapper v1. */
-export const CELLS_PER_EXT_BLOB = 128;
+/** EIP-7594 CELLS_PER_EXT_BLOB: cell proofs per blob in wrapper v1 (defined with the KZG code). */
+export { CELLS_PER_EXT_BLOB };
 
 export interface BlobTxNetwork {
   readonly tx: BlobTx;

@@ -42,7 +42,7 @@ export interface TxValidationContext {
 
 /**
  * Default blob count limit per tx: the block maximum in Cancun (6) and Prague (9), and EIP-7594's
- * per-tx limit of 6 from Osaka.
+ * per-tx limit of 6 from Osaka. OP chains, Karst included, take no blob txs at all (`typeSupported`).
  */
 export function maxBlobsPerTx(fork: Fork): number {
   if (fork >= Fork.Osaka) return 6;
@@ -124,6 +124,9 @@ export function validateTx(tx: Tx, ctx: TxValidationContext): TxInvalidCode | nu
   // Gas.
   if (tx.gasLimit < BigInt(intrinsicGas(tx, fork))) return "INTRINSIC_GAS_TOO_LOW";
   if (fork >= Fork.Prague && tx.gasLimit < BigInt(floorDataGas(tx))) return "FLOOR_DATA_GAS_TOO_LOW";
+  // EIP-7825, on OP chains from Karst (Osaka's EVM). Deposits returned above: they are exempt, being
+  // "already subject to a 20MGas limit" (SPEC: karst/exec-engine.md; op-revm handler.rs `validate_env`
+  // returns before the mainnet checks for type 0x7E).
   if (fork >= Fork.Osaka && tx.gasLimit > BigInt(MAX_TX_GAS_LIMIT_OSAKA)) return "GAS_LIMIT_CAP_EXCEEDED";
   if (fork >= Fork.Shanghai && tx.to === null && tx.data.length > MAX_INITCODE_SIZE) return "INITCODE_SIZE_EXCEEDED";
 

@@ -1,22 +1,47 @@
 /**
  * Blob sidecars of a dev L1 (the devnet's `opal-exec --dev`): the blobs, KZG commitments and proofs
  * that EIP-4844 transactions carry in their network form, verified when they arrive (each commitment
- * hashes to its versioned hash, each proof holds) and kept by versioned hash; once a block is sealed,
+ * hashes to its versioned hash, the proofs hold) and kept by versioned hash; once a block is sealed,
  * by block too, with each blob's index among all blobs of the block — what the beacon API serves.
  * Blocks older than `keepBlocks` are pruned (a real beacon node keeps blobs ~18 days), and so are
  * sidecars by versioned hash last added or sealed that long ago (a tx the pool dropped, or one
  * sealed long since): without that the store kept every blob it was ever given.
+ *
+ * Wrapper versions (geth core/txpool/validation.go `validateBlobTx`, v1.17.0): while the head is
+ * before Osaka only version 0 (one blob proof per blob) is taken, from Osaka only version 1 (EIP-7594,
+ * CELLS_PER_EXT_BLOB cell proofs per blob). What is not carried is computed when first asked for and
+ * kept: a blob's KZG proof for the beacon API and getPayloadV3/V4 (a beacon node computes it itself
+ * from Fulu on), its cell proofs for getPayloadV5 when a version-0 sidecar lands in an Osaka block.
  */
-import { loadKzg } from "../crypto/kzg.js";
+import { CELLS_PER_EXT_BLOB, computeCellProofs, loadKzg, verifyCellProofs } from "../crypto/kzg.js";
 import { bytesKey } from "../primitives/bytes.js";
+import { type ChainConfig, rulesAt } from "../spec/chainConfig.js";
+import { Fork } from "../spec/forks.js";
 import { type BlobTxNetwork, kzgToVersionedHash } from "../tx/blobNetwork.js";
 import { type Tx, TxType } from "../tx/tx.js";
 
+/** A sealed block's blob: its index among the block's blobs, and its blob KZG proof. */
 export interface BlobSidecar {
   readonly index: number;
   readonly blob: Uint8Array;
   readonly commitment: Uint8Array;
+  /** The blob's KZG proof (computed on first read when the tx carried cell proofs). */
   readonly proof: Uint8Array;
+}
+
+/** A kept blob as the Engine API's getBlobs reads it: the proofs in the form they arrived. */
+export interface StoredBlob {
+  readonly blob: Uint8Array;
+  readonly commitment: Uint8Array;
+  /** The wrapper version it arrived in: 0 = `proofs` is its blob proof, 1 = its cell proofs. */
+  readonly version: 0 | 1;
+  readonly proofs: readonly Uint8Array[];
+}
+
+/** The chain whose head decides the wrapper version taken (a Blockchain fits). */
+export interface SidecarChain {
+  readonly config: ChainConfig;
+  readonly head: { readonly number: number; readonly timestamp: number };
 }
 
 export class BlobSidecarError extends Error {
@@ -26,9 +51,34 @@ export class BlobSidecarError extends Error {
 interface Kept {
   readonly blob: Uint8Array;
   readonly commitment: Uint8Array;
-  readonly proof: Uint8Array;
+  readonly version: 0 | 1;
+  /** The blob proof once known (arrived in version 0, or computed). */
+  blobProof: Uint8Array | null;
+  /** The cell proofs once known (arrived in version 1, or computed). */
+  cellProofs: readonly Uint8Array[] | null;
   /** The newest block sealed when the sidecar was added, or the block that sealed it: its age. */
-  readonly at: number;
+  at: number;
+}
+
+function blobProofOf(k: Kept): Uint8Array {
+  if (k.blobProof === null) k.blobProof = loadKzg().computeBlobKzgProof(k.blob, k.commitment);
+  return k.blobProof;
+}
+
+function cellProofsOf(k: Kept): readonly Uint8Array[] {
+  if (k.cellProofs === null) k.cellProofs = computeCellProofs(k.blob);
+  return k.cellProofs;
+}
+
+function sealedSidecar(index: number, k: Kept): BlobSidecar {
+  return {
+    index,
+    blob: k.blob,
+    commitment: k.commitment,
+    get proof() {
+      return blobProofOf(k);
+    },
+  };
 }
 
 export class BlobSidecarStore {
@@ -38,16 +88,31 @@ export class BlobSidecarStore {
   /** The newest block number sealed so far. */
   private head = 0;
 
-  constructor(private readonly keepBlocks = 4096) {}
+  /**
+   * `chain`: the chain whose head's fork decides the wrapper version `add` takes (the node passes its
+   * own); without one, as in tests of the store alone, both versions are taken.
+   */
+  constructor(
+    private readonly keepBlocks = 4096,
+    private readonly chain: SidecarChain | null = null,
+  ) {}
 
   /** How many sidecars are kept by versioned hash, and how many blocks by number. */
   stats(): { blobs: number; blocks: number } {
     return { blobs: this.byHash.size, blocks: this.byBlock.size };
   }
 
-  /** Verifies the network form's sidecars (v0 blob proofs) and keeps them; throws BlobSidecarError. */
+  /** Verifies the network form's sidecars and keeps them; throws BlobSidecarError. */
   add(w: BlobTxNetwork): void {
-    if (w.wrapperVersion !== 0) throw new BlobSidecarError("only blob proofs (wrapper version 0) are accepted");
+    if (this.chain !== null) {
+      // SPEC: geth v1.17.0 validateBlobTx: "unexpected sidecar version, want: %d, got: %d", version 1
+      // once the head is Osaka, else 0.
+      const h = this.chain.head;
+      const want = rulesAt(this.chain.config, h.number, h.timestamp).fork >= Fork.Osaka ? 1 : 0;
+      if (w.wrapperVersion !== want) {
+        throw new BlobSidecarError(`unexpected sidecar version, want: ${want}, got: ${w.wrapperVersion}`);
+      }
+    }
     const n = w.tx.blobVersionedHashes.length;
     for (let i = 0; i < n; i++) {
       const vh = kzgToVersionedHash(w.commitments[i]!);
@@ -55,18 +120,57 @@ export class BlobSidecarStore {
         throw new BlobSidecarError(`blob ${i}: commitment does not match its versioned hash`);
       }
     }
-    let ok = false;
-    try {
-      ok = loadKzg().verifyBlobKzgProofBatch([...w.blobs], [...w.commitments], [...w.proofs]);
-    } catch (e) {
-      throw new BlobSidecarError(`invalid blob sidecar: ${(e as Error).message}`);
+    if (w.wrapperVersion === 0) {
+      let ok = false;
+      try {
+        ok = loadKzg().verifyBlobKzgProofBatch([...w.blobs], [...w.commitments], [...w.proofs]);
+      } catch (e) {
+        throw new BlobSidecarError(`invalid blob sidecar: ${(e as Error).message}`);
+      }
+      if (!ok) throw new BlobSidecarError("invalid blob sidecar: KZG proof does not verify");
+    } else if (!verifyCellProofs(w.blobs, w.commitments, w.proofs)) {
+      throw new BlobSidecarError("invalid blob sidecar: KZG cell proofs do not verify");
     }
-    if (!ok) throw new BlobSidecarError("invalid blob sidecar: KZG proof does not verify");
     for (let i = 0; i < n; i++) {
       const k = bytesKey(w.tx.blobVersionedHashes[i]!);
+      const cells =
+        w.wrapperVersion === 1 ? w.proofs.slice(CELLS_PER_EXT_BLOB * i, CELLS_PER_EXT_BLOB * (i + 1)) : null;
       this.byHash.delete(k);
-      this.byHash.set(k, { blob: w.blobs[i]!, commitment: w.commitments[i]!, proof: w.proofs[i]!, at: this.head });
+      this.byHash.set(k, {
+        blob: w.blobs[i]!,
+        commitment: w.commitments[i]!,
+        version: w.wrapperVersion,
+        blobProof: w.wrapperVersion === 0 ? w.proofs[i]! : null,
+        cellProofs: cells,
+        at: this.head,
+      });
     }
+  }
+
+  /** The blob kept under `versionedHash`, with the proofs it arrived with; null when unknown. */
+  get(versionedHash: Uint8Array): StoredBlob | null {
+    const k = this.byHash.get(bytesKey(versionedHash));
+    if (k === undefined) return null;
+    return {
+      blob: k.blob,
+      commitment: k.commitment,
+      version: k.version,
+      proofs: k.version === 0 ? [blobProofOf(k)] : cellProofsOf(k),
+    };
+  }
+
+  /** The blob, commitment and blob KZG proof of `versionedHash` (the proof computed if need be). */
+  withBlobProof(versionedHash: Uint8Array): { blob: Uint8Array; commitment: Uint8Array; proof: Uint8Array } | null {
+    const k = this.byHash.get(bytesKey(versionedHash));
+    return k === undefined ? null : { blob: k.blob, commitment: k.commitment, proof: blobProofOf(k) };
+  }
+
+  /** The blob, commitment and cell proofs of `versionedHash` (the proofs computed if need be). */
+  withCellProofs(
+    versionedHash: Uint8Array,
+  ): { blob: Uint8Array; commitment: Uint8Array; proofs: readonly Uint8Array[] } | null {
+    const k = this.byHash.get(bytesKey(versionedHash));
+    return k === undefined ? null : { blob: k.blob, commitment: k.commitment, proofs: cellProofsOf(k) };
   }
 
   /** A sealed block's txs: records its sidecars by index (txs whose sidecars are unknown count blobs). */
@@ -79,9 +183,10 @@ export class BlobSidecarStore {
         const k = bytesKey(h);
         const s = this.byHash.get(k);
         if (s !== undefined) {
-          sidecars.push({ index, blob: s.blob, commitment: s.commitment, proof: s.proof });
+          sidecars.push(sealedSidecar(index, s));
           this.byHash.delete(k);
-          this.byHash.set(k, { ...s, at: number });
+          s.at = number;
+          this.byHash.set(k, s);
         }
         index++;
       }

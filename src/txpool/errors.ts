@@ -39,6 +39,10 @@ export const TX_POOL_ERRORS = {
   EMPTY_AUTHORIZATION_LIST: "set code tx must have at least one authorization tuple",
   // not geth: bytes that do not decode as a tx (geth's RPC fails before the pool with the rlp error)
   DECODE: "invalid transaction encoding",
+  // op-reth (OP chains from Karst, where op-geth is no longer supported): reth's pool refuses a tx
+  // above the EIP-7825 cap with InvalidTransactionError::GasLimitTooHigh, which eth_sendRawTransaction
+  // reports as RpcInvalidTransactionError::GasLimitTooHigh (reth 88505c7 rpc-eth-types error/mod.rs).
+  OP_GAS_LIMIT_TOO_HIGH: "gas limit too high",
 } as const;
 
 export type TxPoolErrorCode = keyof typeof TX_POOL_ERRORS;
@@ -47,7 +51,15 @@ export type TxPoolErrorCode = keyof typeof TX_POOL_ERRORS;
 export interface TxPoolRejection {
   readonly code: TxPoolErrorCode;
   readonly message: string;
+  /**
+   * The JSON-RPC error code eth_sendRawTransaction answers with, when not geth's -32000: reth's
+   * `EthRpcErrorCode::TransactionRejected` (-32003) for the op-reth refusals.
+   */
+  readonly rpcCode?: number;
 }
+
+/** alloy `EthRpcErrorCode::TransactionRejected`, the code reth gives most invalid-transaction errors. */
+export const RETH_TX_REJECTED_CODE = -32003;
 
 /** A rejection with geth's `"%w: details"` wrapping (just the base string when `details` is omitted). */
 export function reject(code: TxPoolErrorCode, details?: string): TxPoolRejection {

@@ -15,11 +15,12 @@ import { operatorFee } from "../executor/op/operatorFee.js";
 import { toChecksumAddress } from "../primitives/address.js";
 import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { type ChainConfig, rulesAt } from "../spec/chainConfig.js";
-import type { ForkRules } from "../spec/forks.js";
+import { Fork, type ForkRules } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import type { AccountRecord, StateReader } from "../state/stateReader.js";
 import { recoverAuthority } from "../tx/authorization.js";
 import { decodeTx, encodeTx, txHash } from "../tx/envelope.js";
+import { MAX_TX_GAS_LIMIT_OSAKA } from "../tx/intrinsicGas.js";
 import { recoverSendersParallel } from "../tx/recoverSendersParallel.js";
 import { recoverSender } from "../tx/signer.js";
 import { type SignedTx, type Tx, TxType, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../tx/tx.js";
@@ -67,6 +68,7 @@ export type PendingListener = (txs: readonly PooledTx[]) => void;
 
 /** Reorgs deeper than this are not replayed into the pool (legacypool `reset`). */
 const MAX_REINJECT_DEPTH = 64;
+const TX_GAS_CAP = BigInt(MAX_TX_GAS_LIMIT_OSAKA);
 
 interface Candidate {
   readonly index: number;
@@ -668,7 +670,15 @@ export class TxPool {
     const newHash = headerHash(head);
     const reinject =
       equalBytes(oldHash, newHash) || equalBytes(oldHash, head.parentHash) ? [] : this.lostTxs(oldHead, head);
+    const wasOsaka = this.headView.rules.fork >= Fork.Osaka;
     this.setHead(head);
+    if (!wasOsaka && this.headView.rules.fork >= Fork.Osaka) {
+      // EIP-7825 from here on (L1 Osaka; OP Karst, which runs Osaka's EVM): a tx above the cap can
+      // never be included, so it leaves; a pending one takes its sender's later nonces back to the
+      // queue (geth legacypool `runReorg`: "Discard the transactions with the gas limit higher than
+      // the cap" when the new head is Osaka and the old one was not).
+      for (const p of [...this.all.values()]) if (p.gasLimit > TX_GAS_CAP) this.removeTx(p);
+    }
     for (const p of this.all.values()) p.cost = this.costOf(p);
     if (reinject.length > 0) {
       const dirty = new Set<string>();

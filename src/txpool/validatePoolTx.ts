@@ -9,7 +9,7 @@ import { legacyChainId } from "../tx/legacy.js";
 import { recoverSender } from "../tx/signer.js";
 import { type SignedTx, type Tx, TxType, txMaxFeePerGas } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
-import { reject, TX_POOL_ERRORS, type TxPoolRejection } from "./errors.js";
+import { RETH_TX_REJECTED_CODE, reject, TX_POOL_ERRORS, type TxPoolRejection } from "./errors.js";
 
 /** What the checks run against: the head's rules and gas limit, and the chain id. */
 export interface PoolTxContext {
@@ -30,8 +30,21 @@ export function subpoolRejection(tx: Tx, acceptBlobs = false): TxPoolRejection |
   return null;
 }
 
-/** EIP-7825 (Osaka) per-tx gas cap; geth wraps this one as "%w (cap: %d, tx: %d)". */
-function osakaCap(tx: SignedTx): TxPoolRejection {
+/**
+ * EIP-7825 (Osaka) per-tx gas cap. L1: geth wraps this one as "%w (cap: %d, tx: %d)". OP chains (the
+ * cap comes with Karst): op-reth's answer, reth's bare "gas limit too high" with code -32003 (SPEC:
+ * reth 88505c7 transaction-pool validate/eth.rs `validate_stateless` → InvalidTransactionError::
+ * GasLimitTooHigh → rpc-eth-types RpcInvalidTransactionError::GasLimitTooHigh, `error_code`
+ * TransactionRejected).
+ */
+function osakaCap(tx: SignedTx, rules: ForkRules): TxPoolRejection {
+  if (rules.op !== null) {
+    return {
+      code: "OP_GAS_LIMIT_TOO_HIGH",
+      message: TX_POOL_ERRORS.OP_GAS_LIMIT_TOO_HIGH,
+      rpcCode: RETH_TX_REJECTED_CODE,
+    };
+  }
   return {
     code: "GAS_LIMIT_TOO_HIGH",
     message: `${TX_POOL_ERRORS.GAS_LIMIT_TOO_HIGH} (cap: ${MAX_TX_GAS_LIMIT_OSAKA}, tx: ${tx.gasLimit})`,
@@ -59,7 +72,9 @@ export function forkRejection(tx: SignedTx, rules: ForkRules): TxPoolRejection |
 /**
  * geth ValidateTransaction after the size and type checks: init code size, the Osaka per-tx gas cap
  * and the block gas limit in geth's order, then validateTx (chain id, signature, fee caps, intrinsic
- * and floor gas) mapped to geth's errors. The sender must already be recovered (memoized).
+ * and floor gas) mapped to geth's errors. On OP chains the cap is checked in reth's order instead
+ * (after the block gas limit, chain id and intrinsic gas: validateTx's GAS_LIMIT_CAP_EXCEEDED). The
+ * sender must already be recovered (memoized).
  */
 export function validatePoolTx(
   tx: SignedTx,
@@ -70,7 +85,9 @@ export function validatePoolTx(
   if (rules.fork >= Fork.Shanghai && tx.to === null && tx.data.length > MAX_INITCODE_SIZE) {
     return reject("MAX_INITCODE_SIZE_EXCEEDED", `code size ${tx.data.length}, limit ${MAX_INITCODE_SIZE}`);
   }
-  if (rules.fork >= Fork.Osaka && tx.gasLimit > BigInt(MAX_TX_GAS_LIMIT_OSAKA)) return osakaCap(tx);
+  if (rules.fork >= Fork.Osaka && rules.op === null && tx.gasLimit > BigInt(MAX_TX_GAS_LIMIT_OSAKA)) {
+    return osakaCap(tx, rules);
+  }
   if (tx.gasLimit > ctx.gasLimit) return reject("GAS_LIMIT");
   const code = validateTx(tx, { rules, chainId: ctx.chainId });
   switch (code) {
@@ -102,7 +119,7 @@ export function validatePoolTx(
     case "FLOOR_DATA_GAS_TOO_LOW":
       return reject("FLOOR_DATA_GAS", `gas ${tx.gasLimit}, minimum needed ${floorDataGas(tx)}`);
     case "GAS_LIMIT_CAP_EXCEEDED":
-      return osakaCap(tx);
+      return osakaCap(tx, rules);
     case "INITCODE_SIZE_EXCEEDED":
       return reject("MAX_INITCODE_SIZE_EXCEEDED", `code size ${tx.data.length}, limit ${MAX_INITCODE_SIZE}`);
     case "EMPTY_AUTHORIZATION_LIST":

@@ -37,13 +37,16 @@ export const OP_FORK_KEYS: [OpFork, string, string][] = [
   [OpFork.Holocene, "holocene_time", "holoceneTime"],
   [OpFork.Isthmus, "isthmus_time", "isthmusTime"],
   [OpFork.Jovian, "jovian_time", "jovianTime"],
+  [OpFork.Karst, "karst_time", "karstTime"],
 ];
 
 /**
- * op-geth `params.LoadOPStackChainConfig`: every L1 block fork at 0, Regolith at 0, Shanghai with
- * Canyon, Cancun with Ecotone; Prague with Isthmus (forks.ts `opRules`). OP Mainnet keeps its
- * pre-Bedrock history: Berlin 3950000, London/ArrowGlacier/GrayGlacier/MergeNetsplit/Bedrock at the
- * Bedrock block.
+ * op-geth `params.LoadOPStackChainConfig` / op-reth chainspec superchain/chain_metadata.rs
+ * `to_genesis_chain_config`: every L1 block fork at 0, Regolith at 0, Shanghai with Canyon, Cancun
+ * with Ecotone, Prague with Isthmus, Osaka with Karst (forks.ts `opRules`). Only OP Mainnet keeps a
+ * pre-Bedrock history (op-reth special-cases chain id 10 alone): Berlin 3950000,
+ * London/ArrowGlacier/GrayGlacier/MergeNetsplit/Bedrock at the Bedrock block. Chains whose genesis
+ * block number is not 0 for other reasons (Boba's and Celo's migrated histories) get Bedrock at 0.
  */
 export function opGethConfig(t: Map<string, TomlValue>): Record<string, unknown> {
   const hf = (k: string): number | undefined => t.get(`hardforks.${k}`) as number | undefined;
@@ -66,6 +69,7 @@ export function opGethConfig(t: Map<string, TomlValue>): Record<string, unknown>
     shanghaiTime: hf("canyon_time"),
     cancunTime: hf("ecotone_time"),
     pragueTime: hf("isthmus_time"),
+    osakaTime: hf("karst_time"),
     bedrockBlock: 0,
     regolithTime: 0,
     terminalTotalDifficulty: 0,

@@ -2,7 +2,8 @@
  * Payload attributes of the next L2 block (SPEC: protocol/derivation.md#building-individual-payload-
  * attributes; op-stack.md §2.8; op-node derive/attributes.go `PreparePayloadAttributes`): the
  * L1-attributes deposit first, then the epoch's user deposits (first block of an epoch only), then
- * the network-upgrade deposits of a fork's activation block. The batch's own transactions are
+ * the network-upgrade deposits of a fork's activation block. The gas limit is the system config's,
+ * plus the one-time upgrade gas in the Karst activation block. The batch's own transactions are
  * appended by the caller (derivation) or by the sequencer's tx pool.
  *
  * Errors are classed as derivation needs them: an L1 fetch failure is temporary, an origin that no
@@ -25,7 +26,7 @@ import type { BlockId, L1BlockRef, L2BlockRef } from "../refs.js";
 import { DepositLogError, depositsFromReceipts } from "./depositLog.js";
 import { criticalError, resetError, temporaryError } from "./errors.js";
 import { applyConfigUpdateLogs, ecotoneScalars, type SystemConfig } from "./systemConfig.js";
-import { upgradeTxsAt } from "./upgradeTxs.js";
+import { upgradeGasAt, upgradeTxsAt } from "./upgradeTxs.js";
 
 /** The SequencerFeeVault predeploy: every OP block's fee recipient. */
 export const SEQUENCER_FEE_VAULT: Uint8Array = hexToBytes("0x4200000000000000000000000000000000000011");
@@ -278,7 +279,9 @@ export async function preparePayloadAttributes(
     suggestedFeeRecipient: SEQUENCER_FEE_VAULT,
     transactions: txs,
     noTxPool: true,
-    gasLimit: sc.gasLimit,
+    // op-node v1.19.1 attributes.go: `GasLimit = sysConfig.GasLimit + upgradeGas`, the config after
+    // this origin's ConfigUpdate logs plus the NUT bundle's gas in its activation block.
+    gasLimit: sc.gasLimit + upgradeGasAt(cfg, nextTime),
     withdrawals: isForkActive(cfg, "canyon", nextTime) ? [] : null,
     parentBeaconBlockRoot: isForkActive(cfg, "ecotone", nextTime)
       ? (info.parentBeaconBlockRoot ?? new Uint8Array(32))

@@ -88,12 +88,14 @@ function isHolocene(cfg: RollupConfig, inclusion: L1BlockRef): boolean {
 
 /**
  * The rules every block's sequencer transactions obey (shared by singular and span batches): no user
- * transactions in the Jovian or Interop activation block, then per transaction: non-empty, not a
- * deposit, a type allowed at `timestamp`. Returns null when they pass.
+ * transactions in the Jovian, Karst or Interop activation block (Karst: op-node batches.go as of
+ * optimism #19220, kona #19372 "rejects non-empty batches on activation"), then per transaction:
+ * non-empty, not a deposit, a type allowed at `timestamp`. Returns null when they pass.
  */
 export function checkSequencerTxs(cfg: RollupConfig, timestamp: number, txs: readonly Uint8Array[]): BatchCheck | null {
   if (txs.length === 0) return null;
   if (isForkActivationBlock(cfg, "jovian", timestamp)) return drop("transactions in the Jovian activation block");
+  if (isForkActivationBlock(cfg, "karst", timestamp)) return drop("transactions in the Karst activation block");
   if (isForkActivationBlock(cfg, "interop", timestamp)) return drop("transactions in the Interop activation block");
   const isthmus = isForkActive(cfg, "isthmus", timestamp);
   for (let i = 0; i < txs.length; i++) {

@@ -16,7 +16,9 @@
  * 2025-05-28, in force at fd72cf79) move the CrossL2Inbox pair to the first block in which the
  * chain's dependency set has two or more active chains; that schedule is not implemented.
  *
- * Not covered: Karst upgrade transactions.
+ * Karst (`karstUpgradeTxs`) is data: the 31 deposits of the Karst NUT bundle (karstNutBundle.ts,
+ * generated from the bundle file), with the qualified-intent source hashes and the one-time upgrade
+ * gas of op-node v1.19.1; see the comments there.
  */
 
 import { keccak256 } from "../../crypto/keccak.js";
@@ -29,6 +31,7 @@ import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHa
 import { encodeTx } from "../../tx/envelope.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";
 import { isForkActivationBlock, type RollupConfig, type RollupFork } from "../config.js";
+import { KARST_NUT_BUNDLE_TXS, KARST_NUT_BUNDLE_VERSION, type NutBundleTx } from "./karstNutBundle.js";
 import {
   ECOTONE_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
   ECOTONE_L1_BLOCK_DEPLOYMENT_HEX,
@@ -230,12 +233,110 @@ export function interopUpgradeTxs(): Uint8Array[] {
   ]);
 }
 
+/**
+ * The intent string whose keccak makes the source hash of tx `index` of a fork's NUT bundle:
+ * `"<Fork> <index>: <intent>"`, the fork's name with its first letter upper-cased
+ * (`"Karst 0: ConditionalDeployer Deployment"`).
+ *
+ * Evidence (the Karst spec, specs/protocol/karst/derivation.md, says the node prepends "Karst: ";
+ * the code that ran at activation does not):
+ * - op-node rollup/derive/upgrade_transaction.go `toDepositTransactions` formats
+ *   `"%s %d: %s"` with `capitalizeForkName(fork)`, commented as mirroring kona's
+ *   hardforks/build_helpers.rs `capitalize` "so the qualified intent strings (and therefore source
+ *   hashes) agree across implementations". The earlier op-node reader (go:embed of the bundle inside
+ *   op-node/rollup/derive, before optimism #20051 of 2026-04-13 moved it to op-core) used the fork
+ *   name as is ("karst 0: …").
+ * - kona-hardforks build.rs passes `capitalize("karst")` as the bundle's fork name since optimism
+ *   #20157 (2026-04-28; optimism rust/ history as vendored in mantle-v2), its doc saying the name
+ *   "must match the capitalized form used by op-node"; op-alloy-consensus nuts/mod.rs
+ *   `to_deposit_transactions` formats `"{fork_name} {i}: {intent}"`.
+ * - optimism #21289 (2026-06-08) describes op-node's hash input as `"<Capitalized> <i>: <intent>"`;
+ *   #21441 (2026-06-16, the upgrade-gas fix op-node v1.19.1 ships) finds op-node and kona sharing
+ *   the gas bug, "so they currently agree" on the chain past the activation block; kona-client, the
+ *   fault-proof program Karst makes the respected game type, proves op-node's activation block
+ *   byte for byte (kona tests/proofs TestActivationBlockNUTBundle).
+ * So op-node v1.19.x (June 2026, after both changes) hashes the capitalized form.
+ */
+export function nutIntent(fork: string, index: number, intent: string): string {
+  return `${fork.charAt(0).toUpperCase()}${fork.slice(1)} ${index}: ${intent}`;
+}
+
+/** The bundle schema op-node v1.19 reads (upgrade_transaction.go `nutBundleVersion`). */
+const NUT_BUNDLE_VERSION = "1.0.0";
+
+/**
+ * The encoded deposits of a NUT bundle of `fork` (op-node `nutBundle.toDepositTransactions`): per
+ * tx, source hash over `nutIntent(fork, i, intent)`, the bundle's from/to/gas/data, mint 0, value 0,
+ * not a system tx. Refuses another schema version or a tx without intent, as op-node does.
+ */
+export function nutBundleDepositTxs(fork: string, version: string, txs: readonly NutBundleTx[]): Uint8Array[] {
+  if (version !== NUT_BUNDLE_VERSION) throw new Error(`unsupported NUT bundle version: got ${version}`);
+  return encodeAll(
+    txs.map((t, i) => {
+      if (t.intent.length === 0) throw new Error(`${fork} NUT bundle tx ${i}: missing intent`);
+      return {
+        intent: nutIntent(fork, i, t.intent),
+        from: hexToBytes(t.from),
+        to: t.to === null ? null : hexToBytes(t.to),
+        gas: BigInt(t.gasLimit),
+        data: hexToBytes(t.data),
+      };
+    }),
+  );
+}
+
+/**
+ * The 31 Karst upgrade deposits (SPEC: specs/protocol/karst/derivation.md; op-node
+ * upgrade_transaction.go `UpgradeTransactions(forks.Karst)`), encoded, in bundle order: each from
+ * the bundle's sender to its target (null = create) with its gas and data, mint 0, value 0, not a
+ * system tx, source hash over `nutIntent("karst", i, intent)`.
+ */
+export function karstUpgradeTxs(): Uint8Array[] {
+  return nutBundleDepositTxs("karst", KARST_NUT_BUNDLE_VERSION, KARST_NUT_BUNDLE_TXS);
+}
+
+/**
+ * The Karst bundle's upgrade gas: the sum of its gas limits (op-node `nutBundle.totalGas`), added to
+ * the activation block's gas limit so the deposits need not fit the system config's.
+ */
+export function karstUpgradeGas(): bigint {
+  let total = 0n;
+  for (const t of KARST_NUT_BUNDLE_TXS) total += BigInt(t.gasLimit);
+  return total;
+}
+
+/**
+ * The one-time upgrade gas of the L2 block at `l2Timestamp`: the Karst bundle's in the Karst
+ * activation block, else 0. op-node v1.19.1 attributes.go: `GasLimit = sysConfig.GasLimit +
+ * upgradeGas` (only NUT-bundle forks, from Karst on, have upgrade gas).
+ */
+export function upgradeGasAt(cfg: RollupConfig, l2Timestamp: number): bigint {
+  return isForkActivationBlock(cfg, "karst", l2Timestamp) ? karstUpgradeGas() : 0n;
+}
+
+/**
+ * The upgrade gas to take off the gas limit of the block at `l2Timestamp` when its system config
+ * is read back from it (op-node payload_util.go `PayloadToSystemConfig`, from optimism #21441 of
+ * 2026-06-16, in op-node v1.19.1 "the Karst gas limit fix"): at the Karst activation block the
+ * header holds system-config gas limit + upgrade gas, and without the strip the next block would
+ * read the sum back as its base and keep it forever. `keep_karst_upgrade_gas` opts out, keeping the
+ * sum until a setGasLimit (op-node rollup.Config.StripsKarstUpgradeGas; superchain-registry #1259
+ * sets it for the sepolia and mainnet superchains, whose Karst history was made without the strip).
+ * A setGasLimit in the next block's L1 origin is applied after this, so it wins (op-node
+ * TestPayloadToSystemConfigUpgradeGas).
+ */
+export function upgradeGasToStrip(cfg: RollupConfig, l2Timestamp: number): bigint {
+  if (cfg.keepKarstUpgradeGas) return 0n;
+  return upgradeGasAt(cfg, l2Timestamp);
+}
+
 /** Forks with upgrade transactions, in activation order, with their builders. */
 const UPGRADES: readonly (readonly [RollupFork, () => Uint8Array[]])[] = [
   ["ecotone", ecotoneUpgradeTxs],
   ["fjord", fjordUpgradeTxs],
   ["isthmus", isthmusUpgradeTxs],
   ["jovian", jovianUpgradeTxs],
+  ["karst", karstUpgradeTxs],
   ["interop", interopUpgradeTxs],
 ];
 

@@ -3,7 +3,8 @@
  * l2_client.go): L2 block references and the fields derivation compares, the system config in effect
  * after a block (op-node `PayloadToSystemConfig`), and the three Engine API calls in the version each
  * fork needs (op-stack.md §2.14): forkchoiceUpdated V1 before Canyon, V2 to Ecotone, V3 after (and
- * always V3 without attributes); getPayload and newPayload V2, V3 from Ecotone, V4 from Isthmus.
+ * always V3 without attributes); getPayload and newPayload V2, V3 from Ecotone, V4 from Isthmus;
+ * getPayload V5 from Karst, newPayload staying V4 (see `getPayloadVersionAt`).
  */
 import { decodeHoloceneExtraData, decodeJovianExtraData } from "../../block/opExtraData.js";
 import { keccak256 } from "../../crypto/keccak.js";
@@ -15,6 +16,7 @@ import { encodeTx } from "../../tx/envelope.js";
 import { isForkActive, type RollupConfig } from "../config.js";
 import { attributesJson, type PayloadAttributes } from "../derive/attributes.js";
 import type { SystemConfig } from "../derive/systemConfig.js";
+import { upgradeGasToStrip } from "../derive/upgradeTxs.js";
 import { parseRpcTx } from "../l1Json.js";
 import type { L2BlockRef } from "../refs.js";
 import type { RpcTransport } from "../rpcTransport.js";
@@ -96,6 +98,20 @@ export function newPayloadVersionAt(cfg: RollupConfig, timestamp: number): numbe
   if (isForkActive(cfg, "isthmus", timestamp)) return 4;
   if (isForkActive(cfg, "ecotone", timestamp)) return 3;
   return 2;
+}
+
+/**
+ * The engine_getPayload version for a payload at `timestamp`: V5 from Karst, else the newPayload
+ * version. op-node selects `engine_getPayloadV5` once Karst is active (optimism #21337, 2026-06-10,
+ * "op-node and kona-node select engine_getPayloadV5 once Karst is active"; op-node rollup/types.go
+ * `GetPayloadVersion` → eth.GetPayloadV5), and v1.19.1 needs op-reth v2.3.2, the release that "adds
+ * engine_getPayloadV5 support for Karst" (Upgrade 19 notice, optimism #21544). Only the method moves:
+ * the answer is the V4 envelope (op-reth maps ExecutionPayloadEnvelopeV5 to OpExecutionPayloadEnvelopeV4)
+ * and the payload still goes back through newPayloadV4, forkchoiceUpdated staying V3.
+ */
+export function getPayloadVersionAt(cfg: RollupConfig, timestamp: number): number {
+  if (isForkActive(cfg, "karst", timestamp)) return 5;
+  return newPayloadVersionAt(cfg, timestamp);
 }
 
 export function fcuVersionFor(cfg: RollupConfig, attrs: PayloadAttributes | null): number {
@@ -271,7 +287,7 @@ export class EngineClient {
   }
 
   async getPayload(payloadId: string, timestamp: number): Promise<PayloadEnvelope> {
-    const v = newPayloadVersionAt(this.cfg, timestamp);
+    const v = getPayloadVersionAt(this.cfg, timestamp);
     const r = await this.rpc.call<{ executionPayload: Record<string, unknown>; parentBeaconBlockRoot?: string }>(
       `engine_getPayloadV${v}`,
       [payloadId],
@@ -308,7 +324,9 @@ export function envelopeOf(payload: Record<string, unknown>, parentBeaconBlockRo
  * `PayloadToSystemConfig`): batcher and fee scalars from its L1-attributes deposit (Ecotone values
  * re-encoded as a version-1 scalar), gas limit from the header, EIP-1559 parameters (Holocene) and
  * the minimum base fee (Jovian) from extraData, operator fee (Isthmus) and DA footprint scalar
- * (Jovian) from the deposit. The genesis block gives the rollup config's genesis system config.
+ * (Jovian) from the deposit. The genesis block gives the rollup config's genesis system config. The
+ * Karst activation block's gas limit carries the one-time upgrade gas, taken off again here unless
+ * `keep_karst_upgrade_gas` (op-node v1.19.1, see `upgradeGasToStrip`).
  */
 export function systemConfigOfBlock(cfg: RollupConfig, b: L2Block): SystemConfig {
   const g = cfg.genesis;
@@ -356,11 +374,22 @@ export function systemConfigOfBlock(cfg: RollupConfig, b: L2Block): SystemConfig
   } catch (e) {
     throw new EngineClientError(`L2 block ${b.ref.number}: ${(e as Error).message}`);
   }
+  let gasLimit = b.gasLimit;
+  const strip = upgradeGasToStrip(cfg, ts);
+  if (strip > 0n) {
+    // op-node PayloadToSystemConfig refuses a header below the gas it would take off.
+    if (gasLimit < strip) {
+      throw new EngineClientError(
+        `L2 block ${b.ref.number}: karst activation block gas limit ${gasLimit} below upgrade gas ${strip}`,
+      );
+    }
+    gasLimit -= strip;
+  }
   return {
     batcherAddr: padLeft(info.batcherHash.subarray(12), 20),
     overhead,
     scalar,
-    gasLimit: b.gasLimit,
+    gasLimit,
     eip1559Params,
     operatorFeeParams,
     minBaseFee,

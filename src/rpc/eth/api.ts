@@ -21,6 +21,7 @@ import { bytesKey, compareBytes, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { decodeHeader } from "../../rlp/decode.js";
 import { rulesAt } from "../../spec/chainConfig.js";
+import { OpFork } from "../../spec/forks.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { WorldState } from "../../state/worldState.js";
 import type { KvReader } from "../../storage/kv.js";
@@ -258,13 +259,40 @@ export class EthBackend {
     return gas > cap ? cap : gas;
   }
 
+  /**
+   * The gas an eth_call runs with. geth (L1 chains, and OP chains before Karst as op-geth answers):
+   * `callGas`. OP chains from Karst answer as op-reth (op-geth's support ended there), SPEC: reth
+   * rpc-eth-api call.rs `prepare_call_env` (88505c7): a given gas is capped by the gas cap; without
+   * one the call gets the gas cap itself (`call_gas_limit`, --rpc.gascap; our 0 = no cap, which
+   * reth's "max" spells 2^64-1), or, when it names a gas price, what the sender's balance buys
+   * (alloy-evm `caller_gas_allowance`: (balance − value) / price) but at most the block's gas limit.
+   * Neither client applies EIP-7825's 2^24 cap to eth_call (reth sets `tx_gas_limit_cap` to
+   * u64::MAX there; geth's eth_call skips the transaction checks), and neither does `callOnce`.
+   */
+  ethCallGas(args: TxArgs, st: StateAt, env: CallEnv): bigint {
+    const op = env.rules.op;
+    if (this.chain.config.optimism === null || op === null || op < OpFork.Karst) return this.callGas(args, st.header);
+    const cap = this.deps.gasCap === 0n ? U64_MAX : this.deps.gasCap;
+    if (args.gas !== null) return args.gas > cap ? cap : args.gas;
+    const price = args.gasPrice ?? args.maxFeePerGas ?? 0n;
+    if (price === 0n) return cap;
+    const from = args.from ?? new Uint8Array(20);
+    const balance = new KvStateReader(st.view).account(keccak256(from))?.balance ?? 0n;
+    const value = args.value ?? 0n;
+    const blockGas = env.block.gasLimit;
+    // A value above the balance leaves the limit at the block's; execution then refuses the call.
+    if (value > balance) return blockGas;
+    const allowance = (balance - value) / price;
+    return allowance < blockGas ? allowance : blockGas;
+  }
+
   /** eth_call semantics: the outcome, or a thrown RpcError for refusals. */
   doCall(args: TxArgs, sel: BlockSelector, stateOv?: unknown, blockOv?: unknown): { outcome: TxOutcome; st: StateAt } {
     const feeErr = checkFeeArgs(args);
     if (feeErr !== null) throw RpcError.server(feeErr);
     const st = this.overridden(this.stateAt(sel), stateOv);
     const env = this.envWith(st.header, blockOv);
-    const gas = this.callGas(args, st.header);
+    const gas = this.ethCallGas(args, st, env);
     const msg = callMessage(args, gas);
     const timeoutMs = this.deps.evmTimeoutMs ?? 0;
     let r: ReturnType<typeof callOnce>;
@@ -399,9 +427,10 @@ export function ethCallMethods(be: EthBackend): AnyMethod[] {
         }
         const f = r.failed;
         if (f.error === "execution reverted") throw revertError(f.output);
-        const cap = be.callGas(args, st.header);
+        // geth gasestimator: the allowance named is the highest gas tried (after the gas cap, the
+        // EIP-7825 cap and the balance).
         if (f.error === "out of gas" || f.error === null)
-          throw RpcError.server(`gas required exceeds allowance (${cap})`);
+          throw RpcError.server(`gas required exceeds allowance (${r.allowance})`);
         throw RpcError.server(f.error);
       },
     }),
@@ -474,7 +503,12 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       return bytesToHex(h);
     }
     const [r] = await pool.add([raw], true);
-    if (r.error !== null) throw RpcError.server(r.error.message);
+    if (r.error !== null) {
+      // geth answers every pool refusal with -32000; the op-reth refusals carry reth's code.
+      throw r.error.rpcCode === undefined
+        ? RpcError.server(r.error.message)
+        : new RpcError(r.error.rpcCode, r.error.message);
+    }
     return bytesToHex(h);
   };
 

@@ -543,12 +543,8 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
       budget -= BigInt(r.gasUsed);
       // geth's uint64 nonce wraps when a simulated call bumps the maximum.
       if (acct.nonce > U64_MAX) state.setNonce(acct, acct.nonce & U64_MAX);
-      // A creation returns the deployed code (geth `ExecutionResult.Return`).
-      const output =
-        r.status === 1 && r.contractAddress !== null
-          ? state.code(state.account(addressToBigint(r.contractAddress)))
-          : r.output;
-      outputs.push(output);
+      // A creation returns the deployed code (geth `ExecutionResult.Return`): the EVM's result carries it.
+      outputs.push(r.output);
       blobGasUsed += r.blobGasUsed;
       txs.push(tx);
       senders.push(from);

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { BatchSubmitter, type SubmitterOptions } from "../../../src/batcher/batchSubmitter.js";
 import { type BlockBatch, channelData, fillChannel, framesOf } from "../../../src/batcher/channelOut.js";
 import { TxSender } from "../../../src/batcher/txSender.js";
-import { bytesToHex } from "../../../src/primitives/hex.js";
+import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { decodeBatch } from "../../../src/rollup/derive/batch.js";
 import { BatchType } from "../../../src/rollup/derive/batchTypes.js";
 import { readChannelBatches } from "../../../src/rollup/derive/channelReader.js";
@@ -235,6 +235,10 @@ describe("batcher: channels and the submitter", function () {
               assert.equal(t.type, "0x3");
               assert.equal(t.input, "0x");
               assert.ok((t.blobVersionedHashes ?? []).length >= 1);
+              // The L1 miner's chain is Osaka (l1DevGenesis): the batcher sent cell proofs (wrapper 1).
+              for (const h of t.blobVersionedHashes ?? []) {
+                assert.equal(r.miner.exec.blobSidecars!.get(hexToBytes(h))?.version, 1);
+              }
             } else {
               assert.ok(Array.isArray(parseFrames(Uint8Array.from(Buffer.from(t.input.slice(2), "hex")))));
             }

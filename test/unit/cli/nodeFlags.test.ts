@@ -132,6 +132,11 @@ function readOpStackEnvs(): Map<string, string> {
 }
 
 const { rows: SPEC_ROWS, general: SPEC_GENERAL } = readSpecRows();
+/**
+ * Options op-node gained after spec part 4B was written: --override.karst (op-service/flags
+ * OverridableForks = forks.From(Canyon) + AllOpt, op-node v1.19.1).
+ */
+const AFTER_SPEC = ["override.karst"];
 const OPSTACK_ENVS = readOpStackEnvs();
 
 /** The env var the rules give a flag: op-stack.md §1.4's name, else OP_NODE_ + upper-snake name. */
@@ -259,8 +264,8 @@ describe("cli/nodeFlags: table", () => {
   it("is valid (names, env names, defaults parse with their type and checks)", () => {
     assert.deepEqual(validateCli(NODE_CLI), []);
   });
-  it("has exactly the options of spec part 4B, none hidden", () => {
-    assert.deepEqual(Object.keys(TABLE).sort(), SPEC_ROWS.map((r) => r.name).sort());
+  it("has exactly the options of spec part 4B plus op-node v1.19.1's --override.karst, none hidden", () => {
+    assert.deepEqual(Object.keys(TABLE).sort(), [...SPEC_ROWS.map((r) => r.name), ...AFTER_SPEC].sort());
     for (const [name, f] of Object.entries(TABLE)) assert.ok(!f.hidden, `--${name} hidden`);
   });
   it("every op-stack.md §1.4 env name of an option is used", () => {
@@ -343,11 +348,19 @@ describe("cli/nodeFlags: values", () => {
       assert.equal(config([L2, `--pprof.type=${t}`])["pprof.type"], t);
     }
   });
-  it("the ten fork overrides take timestamps", () => {
+  it("the fork overrides take timestamps", () => {
     const c = config([L2, "--override.isthmus=1746806401", "--override.pectrablobschedule=0x10"]);
     assert.equal(c["override.isthmus"], 1746806401n);
     assert.equal(c["override.pectrablobschedule"], 16n);
     assert.equal(c["override.canyon"], 0n);
+  });
+  it("--override.karst ($OP_NODE_OVERRIDE_KARST), and --override.lagoon for --override.interop", () => {
+    assert.equal(config([L2])["override.karst"], 0n);
+    assert.equal(config([L2, "--override.karst=1783526401"])["override.karst"], 1783526401n);
+    assert.equal(config([L2], { OP_NODE_OVERRIDE_KARST: "1783526401" })["override.karst"], 1783526401n);
+    assert.match(errorOf([L2, "--override.karst=-1"]), /--override\.karst/);
+    assert.equal(config([L2, "--override.lagoon=1900000000"])["override.interop"], 1900000000n);
+    assert.equal(config([L2], { OP_NODE_OVERRIDE_INTEROP: "7" })["override.interop"], 7n);
   });
   it("l1.rpckind has the ten kinds, l2.enginekind three", () => {
     const rpc = TABLE["l1.rpckind"]!;
@@ -370,15 +383,20 @@ describe("cli/nodeFlags: --network", () => {
     )
     .sort();
 
-  it("accepts exactly the chains of the superchain-registry configs folder", () => {
-    assert.deepEqual([...NETWORKS], fromRegistry);
-    for (const n of ["op-mainnet", "op-sepolia", "base-mainnet", "base-sepolia", "unichain-mainnet", "ink-mainnet"]) {
+  it("accepts exactly the chains of the superchain-registry configs folder, and op-node's legacy names", () => {
+    assert.deepEqual([...NETWORKS], [...fromRegistry, "mainnet", "sepolia"]);
+    for (const n of ["op-mainnet", "celo-mainnet", "settlus-mainnet-mainnet", "sepolia-devnet-2-sepolia-devnet-2"]) {
       assert.equal(config([L2, `--network=${n}`]).network, n);
     }
+    assert.equal(config([L2, "--network=mainnet"]).network, "mainnet");
   });
-  it("rejects other names with a one-line error listing the choices", () => {
+  it("rejects other names with a one-line error saying how to list them", () => {
     const err = errorOf([L2, "--network=op-goerli"]);
-    assert.match(err, /--network: expected one of base-mainnet, /);
+    assert.equal(
+      err,
+      'invalid value "op-goerli" for flag --network: expected a known network name (list them with: opal-node networks)',
+    );
+    assert.match(errorOf([L2], { OP_NODE_NETWORK: "settlus" }), /\$OP_NODE_NETWORK.*opal-node networks/);
   });
   it("is exclusive with --rollup.config (from flags or env)", () => {
     const both = errorOf([L2, "--network=op-mainnet", "--rollup.config=rollup.json"]);

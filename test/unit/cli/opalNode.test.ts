@@ -47,6 +47,8 @@ describe("cli/opalNode", function () {
     for (const n of names) assert.ok(help.out.includes(`--${n}`), `--help lacks --${n}`);
     assert.match(help.out, /--rpc\.port value\s+\(default: 9545\)\s+\(\$OP_NODE_RPC_PORT\)/);
     for (const net of ["op-mainnet", "op-sepolia", "base-mainnet"]) assert.ok(help.out.includes(net), net);
+    assert.match(help.out, /--override\.karst value\s+\(default: 0\)\s+\(\$OP_NODE_OVERRIDE_KARST\)/);
+    assert.match(help.out, /\nCOMMANDS:\n {2}batch-decode FILE\.\.\. .*\n {2}networks {2,}list the --network names/);
     const v = await run(["--version"]);
     assert.equal(v.code, 0);
     assert.match(v.out, /0\.1\.0/);
@@ -60,7 +62,7 @@ describe("cli/opalNode", function () {
       [["--l2=not a url"], /--l2/],
       [["--rpc.port=9545"], /--l2/],
       [["--l2=http://127.0.0.1:1", "--network=op-sepolia", "--rollup.config=r.json"], /--network.*--rollup\.config/],
-      [["--l2=http://127.0.0.1:1", "--network=op-nowhere"], /--network/],
+      [["--l2=http://127.0.0.1:1", "--network=op-nowhere"], /--network: expected .*opal-node networks/],
     ];
     for (const [argv, why] of cases) {
       const r = await run(argv);

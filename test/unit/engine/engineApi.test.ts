@@ -99,7 +99,7 @@ describe("engine/engineApi", function () {
       (e: unknown) => e instanceof EngineError && e.code === -38002,
     );
     assert.throws(
-      () => api.getPayload(3, "0x0000000000000001"),
+      () => api.getPayload(3, "0x0300000000000001"),
       (e: unknown) => e instanceof EngineError && e.code === -38001,
     );
   });

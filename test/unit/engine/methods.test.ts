@@ -1,7 +1,7 @@
 /**
  * engine_* JSON-RPC methods through a dispatcher: positional decoding with geth's messages, the
- * per-version field checks, EngineError → JSON-RPC error with the same code and message, and a
- * build → getPayloadV4 → newPayloadV4 round trip on the Prague dev chain.
+ * per-version field checks, EngineError → JSON-RPC error with the same code, message and data, and
+ * a build → getPayloadV4 → newPayloadV4 round trip on a Prague dev chain (Osaka: osaka.test.ts).
  */
 import { strict as assert } from "node:assert";
 import { Blockchain } from "../../../src/chain/blockchain.js";
@@ -30,7 +30,7 @@ async function call(d: Dispatcher, method: string, params: unknown[]): Promise<R
 }
 
 function setup(): { chain: Blockchain; d: Dispatcher; head: string } {
-  const g = l1DevGenesis(30_000_000n);
+  const g = l1DevGenesis(30_000_000n, undefined, { osakaTime: null });
   const chain = Blockchain.init(new MemoryKv(), parseGenesis(g), g.config);
   const d = new Registry(engineMethods(new EngineApi(chain))).forApis(["engine"]);
   return { chain, d, head: bytesToHex(chain.headBlockHash) };
@@ -108,9 +108,14 @@ describe("engine/methods", () => {
       code: -38005,
       message: "Unsupported fork",
     });
-    assert.deepEqual((await call(d, "engine_getPayloadV2", [`0x${"00".repeat(8)}`])).error, {
+    assert.deepEqual((await call(d, "engine_getPayloadV2", [`0x02${"00".repeat(7)}`])).error, {
       code: -38001,
       message: "Unknown payload",
+    });
+    // geth checks the id's version byte (the fcu version that started it) before looking it up.
+    assert.deepEqual((await call(d, "engine_getPayloadV2", [`0x${"00".repeat(8)}`])).error, {
+      code: -38005,
+      message: "Unsupported fork",
     });
     assert.equal((await call(d, "engine_getPayloadV1", ["0x00"])).error?.code, -32602);
 
@@ -125,12 +130,17 @@ describe("engine/methods", () => {
       "missing value for required argument 1",
     );
     const v3 = await call(d, "engine_newPayloadV3", [payload, [], ZERO]);
-    assert.deepEqual(v3.error, { code: -38005, message: "Unsupported fork" });
+    assert.deepEqual(v3.error, {
+      code: -38005,
+      message: "Unsupported fork",
+      data: { err: "newPayloadV3 must only be called for cancun payloads" },
+    });
     const v1 = await call(d, "engine_newPayloadV1", [payload]);
     assert.deepEqual(v1.error, { code: -32602, message: "invalid params: withdrawals not supported in V1" });
     const { blobGasUsed: _b, ...v2payload } = payload;
     const v2 = await call(d, "engine_newPayloadV2", [{ ...v2payload, excessBlobGas: "0x0" }]);
-    assert.deepEqual(v2.error, { code: -32602, message: "invalid params: non-nil excessBlobGas pre-cancun" });
+    // geth refuses V2 for a Cancun-or-later payload before its field checks.
+    assert.deepEqual(v2.error, { code: -32602, message: "invalid params: can't use newPayloadV2 post-cancun" });
     const badField = await call(d, "engine_newPayloadV4", [{ ...payload, stateRoot: "0x1" }, [], ZERO, []]);
     assert.equal(badField.error?.code, -32602);
     assert.match(badField.error!.message, /^invalid params: stateRoot/);

@@ -172,7 +172,9 @@ describe("node: bad input against opal-exec --dev gets upstream's error and the 
       ],
       [
         "gas above the block gas limit",
-        signed({ gasLimit: 100_000_000n, maxFeePerGas: 2_000_000_000n }),
+        // Above the dev block gas limit (11.5M) and below Osaka's per-tx cap (2^24), which the --dev
+        // L1 checks first (geth ValidateTransaction order).
+        signed({ gasLimit: 12_000_000n, maxFeePerGas: 2_000_000_000n }),
         -32000,
         /exceeds block gas limit/,
       ],

@@ -66,11 +66,29 @@ describe("node/devGenesis", () => {
     for (const c of SYSTEM_CONTRACTS) assert.equal(pre.get(c.address), c.code, c.name);
   });
 
-  it("the --dev L1 genesis: chain 1337, Prague at 0, system contracts, and blocks build on it", () => {
+  it("the --dev L1 genesis: chain 1337, Osaka at 0, system contracts, and blocks build on it", () => {
     const g = l1DevGenesis(11_500_000n);
     const genesis = parseGenesis(g);
     assert.equal(genesis.config.chainId, DEV_CHAIN_ID);
-    assert.equal(rulesAt(genesis.config, 0, 0).fork, Fork.Prague);
+    // geth v1.16.7 AllDevChainProtocolChanges: OsakaTime 0, Osaka blobs as Prague's (6/9/5007716).
+    assert.equal(rulesAt(genesis.config, 0, 0).fork, Fork.Osaka);
+    assert.deepEqual((g.config as { blobSchedule: unknown }).blobSchedule, {
+      cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+      prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+      osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+    });
+    // geth's dev genesis gives 0x01–0x11 and P256VERIFY (0x100) 1 wei each.
+    const funded = genesis.alloc.filter((a) => a.balance === 1n).map((a) => Number(BigInt(bytesToHex(a.address))));
+    assert.deepEqual(
+      funded.sort((x, y) => x - y),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 256],
+    );
+    // A Prague dev chain on request, and an Osaka transition at a given time.
+    const prague = parseGenesis(l1DevGenesis(11_500_000n, undefined, { osakaTime: null }));
+    assert.equal(rulesAt(prague.config, 0, 10 ** 9).fork, Fork.Prague);
+    const later = parseGenesis(l1DevGenesis(11_500_000n, undefined, { osakaTime: 100 }));
+    assert.equal(rulesAt(later.config, 1, 99).fork, Fork.Prague);
+    assert.equal(rulesAt(later.config, 1, 100).fork, Fork.Osaka);
     assert.equal(bytesToHex(genesis.config.depositContractAddress!), "0x00000000219ab540356cbb839cbe05303d7705fa");
     assert.equal(genesis.gasLimit, 11_500_000n);
     const alloc = new Map(genesis.alloc.map((a) => [bytesToHex(a.address), a]));

@@ -160,6 +160,11 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
     l1Server = new RpcHttpServer({ addr: "127.0.0.1", port: 0, apis: ["eth"] }, { registry: r.miner.exec.registry });
     const l1Port = (await l1Server.listen()).port;
     const genesisFile = join(dir.path, "l2-genesis.json");
+    // Interop (and Karst before it) active from genesis on both layers: the execution client runs
+    // Karst's rules (Osaka's EVM, engine_getPayloadV5) from the first block, as the rollup config says.
+    const t = r.cfg.genesis.l2Time;
+    const l2Config = r.l2Genesis.config as Record<string, unknown>;
+    Object.assign(l2Config, { karstTime: t, osakaTime: t, interopTime: t });
     writeFileSync(genesisFile, JSON.stringify(r.l2Genesis));
     const io = { out: () => undefined, err: () => undefined };
     const el = join(dir.path, "el");
@@ -170,8 +175,7 @@ describe("node: opal-node interop (managed mode over the JWT-authenticated WebSo
     });
     elUrl = `http://127.0.0.1:${exec.httpServer!.address().port}`;
     engineUrl = `http://127.0.0.1:${exec.authServer.address().port}`;
-    // Interop (and Karst before it) active from genesis: no activation block, every block interop.
-    const t = r.cfg.genesis.l2Time;
+    // No activation block: every block is an Interop block.
     interopCfg = applyForkOverrides(r.cfg, { karst: t, interop: t });
     const rollupFile = join(dir.path, "rollup.json");
     writeFileSync(rollupFile, JSON.stringify(rollupConfigToJson(interopCfg)));
@@ -680,6 +684,11 @@ describe("node: opal-node in managed mode moves the engine's safe and finalized 
     l1Server = new RpcHttpServer({ addr: "127.0.0.1", port: 0, apis: ["eth"] }, { registry: r.miner.exec.registry });
     const l1Port = (await l1Server.listen()).port;
     const genesisFile = join(dir.path, "l2-genesis.json");
+    // Interop (and Karst before it) active from genesis on both layers: the execution client runs
+    // Karst's rules (Osaka's EVM, engine_getPayloadV5) from the first block, as the rollup config says.
+    const t = r.cfg.genesis.l2Time;
+    const l2Config = r.l2Genesis.config as Record<string, unknown>;
+    Object.assign(l2Config, { karstTime: t, osakaTime: t, interopTime: t });
     writeFileSync(genesisFile, JSON.stringify(r.l2Genesis));
     const el = join(dir.path, "el");
     const io = { out: () => undefined, err: () => undefined };

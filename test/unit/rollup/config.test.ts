@@ -4,10 +4,15 @@
  * the field; fork overrides and activation helpers; the L1 chain config; the bundle is up to date.
  */
 import { strict as assert } from "node:assert";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { networksUpToDate, registryConfigsDir, renderNetworksModule } from "../../../scripts/bundleNetworks.js";
+import {
+  networksUpToDate,
+  registryChainToRollupJson,
+  registryConfigsDir,
+  renderNetworksModule,
+} from "../../../scripts/bundleNetworks.js";
 import { NETWORKS } from "../../../src/cli/nodeFlags.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import {
@@ -16,6 +21,7 @@ import {
   isForkActivationBlock,
   isForkActive,
   maxSequencerDriftAt,
+  ORDER_CHECKED_FORKS,
   parseL1ChainConfig,
   parseRollupConfig,
   ROLLUP_FORKS,
@@ -23,7 +29,7 @@ import {
   RollupConfigError,
   rollupConfigToJson,
 } from "../../../src/rollup/config.js";
-import { BUNDLED_NETWORKS, networkRollupConfig } from "../../../src/rollup/network.js";
+import { BUNDLED_NETWORKS, canonicalNetworkName, networkRollupConfig } from "../../../src/rollup/network.js";
 import { ChainConfigError } from "../../../src/spec/chainConfig.js";
 
 type Toml = Record<string, any>;
@@ -33,6 +39,26 @@ function readToml(...parts: string[]): Toml {
 }
 
 const lower = (s: string): string => s.toLowerCase();
+
+/**
+ * `--network` name → [superchain folder, TOML file] for every chain TOML of the registry folder,
+ * named as op-node names them: `<file name>-<folder>` (op-core/superchain chain.go).
+ */
+const REGISTRY_FILES: ReadonlyMap<string, readonly [string, string]> = new Map(
+  readdirSync(registryConfigsDir(), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      readdirSync(join(registryConfigsDir(), d.name))
+        .filter((f) => f.endsWith(".toml") && f !== "superchain.toml")
+        .map((f) => [`${f.slice(0, -".toml".length)}-${d.name}`, [d.name, f] as const] as const),
+    ),
+);
+
+/** The TOML `[hardforks]` key of a rollup fork: Interop is the registry's `lagoon_time` (or pre-rename `interop_time`). */
+function tomlForkTime(hf: Toml, fork: string): number | null {
+  if (fork === "interop") return hf.lagoon_time ?? hf.interop_time ?? null;
+  return hf[`${fork}_time`] ?? null;
+}
 
 function mustNetwork(name: string): RollupConfig {
   const cfg = networkRollupConfig(name);
@@ -57,18 +83,26 @@ function errorOf(fn: () => unknown): RollupConfigError {
 }
 
 describe("rollup/config: bundled networks against the superchain-registry TOML", () => {
-  it("bundles exactly the --network names", () => {
-    assert.deepEqual([...BUNDLED_NETWORKS], [...NETWORKS]);
+  it("bundles exactly the registry's chains, by op-node's names; --network adds op-node's legacy names", () => {
+    assert.equal(REGISTRY_FILES.size, 55, "53 chains of chainList.json + Base mainnet and Sepolia (SOURCE.md §1)");
+    assert.deepEqual([...BUNDLED_NETWORKS], [...REGISTRY_FILES.keys()].sort());
+    assert.deepEqual([...NETWORKS], [...BUNDLED_NETWORKS, "mainnet", "sepolia"]);
+    for (const n of ["settlus-mainnet-mainnet", "celo-sep-sepolia", "sepolia-devnet-2-sepolia-devnet-2"]) {
+      assert.ok(BUNDLED_NETWORKS.includes(n), n);
+    }
     assert.equal(networkRollupConfig("op-goerli"), null);
+    assert.equal(networkRollupConfig("settlus-mainnet"), null, "the file name alone is not a network name");
     assert.equal(networkRollupConfig("mainnet")?.l2ChainId, 10n);
     assert.equal(networkRollupConfig("sepolia")?.l2ChainId, 11155420n);
+    // op-node matches names with strings.EqualFold.
+    assert.equal(canonicalNetworkName("OP-Mainnet"), "op-mainnet");
+    assert.equal(canonicalNetworkName("Sepolia"), "op-sepolia");
   });
 
-  for (const name of NETWORKS) {
-    it(`${name} matches its TOML`, () => {
-      const cut = name.lastIndexOf("-");
-      const chain = readToml(name.slice(cut + 1), `${name.slice(0, cut)}.toml`);
-      const sc = readToml(name.slice(cut + 1), "superchain.toml");
+  for (const [name, [folder, file]] of REGISTRY_FILES) {
+    it(`${name} matches ${folder}/${file}`, () => {
+      const chain = readToml(folder, file);
+      const sc = readToml(folder, "superchain.toml");
       const cfg = mustNetwork(name);
       assert.equal(cfg.l2ChainId, BigInt(chain.chain_id));
       assert.equal(cfg.l1ChainId, BigInt(sc.l1.chain_id));
@@ -90,8 +124,9 @@ describe("rollup/config: bundled networks against the superchain-registry TOML",
       assert.equal(bytesToHex(cfg.depositContractAddress), lower(chain.addresses.OptimismPortalProxy));
       assert.equal(bytesToHex(cfg.l1SystemConfigAddress), lower(chain.addresses.SystemConfigProxy));
       assert.equal(cfg.regolithTime, 0);
+      // The chain's own [hardforks] only: no superchain-wide default is filled in (registry 2.0).
       for (const f of ROLLUP_FORKS.slice(1)) {
-        assert.equal(cfg[`${f}Time`], chain.hardforks[`${f}_time`] ?? null, `${name} ${f}_time`);
+        assert.equal(cfg[`${f}Time`], tomlForkTime(chain.hardforks, f), `${name} ${f}`);
       }
       assert.equal(cfg.pectraBlobScheduleTime, chain.hardforks.pectra_blob_schedule_time ?? null);
       assert.equal(cfg.keepKarstUpgradeGas, chain.hardforks.keep_karst_upgrade_gas === true);
@@ -100,9 +135,87 @@ describe("rollup/config: bundled networks against the superchain-registry TOML",
         eip1559Denominator: chain.optimism.eip1559_denominator,
         eip1559DenominatorCanyon: chain.optimism.eip1559_denominator_canyon,
       });
-      assert.equal(cfg.altDa, null);
+      if (chain.alt_da === undefined) assert.equal(cfg.altDa, null);
+      else {
+        assert.deepEqual(
+          {
+            addr: bytesToHex(cfg.altDa!.daChallengeAddress),
+            type: cfg.altDa!.commitmentType,
+            challenge: cfg.altDa!.daChallengeWindow,
+            resolve: cfg.altDa!.daResolveWindow,
+          },
+          {
+            addr: lower(chain.alt_da.da_challenge_contract_address),
+            type: chain.alt_da.da_commitment_type,
+            challenge: chain.alt_da.da_challenge_window,
+            resolve: chain.alt_da.da_resolve_window,
+          },
+        );
+      }
+      assert.equal(bytesToHex(cfg.protocolVersionsAddress), lower(sc.protocol_versions_addr ?? `0x${"00".repeat(20)}`));
     });
   }
+
+  it("fills in no superchain-wide fork time: the registry writes inherited times into the chain TOMLs", () => {
+    // superchain-registry docs/hardfork-activation-inheritance.md: a chain with `superchain_time`
+    // receives each superchain fork at or after it, and since registry 2.0 that value is in the chain's
+    // own TOML. So every such chain already schedules those forks (same time, or both at/before its
+    // genesis, which activate alike) — except Base, whose TOMLs predate Karst and its leaving the
+    // registry (SOURCE.md §1) and which op-node would load without Karst as well.
+    let checked = 0;
+    for (const [name, [folder, file]] of REGISTRY_FILES) {
+      const chain = readToml(folder, file);
+      if (chain.superchain_time === undefined) continue;
+      const sc = readToml(folder, "superchain.toml");
+      const genesis = chain.genesis.l2_time as number;
+      for (const [key, time] of Object.entries(sc.hardforks as Record<string, number>)) {
+        if (time < chain.superchain_time) continue;
+        const own = chain.hardforks[key] as number | undefined;
+        if (name.startsWith("base-") && key === "karst_time") {
+          assert.equal(own, undefined);
+          assert.equal(mustNetwork(name).karstTime, null, `${name}: no inherited Karst`);
+          continue;
+        }
+        checked++;
+        assert.ok(own === time || (own !== undefined && own <= genesis && time <= genesis), `${name} ${key}`);
+      }
+    }
+    assert.ok(checked > 50, `inherited fork times checked: ${checked}`);
+  });
+
+  it("the bundler maps the registry's lagoon_time (and pre-rename interop_time) to interop and refuses unknown keys", () => {
+    const sc = readToml("sepolia", "superchain.toml");
+    const withFork = (extra: Toml): Toml => {
+      const t = readToml("sepolia", "op.toml");
+      Object.assign(t.hardforks, extra);
+      return t;
+    };
+    assert.equal(registryChainToRollupJson(withFork({ lagoon_time: 1790000000 }), sc, "x").interop_time, 1790000000);
+    assert.equal(registryChainToRollupJson(withFork({ interop_time: 1790000000 }), sc, "x").interop_time, 1790000000);
+    assert.throws(
+      () => registryChainToRollupJson(withFork({ lagoon_time: 1, interop_time: 2 }), sc, "x"),
+      /x: interop_time contradicts another key/,
+    );
+    assert.throws(
+      () => registryChainToRollupJson(withFork({ reef_time: 1790000000 }), sc, "x"),
+      /^Error: x: unknown \[hardforks\] key reef_time$/,
+    );
+  });
+
+  it("celo and boba: what their TOMLs hold and lack", () => {
+    const celo = readToml("mainnet", "celo.toml");
+    assert.equal(celo.data_availability_type, "alt-da");
+    assert.equal(celo.alt_da, undefined, "celo mainnet declares alt-DA but has no [alt_da] section");
+    assert.equal(mustNetwork("celo-mainnet").altDa, null);
+    assert.equal(mustNetwork("celo-mainnet").genesis.l2.number, celo.genesis.l2.number);
+    assert.equal(mustNetwork("celo-sep-sepolia").altDa?.commitmentType, "GenericCommitment");
+    for (const f of ["mainnet", "sepolia"]) {
+      const boba = readToml(f, "boba.toml");
+      assert.equal(typeof boba.optimism.eip1559_denominator_canyon, "number", `boba ${f} has a Canyon denominator`);
+      assert.equal(boba.hardforks.isthmus_time, undefined);
+    }
+    assert.equal(mustNetwork("boba-mainnet").isthmusTime, null);
+  });
 
   it("op-mainnet carries the values op-stack.md §5.2 checked", () => {
     const j = rollupConfigToJson(mustNetwork("op-mainnet")) as Record<string, any>;
@@ -123,7 +236,7 @@ describe("rollup/config: bundled networks against the superchain-registry TOML",
 });
 
 describe("rollup/config: rollup.json round trip", () => {
-  for (const name of NETWORKS) {
+  for (const name of BUNDLED_NETWORKS) {
     it(`${name}: parse(toJson(x)) equals x, and toJson is stable`, () => {
       const cfg = mustNetwork(name);
       const json = rollupConfigToJson(cfg);
@@ -156,6 +269,20 @@ describe("rollup/config: rollup.json round trip", () => {
     const out = rollupConfigToJson(cfg);
     assert.deepEqual(parseRollupConfig(out), cfg);
     assert.deepEqual(out, j);
+  });
+
+  it("reads op-node v1.19's lagoon_time as interop_time; writes interop_time; both must agree", () => {
+    const j = opMainnetJson();
+    j.lagoon_time = 1800000000;
+    const cfg = parseRollupConfig(j);
+    assert.equal(cfg.interopTime, 1800000000);
+    const out = rollupConfigToJson(cfg);
+    assert.equal(out.interop_time, 1800000000);
+    assert.equal(out.lagoon_time, undefined);
+    j.interop_time = 1800000000;
+    assert.equal(parseRollupConfig(j).interopTime, 1800000000);
+    j.interop_time = 1800000002;
+    assert.match(errorOf(() => parseRollupConfig(j)).message, /^rollup config lagoon_time: 1800000000 differs/);
   });
 
   it("accepts op-node's older shape (no Holocene+ system config fields) with zero defaults", () => {
@@ -206,6 +333,7 @@ describe("rollup/config: validation names the field", () => {
       /^rollup config ecotone_time: fork ecotone set to/,
     ],
     ["fork gap", (j) => delete j.holocene_time, /^rollup config isthmus_time: .*prior fork holocene missing$/],
+    ["regolith unset", (j) => delete j.regolith_time, /^rollup config canyon_time: .*prior fork regolith missing$/],
     ["bad commitment", (j) => (j.alt_da = { da_commitment_type: "Foo" }), /alt_da\.da_commitment_type/],
     [
       "keccak without challenge contract",
@@ -222,6 +350,18 @@ describe("rollup/config: validation names the field", () => {
       assert.match(e.message, re);
     });
   }
+  it("checks the fork order through Isthmus only, as op-node's Config.Check", () => {
+    assert.deepEqual(
+      [...ORDER_CHECKED_FORKS],
+      ["regolith", "canyon", "delta", "ecotone", "fjord", "granite", "holocene", "isthmus"],
+    );
+    const j = opMainnetJson();
+    delete j.jovian_time; // Karst without Jovian, Interop before Karst: op-node accepts both
+    j.interop_time = j.karst_time - 100;
+    const cfg = parseRollupConfig(j);
+    assert.equal(cfg.jovianTime, null);
+    assert.equal(cfg.interopTime, j.karst_time - 100);
+  });
   it("refuses a non-object", () => {
     assert.equal(errorOf(() => parseRollupConfig([])).field, "(root)");
   });
@@ -253,6 +393,22 @@ describe("rollup/config: forks", () => {
     assert.equal(channelTimeoutAt(cfg, cfg.graniteTime!), 50);
     assert.equal(maxSequencerDriftAt(cfg, cfg.fjordTime! - 1), 600);
     assert.equal(maxSequencerDriftAt(cfg, cfg.fjordTime!), 1800);
+  });
+
+  it("--override.interop and --override.karst set only their fork, with or without a Karst time", () => {
+    // base-mainnet: Jovian, no Karst. boba-mainnet: no Isthmus, Jovian or Karst.
+    for (const name of ["base-mainnet", "boba-mainnet", "op-mainnet"]) {
+      const c = mustNetwork(name);
+      const over = applyForkOverrides(c, { interop: 1900000000 });
+      assert.equal(over.interopTime, 1900000000, name);
+      assert.equal(over.karstTime, c.karstTime, `${name}: Karst left as it was`);
+      assert.equal(over.jovianTime, c.jovianTime, `${name}: Jovian left as it was`);
+      const karst = applyForkOverrides(c, { karst: 1900000000 });
+      assert.equal(karst.karstTime, 1900000000, name);
+      assert.equal(karst.isthmusTime, c.isthmusTime, name);
+    }
+    // op-sepolia has Karst at 1781712001; an earlier Interop is not refused either (no order check past Isthmus).
+    assert.equal(applyForkOverrides(mustNetwork("op-sepolia"), { interop: 1781712000 }).interopTime, 1781712000);
   });
 
   it("applyForkOverrides replaces the given times and re-checks the order", () => {

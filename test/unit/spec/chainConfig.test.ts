@@ -55,6 +55,9 @@ describe("spec/chainConfig", () => {
         const t = readToml(path);
         const cfg = parseChainConfig(opGethConfig(t));
         assert.equal(cfg.chainId, BigInt(t.get("chain_id") as number));
+        // op-reth's registry chain spec runs Osaka from Karst on (osaka_time = karst_time).
+        assert.equal(cfg.karstTime, t.get("hardforks.karst_time") ?? null);
+        assert.equal(cfg.osakaTime, t.get("hardforks.karst_time") ?? null);
         assert.ok(cfg.optimism !== null);
         assert.equal(cfg.optimism.eip1559Elasticity, t.get("optimism.eip1559_elasticity"));
         assert.equal(cfg.optimism.eip1559Denominator, t.get("optimism.eip1559_denominator"));
@@ -62,6 +65,7 @@ describe("spec/chainConfig", () => {
         // OP chains carry no blob schedule: no defaults are filled in.
         assert.equal(blobParamsAt(cfg, Number.MAX_SAFE_INTEGER), null);
 
+        const geth = opGethConfig(t);
         const bedrock = t.get("genesis.l2.number") as number;
         const genesisTime = t.get("genesis.l2_time") as number;
         const times = [genesisTime, ...OP_FORK_KEYS.map(([, k]) => t.get(`hardforks.${k}`) as number | undefined)]
@@ -77,8 +81,9 @@ describe("spec/chainConfig", () => {
           assert.equal(rulesAt(cfg, bedrock + 1, time), r, "same frozen object for the same result");
         }
         assert.ok(isLondon(cfg, bedrock));
-        if (bedrock > 0) {
-          // OP Mainnet before Bedrock: legacy blocks, no OP fork, pre-London L1 rules.
+        if (geth.bedrockBlock !== 0) {
+          // OP Mainnet before Bedrock: legacy blocks, no OP fork, pre-London L1 rules. (Boba and Celo
+          // also start above block 0, but their configs put Bedrock at 0: see `opGethConfig`.)
           const legacy = rulesAt(cfg, bedrock - 1, genesisTime - 10);
           assert.equal(legacy.op, null);
           assert.equal(legacy.fork, Fork.Berlin);

@@ -1,21 +1,25 @@
 /**
  * The dev L1's blob sidecar store: sidecars verified on arrival, served by sealed block, and pruned
  * — by block and by versioned hash — once `keepBlocks` old (the soak found the by-hash map kept
- * every blob it was ever given: 128 KiB each, one per L1 block under the devnet's batcher).
+ * every blob it was ever given: 128 KiB each, one per L1 block under the devnet's batcher). The
+ * wrapper version follows the head's fork as geth's pool does (v1.17.0 validateBlobTx): cell proofs
+ * (EIP-7594) from Osaka, blob proofs before.
  */
 import { strict as assert } from "node:assert";
 import { loadKzg } from "../../../src/crypto/kzg.js";
+import { l1DevGenesis } from "../../../src/node/devGenesis.js";
 import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
+import { parseChainConfig } from "../../../src/spec/chainConfig.js";
 import { type BlobTxNetwork, kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
 import { type BlobTx, TxType } from "../../../src/tx/tx.js";
 import { BlobSidecarError, BlobSidecarStore } from "../../../src/txpool/blobSidecars.js";
 
 /** A blob tx in network form carrying one blob of `payload` (unsigned: the store does not check). */
-function blobTx(payload: number): BlobTxNetwork {
+function blobTx(payload: number, version: 0 | 1 = 0): BlobTxNetwork {
   const kzg = loadKzg();
   const blob = encodeBlob(Uint8Array.of(payload, 1, 2, 3));
   const commitment = kzg.blobToKzgCommitment(blob);
-  const proof = kzg.computeBlobKzgProof(blob, commitment);
+  const proofs = version === 0 ? [kzg.computeBlobKzgProof(blob, commitment)] : kzg.computeCellsAndKzgProofs(blob)[1];
   const tx: BlobTx = {
     type: TxType.Blob,
     chainId: 1337n,
@@ -33,7 +37,16 @@ function blobTx(payload: number): BlobTxNetwork {
     r: 1n,
     s: 1n,
   };
-  return { tx, wrapperVersion: 0, blobs: [blob], commitments: [commitment], proofs: [proof] };
+  return { tx, wrapperVersion: version, blobs: [blob], commitments: [commitment], proofs };
+}
+
+/** A chain head for the store's wrapper rule: the dev L1's config, Osaka at 100, head at `time`. */
+function headAt(time: number): {
+  config: ReturnType<typeof parseChainConfig>;
+  head: { number: number; timestamp: number };
+} {
+  const g = l1DevGenesis(30_000_000n, [], { osakaTime: 100 });
+  return { config: parseChainConfig(g.config), head: { number: 1, timestamp: time } };
 }
 
 describe("txpool/blobSidecars: the dev L1's blob store", function () {
@@ -51,6 +64,39 @@ describe("txpool/blobSidecars: the dev L1's blob store", function () {
     assert.equal(store.atBlock(1, new Uint8Array(32)), null);
     const b = blobTx(2);
     assert.throws(() => store.add({ ...b, proofs: blobTx(3).proofs }), BlobSidecarError);
+  });
+
+  it("takes the wrapper version of the head's fork: blob proofs before Osaka, cell proofs from it", () => {
+    const head = headAt(99);
+    const store = new BlobSidecarStore(16, head);
+    assert.throws(() => store.add(blobTx(10, 1)), {
+      name: "BlobSidecarError",
+      message: "unexpected sidecar version, want: 0, got: 1",
+    });
+    store.add(blobTx(11, 0));
+    head.head.timestamp = 100;
+    assert.throws(() => store.add(blobTx(12, 0)), {
+      name: "BlobSidecarError",
+      message: "unexpected sidecar version, want: 1, got: 0",
+    });
+    const v1 = blobTx(13, 1);
+    store.add(v1);
+    // A cell proof out of place is refused.
+    const bad = blobTx(14, 1);
+    const proofs = [...bad.proofs];
+    [proofs[0], proofs[1]] = [proofs[1]!, proofs[0]!];
+    assert.throws(() => store.add({ ...bad, proofs }), {
+      name: "BlobSidecarError",
+      message: "invalid blob sidecar: KZG cell proofs do not verify",
+    });
+    const kept = store.get(v1.tx.blobVersionedHashes[0]!);
+    assert.equal(kept?.version, 1);
+    assert.deepEqual(kept?.proofs, v1.proofs);
+    // Sealed, it serves the blob proof a beacon node computes: it holds for the blob.
+    const hash = new Uint8Array(32).fill(9);
+    store.sealed(2, hash, [v1.tx]);
+    const [sc] = store.atBlock(2, hash)!;
+    assert.equal(loadKzg().verifyBlobKzgProof(sc!.blob, sc!.commitment, sc!.proof), true);
   });
 
   it("forgets sidecars keepBlocks after they were sealed or added, sealed or not", () => {

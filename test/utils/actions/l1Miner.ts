@@ -6,7 +6,7 @@
  * they emit, so a test writes `TransactionDeposited` and `ConfigUpdate` logs byte for byte.
  */
 import { keccak256 } from "../../../src/crypto/keccak.js";
-import { type DevAccount, devAccounts, l1DevGenesis } from "../../../src/node/devGenesis.js";
+import { type DevAccount, devAccounts, type L1DevGenesisOptions, l1DevGenesis } from "../../../src/node/devGenesis.js";
 import { concatBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";
@@ -34,10 +34,13 @@ export class L1Miner {
   private safe: Uint8Array;
   private finalized: Uint8Array;
 
-  /** `extraAlloc`: more genesis accounts (address → geth alloc entry), e.g. contracts with storage. */
-  constructor(extraAlloc: Record<string, unknown> = {}, timestamp = 100) {
+  /**
+   * `extraAlloc`: more genesis accounts (address → geth alloc entry), e.g. contracts with storage;
+   * `genesis`: options of the dev L1 genesis (Osaka at genesis unless told otherwise).
+   */
+  constructor(extraAlloc: Record<string, unknown> = {}, timestamp = 100, genesis: L1DevGenesisOptions = {}) {
     this.accounts = devAccounts();
-    const g = l1DevGenesis(30_000_000n, this.accounts);
+    const g = l1DevGenesis(30_000_000n, this.accounts, genesis);
     const alloc = g.alloc as Record<string, unknown>;
     alloc[bytesToHex(PORTAL)] = { balance: "0x0", code: bytesToHex(LOG4_EMITTER) };
     alloc[bytesToHex(SYSTEM_CONFIG)] = { balance: "0x0", code: bytesToHex(LOG3_EMITTER) };

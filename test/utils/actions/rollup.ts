@@ -6,6 +6,11 @@
  * the real `Driver` over the real L1 client (untrusted, so every header, tx list and receipt list is
  * verified) and its own opal-exec. Nothing runs on its own: the test mines, sequences, batches and
  * steps.
+ *
+ * Each engine client reaches its opal-exec through `EngineRpcBridge`: op-node v1.19.1 asks for
+ * engine_getPayloadV5 from Karst (engineClient.ts `getPayloadVersionAt`); while the in-process
+ * opal-exec does not advertise that method (engine_exchangeCapabilities), the bridge sends the call
+ * as engine_getPayloadV4, whose answer is the same OP envelope, and records what the client asked.
  */
 import { randomBytes } from "node:crypto";
 import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
@@ -37,6 +42,7 @@ import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
 import { InProcessExec } from "../inProcessExec.js";
+import { addressKey } from "./genesisAlloc.js";
 import { BATCH_INBOX, L1Miner, PORTAL, SYSTEM_CONFIG } from "./l1Miner.js";
 
 export const L2_CHAIN_ID = 901n;
@@ -75,6 +81,15 @@ export interface RollupOptions {
   readonly verifierL1Confs?: number;
   /** Driver options of the verifier (sync mode, engine kind). */
   readonly driver?: DriverOptions;
+  /**
+   * L2 genesis accounts laid over the dev genesis (a real chain's predeploys and preinstalls), keyed
+   * by address with or without 0x, any case; an entry replaces the dev genesis entry at its address.
+   */
+  readonly l2Alloc?: Record<string, unknown>;
+  /** rollup.json `keep_karst_upgrade_gas`. */
+  readonly keepKarstUpgradeGas?: boolean;
+  /** The sequencer's opal-exec fills payloads from its tx pool when the attributes allow it. */
+  readonly sequencerTxPool?: boolean;
 }
 
 export const SILENT_LOG: DriverLog = { debug() {}, info() {}, warn() {}, error() {} };
@@ -112,12 +127,19 @@ export class Rollup {
       forks[f] = rel === undefined || rel === null ? null : l2Time + rel;
     }
     const g = opDevGenesis({ chainId: L2_CHAIN_ID, timestamp: l2Time, gasLimit: 30_000_000n });
+    if (opts.l2Alloc !== undefined) {
+      const alloc: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(g.alloc as Record<string, unknown>)) alloc[addressKey(k)] = v;
+      for (const [k, v] of Object.entries(opts.l2Alloc)) alloc[addressKey(k)] = v;
+      g.alloc = alloc;
+    }
     const config = g.config as Record<string, unknown>;
     for (const f of L2_FORKS) {
       if (forks[f] === null) delete config[GETH_FORK_TIME_KEYS[f]!];
       else config[GETH_FORK_TIME_KEYS[f]!] = forks[f];
     }
-    // Opal's L2 chain config knows Interop (op-geth interopTime), not Karst.
+    // op-reth's karstTime (Osaka's rules on L2 from Karst) and op-geth's interopTime.
+    if (forks.karst !== null) config.karstTime = forks.karst;
     if (forks.interop !== null) config.interopTime = forks.interop;
     // op-geth pins the L1 forks to their OP twins: Shanghai = Canyon, Cancun = Ecotone, Prague = Isthmus.
     for (const [l1Fork, opFork] of [
@@ -169,6 +191,7 @@ export class Rollup {
     for (const f of [...L2_FORKS, ...LATER_FORKS]) if (forks[f] !== null) json[FORK_TIME_KEYS[f]] = forks[f];
     if (opts.altDaJson !== undefined) json.alt_da = opts.altDaJson;
     if (opts.protocolVersionsAddress !== undefined) json.protocol_versions_address = opts.protocolVersionsAddress;
+    if (opts.keepKarstUpgradeGas === true) json.keep_karst_upgrade_gas = true;
     this.cfg = parseRollupConfig(json);
     this.sequencer = new Sequencer(this);
     this.batcher = new Batcher(this);
@@ -194,15 +217,51 @@ export class Rollup {
   }
 }
 
+/**
+ * The engine transport of an action-test client (see the header): engine_getPayloadV5 goes to the
+ * opal-exec as is when it advertises the method, else as engine_getPayloadV4 (the OP answer of both is
+ * the V4 envelope: op-reth maps ExecutionPayloadEnvelopeV5 to OpExecutionPayloadEnvelopeV4).
+ * `asked` lists the methods the client called, before any renaming.
+ */
+export class EngineRpcBridge implements RpcTransport {
+  readonly asked: string[] = [];
+  private hasV5: boolean | null = null;
+
+  constructor(private readonly inner: RpcTransport) {}
+
+  async call<T = unknown>(method: string, params: readonly unknown[] = []): Promise<T> {
+    this.asked.push(method);
+    if (method === "engine_getPayloadV5") {
+      this.hasV5 ??= (await this.inner.call<string[]>("engine_exchangeCapabilities", [[]])).includes(method);
+      if (!this.hasV5) return this.inner.call<T>("engine_getPayloadV4", params);
+    }
+    return this.inner.call<T>(method, params);
+  }
+
+  async callBatch(calls: readonly { method: string; params: readonly unknown[] }[]): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const c of calls) {
+      try {
+        out.push(await this.call(c.method, c.params));
+      } catch (e) {
+        out.push(e);
+      }
+    }
+    return out;
+  }
+}
+
 export class Verifier {
   readonly exec: InProcessExec;
+  readonly rpc: EngineRpcBridge;
   readonly engine: EngineClient;
   readonly driver: Driver;
   readonly l1: L1Source;
 
   constructor(rollup: Rollup, log: DriverLog, driver?: DriverOptions) {
     this.exec = InProcessExec.create(rollup.l2Genesis);
-    this.engine = new EngineClient(this.exec.rpc, rollup.cfg);
+    this.rpc = new EngineRpcBridge(this.exec.rpc);
+    this.engine = new EngineClient(this.rpc, rollup.cfg);
     this.l1 = new L1Source(
       rollup.l1Client(rollup.opts.trustRpc ?? false, rollup.opts.verifierL1),
       rollup.opts.verifierL1Confs ?? 0,
@@ -237,6 +296,7 @@ export class Verifier {
 /** The sequencer actor: builds unsafe blocks on its own engine. */
 export class Sequencer {
   readonly exec: InProcessExec;
+  readonly rpc: EngineRpcBridge;
   readonly engine: EngineClient;
   readonly controller: EngineController;
   readonly l1: L1Source;
@@ -245,8 +305,9 @@ export class Sequencer {
   private initialized = false;
 
   constructor(private readonly rollup: Rollup) {
-    this.exec = InProcessExec.create(rollup.l2Genesis);
-    this.engine = new EngineClient(this.exec.rpc, rollup.cfg);
+    this.exec = InProcessExec.create(rollup.l2Genesis, { txPool: rollup.opts.sequencerTxPool === true });
+    this.rpc = new EngineRpcBridge(this.exec.rpc);
+    this.engine = new EngineClient(this.rpc, rollup.cfg);
     this.controller = new EngineController(rollup.cfg, this.engine);
     this.l1 = new L1Source(rollup.l1Client(true), 0, () => null);
   }

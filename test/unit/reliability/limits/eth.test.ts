@@ -333,7 +333,8 @@ describe("limits: eth namespace", function () {
     const ONE = `0x${"0".repeat(63)}1`;
 
     before(async () => {
-      chainOf = new L1Miner({ [C]: { balance: "0x0", code: CODE } });
+      // A Prague L1: the slow tx needs 29.5M gas, above Osaka's EIP-7825 cap of 2^24 a tx.
+      chainOf = new L1Miner({ [C]: { balance: "0x0", code: CODE } }, 100, { osakaTime: null });
       const from = chainOf.accounts[0]!;
       const a = chainOf.tx(from, hexToBytes(C), new Uint8Array(0), 29_500_000n);
       const b = chainOf.tx(from, hexToBytes(C), Uint8Array.of(1), 100_000n);

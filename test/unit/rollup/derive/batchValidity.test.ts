@@ -1,6 +1,6 @@
 /**
  * rollup/derive/batchValidity: every rule of op-stack.md §2.7 (derivation.md batch queue rules,
- * span-batches.md, Holocene, Isthmus, Jovian/Interop activation blocks) as a table of cases, each
+ * span-batches.md, Holocene, Isthmus, Jovian/Karst/Interop activation blocks) as a table of cases, each
  * with its pre-Holocene and, where they differ, Holocene outcome.
  *
  * Synthetic chains: L1 block n at 1000 + 12·(n − 10) (A=10@1000, B=11@1012, C=12@1024, …), L2
@@ -319,6 +319,33 @@ const singleCases: SingleCase[] = [
   {
     name: "block after the Jovian activation block",
     cfg: { jovianTime: 1004 },
+    batch: single(102, 10),
+    expect: [Accept],
+  },
+  // Karst (op-node batches.go, kona #19372: a non-empty batch in the activation block is dropped).
+  {
+    name: "Karst activation block with txs",
+    cfg: { karstTime: 1006 },
+    batch: single(102, 10),
+    expect: [Drop],
+    why: "Karst",
+  },
+  {
+    name: "Karst activation block, time between blocks",
+    cfg: { karstTime: 1005 },
+    batch: single(102, 10),
+    expect: [Drop],
+    why: "Karst",
+  },
+  {
+    name: "Karst activation block without txs",
+    cfg: { karstTime: 1006 },
+    batch: single(102, 10, []),
+    expect: [Accept],
+  },
+  {
+    name: "block after the Karst activation block",
+    cfg: { karstTime: 1004 },
     batch: single(102, 10),
     expect: [Accept],
   },
@@ -643,6 +670,25 @@ describe("rollup/derive/batchValidity", () => {
     {
       name: "Jovian activation block inside the span, empty",
       cfg: { jovianTime: 1008 },
+      batch: span(102, [
+        [1006, 10],
+        [1008, 10, []],
+      ]),
+      expect: [Accept],
+    },
+    {
+      name: "Karst activation block inside the span with txs",
+      cfg: { karstTime: 1008 },
+      batch: span(102, [
+        [1006, 10],
+        [1008, 10, [TX_1559]],
+      ]),
+      expect: [Drop, Accept],
+      why: "Karst",
+    },
+    {
+      name: "Karst activation block inside the span, empty",
+      cfg: { karstTime: 1008 },
       batch: span(102, [
         [1006, 10],
         [1008, 10, []],

@@ -26,6 +26,10 @@ import {
   interopUpgradeTxs,
   isthmusUpgradeTxs,
   jovianUpgradeTxs,
+  karstUpgradeGas,
+  karstUpgradeTxs,
+  upgradeGasAt,
+  upgradeGasToStrip,
   upgradeSourceHash,
   upgradeTxsAt,
 } from "../../../../src/rollup/derive/upgradeTxs.js";
@@ -217,7 +221,7 @@ describe("rollup/derive/upgradeTxs", () => {
       holoceneTime: 1200,
       isthmusTime: 1200,
       jovianTime: 1300,
-      karstTime: 1300,
+      karstTime: 1350,
       interopTime: 1400,
     };
 
@@ -229,14 +233,17 @@ describe("rollup/derive/upgradeTxs", () => {
       assert.deepEqual(upgradeTxsAt(cfg, 1200), isthmusUpgradeTxs());
       assert.deepEqual(upgradeTxsAt(cfg, 1300), jovianUpgradeTxs());
       assert.deepEqual(upgradeTxsAt(cfg, 1302), []);
+      assert.deepEqual(upgradeTxsAt(cfg, 1348), []);
+      assert.deepEqual(upgradeTxsAt(cfg, 1350), karstUpgradeTxs());
+      assert.deepEqual(upgradeTxsAt(cfg, 1352), []);
       assert.deepEqual(upgradeTxsAt(cfg, 1398), []);
       assert.deepEqual(upgradeTxsAt(cfg, 1400), interopUpgradeTxs());
       assert.deepEqual(upgradeTxsAt(cfg, 1402), []);
     });
 
-    it("interop activating with Jovian comes after Jovian's txs; interop at genesis has none", () => {
-      const c: RollupConfig = { ...cfg, interopTime: 1300 };
-      assert.deepEqual(upgradeTxsAt(c, 1300), [...jovianUpgradeTxs(), ...interopUpgradeTxs()]);
+    it("interop activating with Jovian and Karst comes after their txs, in fork order; at genesis none", () => {
+      const c: RollupConfig = { ...cfg, karstTime: 1300, interopTime: 1300 };
+      assert.deepEqual(upgradeTxsAt(c, 1300), [...jovianUpgradeTxs(), ...karstUpgradeTxs(), ...interopUpgradeTxs()]);
       const g: RollupConfig = {
         ...cfg,
         ecotoneTime: 0,
@@ -260,6 +267,23 @@ describe("rollup/derive/upgradeTxs", () => {
     it("concatenates, in fork order, forks activating in the same block", () => {
       const c: RollupConfig = { ...cfg, fjordTime: 1000, graniteTime: 1000, holoceneTime: 1000, isthmusTime: 1000 };
       assert.deepEqual(upgradeTxsAt(c, 1000), [...ecotoneUpgradeTxs(), ...fjordUpgradeTxs(), ...isthmusUpgradeTxs()]);
+    });
+
+    it("upgrade gas: the Karst bundle's total in the Karst activation block only (op-node v1.19.1 attributes.go)", () => {
+      // 55,370,657: the bundle's gas limits summed (fixtures/op-stack/nuts/SOURCE.md, kona's tests).
+      assert.equal(karstUpgradeGas(), 55_370_657n);
+      for (const t of [1300, 1348, 1352, 1400]) assert.equal(upgradeGasAt(cfg, t), 0n, `t=${t}`);
+      assert.equal(upgradeGasAt(cfg, 1350), 55_370_657n);
+      assert.equal(upgradeGasAt({ ...cfg, karstTime: 1349 }, 1350), 55_370_657n, "first block at or after karst_time");
+      assert.equal(upgradeGasAt({ ...cfg, karstTime: 0 }, 2), 0n, "Karst at genesis has no activation block");
+      assert.equal(upgradeGasAt({ ...cfg, karstTime: null }, 1350), 0n);
+    });
+
+    it("upgrade gas stripped when reading a block back: Karst activation block only, unless keep_karst_upgrade_gas", () => {
+      assert.equal(upgradeGasToStrip({ ...cfg, keepKarstUpgradeGas: false }, 1350), 55_370_657n);
+      assert.equal(upgradeGasToStrip({ ...cfg, keepKarstUpgradeGas: false }, 1352), 0n);
+      assert.equal(upgradeGasToStrip({ ...cfg, keepKarstUpgradeGas: false }, 1348), 0n);
+      assert.equal(upgradeGasToStrip({ ...cfg, keepKarstUpgradeGas: true }, 1350), 0n);
     });
 
     it("forks active at genesis (time 0) have no activation block", () => {

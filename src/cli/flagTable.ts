@@ -53,6 +53,11 @@ interface FlagBase {
 export interface BoolFlag extends FlagBase {
   readonly type: "bool";
   readonly default?: boolean;
+  /**
+   * Unset stays `undefined` instead of false: a tri-state for flags whose absence must not override
+   * anything (Go's `ctx.IsSet`, e.g. op-node's `--override.keep-karst-upgrade-gas`). No default.
+   */
+  readonly optional?: true;
 }
 export interface StringFlag extends FlagBase {
   readonly type: "string";
@@ -176,9 +181,11 @@ type AlwaysSet<F> = F extends { readonly default: unknown }
   ? true
   : F extends { readonly required: true }
     ? true
-    : F extends { readonly type: "bool" | "list" }
-      ? true
-      : false;
+    : F extends { readonly type: "bool"; readonly optional: true }
+      ? false
+      : F extends { readonly type: "bool" | "list" }
+        ? true
+        : false;
 
 /** The config object a table yields, keyed by flag name. */
 export type InferConfig<T extends FlagTable> = {
@@ -451,7 +458,7 @@ export function formatValue(spec: FlagSpec, value: unknown): string {
 /** The `(default: …)` text of urfave/cli: strings and lists quoted, empty ones omitted; undefined → "". */
 export function defaultText(spec: FlagSpec): string {
   if (spec.defaultText !== undefined) return spec.defaultText;
-  const d = spec.type === "bool" ? (spec.default ?? false) : spec.default;
+  const d = spec.type === "bool" && spec.optional !== true ? (spec.default ?? false) : spec.default;
   if (d === undefined) return "";
   const text = formatValue(spec, d);
   if (text === "" && spec.type !== "bool") return "";
@@ -463,7 +470,7 @@ export function defaultText(spec: FlagSpec): string {
 export function defaultValue(spec: FlagSpec, home: string): unknown {
   switch (spec.type) {
     case "bool":
-      return spec.default ?? false;
+      return spec.optional === true ? undefined : (spec.default ?? false);
     case "list":
       return Object.freeze([...(spec.default ?? [])]);
     case "path":
@@ -507,6 +514,9 @@ function checkTable(
     }
     if (spec.envOnly && env === undefined) problems.push(`${label}: envOnly without an env var`);
     if (spec.required && spec.default !== undefined) problems.push(`${label}: required flags take no default`);
+    if (spec.type === "bool" && spec.optional === true && (spec.default !== undefined || spec.required)) {
+      problems.push(`${label}: an optional bool takes no default and is not required`);
+    }
     if (spec.deprecated !== undefined && !spec.hidden) problems.push(`${label}: deprecated flags must be hidden`);
     if (spec.help.trim() === "" || spec.help.includes("\n")) problems.push(`${label}: help must be one line`);
     if (spec.type === "enum" && spec.values.length === 0) problems.push(`${label}: enum without values`);

@@ -324,6 +324,15 @@ export const NODE_CLI = defineCli({
     // --override.karst with $OP_NODE_OVERRIDE_KARST (OverrideEnvVar: "OVERRIDE_" + upper(fork)).
     "override.karst": forkOverride("Karst"),
     "override.pectrablobschedule": forkOverride("PectraBlobSchedule"),
+    // op-node v1.19.1 (op-service/flags KeepKarstUpgradeGasOverrideName): a bool applied only when set,
+    // overriding the rollup config's keep_karst_upgrade_gas either way — operators of chains whose
+    // registry entry has the wrong value set it to false (or true) by hand.
+    "override.keep-karst-upgrade-gas": {
+      type: "bool",
+      optional: true,
+      category: FORKS,
+      help: "Override the rollup config's keep_karst_upgrade_gas (keep the Karst activation block's one-time upgrade gas in the gas limit after it); unset = as configured",
+    },
 
     // Logging (op-service/log/cli.go).
     "log.color": { type: "bool", category: LOG, help: "Color the log output if in terminal mode" },

@@ -46,7 +46,12 @@ function overridesOf(c: NodeConfig): Partial<Record<RollupFork, bigint>> {
 
 /** What selects the rollup config in a parsed opal-node config (`resolveRollupConfig`'s input). */
 export function rollupConfigFlagsOf(c: NodeConfig): RollupConfigFlags {
-  return { network: c.network, "rollup.config": c["rollup.config"], overrides: overridesOf(c) };
+  return {
+    network: c.network,
+    "rollup.config": c["rollup.config"],
+    overrides: overridesOf(c),
+    keepKarstUpgradeGas: c["override.keep-karst-upgrade-gas"],
+  };
 }
 
 /** Starts the node and waits for a signal; returns the exit status. */
@@ -75,6 +80,7 @@ async function runNode(config: NodeConfig, warnings: readonly string[], io: Io):
       l2_chain_id: rollup.l2ChainId,
       block_time: rollup.blockTime,
       ...forkTimeFields(rollup),
+      ...(rollup.karstTime === null ? {} : { keep_karst_upgrade_gas: rollup.keepKarstUpgradeGas }),
     });
     node = await RollupNode.start(config, {
       log,

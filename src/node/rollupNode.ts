@@ -130,6 +130,8 @@ export interface RollupConfigFlags {
   readonly "rollup.config": string | undefined;
   /** `--override.<fork>` values by fork name (0 = no override). */
   readonly overrides: Readonly<Partial<Record<RollupFork, bigint>>>;
+  /** `--override.keep-karst-upgrade-gas`: replaces `keep_karst_upgrade_gas` when set (op-node v1.19.1). */
+  readonly keepKarstUpgradeGas?: boolean | undefined;
 }
 
 /**
@@ -166,6 +168,9 @@ export function resolveRollupConfig(f: RollupConfigFlags): RollupConfig {
     }
   } else {
     throw new RollupNodeError("missing rollup configuration: give --network or --rollup.config");
+  }
+  if (f.keepKarstUpgradeGas !== undefined && f.keepKarstUpgradeGas !== cfg.keepKarstUpgradeGas) {
+    cfg = Object.freeze({ ...cfg, keepKarstUpgradeGas: f.keepKarstUpgradeGas });
   }
   const overrides: Partial<Record<RollupFork, number>> = {};
   let any = false;

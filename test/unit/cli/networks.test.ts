@@ -208,6 +208,21 @@ describe("cli/networks: --override.karst and --override.interop through --networ
     assert.equal(resolveNetwork("op-mainnet", "--override.karst=0").karstTime, 1783526401);
   });
 
+  it("--override.keep-karst-upgrade-gas replaces the registry's keep_karst_upgrade_gas only when given", () => {
+    const keep = (file: string): unknown =>
+      readToml(join(CONFIGS, "mainnet", file)).get("hardforks.keep_karst_upgrade_gas");
+    assert.equal(keep("op.toml"), true);
+    assert.equal(keep("mode.toml"), undefined, "Mode keeps Karst without the flag");
+    assert.equal(resolveNetwork("op-mainnet").keepKarstUpgradeGas, true);
+    assert.equal(resolveNetwork("op-mainnet", "--override.keep-karst-upgrade-gas=false").keepKarstUpgradeGas, false);
+    assert.equal(resolveNetwork("mode-mainnet").keepKarstUpgradeGas, false);
+    assert.equal(resolveNetwork("mode-mainnet", "--override.keep-karst-upgrade-gas").keepKarstUpgradeGas, true);
+    // With a fork override too, both apply.
+    const both = resolveNetwork("op-mainnet", "--override.keep-karst-upgrade-gas=false", "--override.karst=1900000000");
+    assert.equal(both.keepKarstUpgradeGas, false);
+    assert.equal(both.karstTime, 1900000000);
+  });
+
   it("an override that breaks the order through Isthmus is one line naming the fork", () => {
     assert.throws(
       () => resolveNetwork("op-mainnet", "--override.holocene=1800000000"),

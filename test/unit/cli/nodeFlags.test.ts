@@ -134,9 +134,10 @@ function readOpStackEnvs(): Map<string, string> {
 const { rows: SPEC_ROWS, general: SPEC_GENERAL } = readSpecRows();
 /**
  * Options op-node gained after spec part 4B was written: --override.karst (op-service/flags
- * OverridableForks = forks.From(Canyon) + AllOpt, op-node v1.19.1).
+ * OverridableForks = forks.From(Canyon) + AllOpt, op-node v1.19.1) and
+ * --override.keep-karst-upgrade-gas (op-service/flags KeepKarstUpgradeGasOverrideName, v1.19.1).
  */
-const AFTER_SPEC = ["override.karst"];
+const AFTER_SPEC = ["override.karst", "override.keep-karst-upgrade-gas"];
 const OPSTACK_ENVS = readOpStackEnvs();
 
 /** The env var the rules give a flag: op-stack.md §1.4's name, else OP_NODE_ + upper-snake name. */
@@ -361,6 +362,14 @@ describe("cli/nodeFlags: values", () => {
     assert.match(errorOf([L2, "--override.karst=-1"]), /--override\.karst/);
     assert.equal(config([L2, "--override.lagoon=1900000000"])["override.interop"], 1900000000n);
     assert.equal(config([L2], { OP_NODE_OVERRIDE_INTEROP: "7" })["override.interop"], 7n);
+  });
+  it("--override.keep-karst-upgrade-gas is a tri-state: unset, true (bare or =true) or false, from argv or env", () => {
+    assert.equal(config([L2])["override.keep-karst-upgrade-gas"], undefined);
+    assert.equal(config([L2, "--override.keep-karst-upgrade-gas"])["override.keep-karst-upgrade-gas"], true);
+    assert.equal(config([L2, "--override.keep-karst-upgrade-gas=false"])["override.keep-karst-upgrade-gas"], false);
+    const env = { OP_NODE_OVERRIDE_KEEP_KARST_UPGRADE_GAS: "false" };
+    assert.equal(config([L2], env)["override.keep-karst-upgrade-gas"], false);
+    assert.match(errorOf([L2, "--override.keep-karst-upgrade-gas=maybe"]), /--override\.keep-karst-upgrade-gas/);
   });
   it("l1.rpckind has the ten kinds, l2.enginekind three", () => {
     const rpc = TABLE["l1.rpckind"]!;

@@ -2,7 +2,7 @@
  * The verifier half of opal-node, wired from its options: the L1 client (`--l1`, `--l1.trustrpc`,
  * `--l1.rpckind`, concurrency, batching, rate limit and cache), new heads over HTTP polling or a
  * WebSocket subscription, safe/finalized polling, the beacon client for blobs with its startup health
- * check (`--l1.beacon*`; KZG proofs checked in a kzgVerify worker), Alt-DA (`--altda.*`), the runtime
+ * check (`--l1.beacon*`; KZG proofs and recomputed commitments in a kzgVerify worker), Alt-DA (`--altda.*`), the runtime
  * config from L1 state and `--rollup.halt`, the derivation driver over the engine, the safe-head DB
  * and the snapshot log. `start` runs the checks that must stop the node; `stop` undoes everything.
  * Under an op-supervisor (interop managed mode) derivation moves the local-safe head and the

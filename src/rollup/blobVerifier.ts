@@ -1,14 +1,21 @@
 /**
  * Checks blobs fetched from a beacon node before derivation uses them (specs ecotone/derivation.md:
- * "MUST be verified, if the source is untrusted"; op-node blobsFromSidecars): the sidecar's KZG
- * commitment must hash to the versioned hash the batcher tx committed to, and the sidecar's KZG proof
- * must show that the blob is the polynomial behind that commitment. One boolean per item, in order;
- * malformed items (wrong sizes, a blob with a non-canonical field element, a bad point) are false.
+ * "MUST be verified, if the source is untrusted"). Two checks, one per beacon API form:
+ * - a blob sidecar (`/eth/v1/beacon/blob_sidecars`; op-node blobsFromSidecars until PR #18780): its KZG
+ *   commitment must hash to the versioned hash the batcher tx committed to, and its KZG proof must
+ *   show that the blob is the polynomial behind that commitment (`verify`: one boolean per item, in
+ *   order; malformed items — wrong sizes, a non-canonical field element, a bad point — are false);
+ * - a bare blob (`/eth/v1/beacon/blobs`, beacon-APIs #546, which carries no commitment or proof):
+ *   its commitment is recomputed from the blob (`commitments`), and the caller hashes it to compare
+ *   with the versioned hash, as op-node's L1BeaconClient does for that endpoint (`ComputeKZGCommitment`
+ *   then `KZGToVersionedHash`).
  *
  * Two implementations: in the calling thread, and on a worker pool (workers/kzgVerify.ts), where a
- * batch of blobs costs the main thread nothing (a 6-blob batch proof takes a few ms of CPU). The
- * versioned-hash check is a sha256 and always runs in the calling thread; only items that pass it go
- * to KZG.
+ * batch of blobs costs the main thread nothing. PERF: on this 2-core VM (c-kzg 4.1, setup without
+ * precompute) a blob proof check takes ~2–3 ms and a commitment ~40–46 ms, so a 6-blob block read
+ * from /eth/v1/beacon/blobs costs ~0.25 s of CPU, which must not sit on the event loop (measured with
+ * `npx tsx`, an encodeBlob blob, 10 runs each, machine otherwise idle). The versioned-hash check is a
+ * sha256 and always runs in the calling thread; only items that pass it go to KZG.
  *
  * c-kzg's trusted setup is loaded once per thread through `crypto/kzg.ts`, shared with the EVM's
  * point-evaluation precompile.
@@ -31,12 +38,18 @@ export interface BlobCheckItem {
 export interface BlobVerifier {
   /** One result per item, in order: true when the commitment matches the hash and the proof holds. */
   verify(items: readonly BlobCheckItem[]): Promise<boolean[]>;
+  /**
+   * The 48-byte KZG commitment of each blob, in order; null for a blob that is not one (not 131072
+   * bytes, or a field element not below the BLS modulus).
+   */
+  commitments(blobs: readonly Uint8Array[]): Promise<(Uint8Array | null)[]>;
 }
 
 /** The worker's task (workers/kzgVerify.ts). Plain data: Uint8Arrays are structured-cloned. */
 export type KzgVerifyTask =
   | { kind: "ping" }
-  | { kind: "verify"; blobs: Uint8Array[]; commitments: Uint8Array[]; proofs: Uint8Array[] };
+  | { kind: "verify"; blobs: Uint8Array[]; commitments: Uint8Array[]; proofs: Uint8Array[] }
+  | { kind: "commit"; blobs: Uint8Array[] };
 
 const BLOB_BYTES = 131_072;
 const POINT_BYTES = 48;
@@ -83,6 +96,21 @@ export function verifyKzgProofs(
   return blobs.map((b, i) => verifyOne(k, b, commitments[i], proofs[i]));
 }
 
+/** The KZG commitment of each blob (c-kzg `blob_to_kzg_commitment`), null where it is not a blob. */
+export function kzgCommitments(blobs: readonly Uint8Array[]): (Uint8Array | null)[] {
+  if (blobs.length === 0) return [];
+  const k = loadKzg();
+  return blobs.map((b) => {
+    if (b.length !== BLOB_BYTES) return null;
+    try {
+      return k.blobToKzgCommitment(b);
+    } catch {
+      // C_KZG_BADARGS: a field element is not canonical.
+      return null;
+    }
+  });
+}
+
 function hashMatches(item: BlobCheckItem): boolean {
   if (item.commitment.length !== POINT_BYTES || item.versionedHash.length !== 32) return false;
   const h = kzgToVersionedHash(item.commitment);
@@ -113,12 +141,16 @@ export class InThreadBlobVerifier implements BlobVerifier {
   verify(items: readonly BlobCheckItem[]): Promise<boolean[]> {
     return verifyWith(items, async (b, c, p) => verifyKzgProofs(b, c, p));
   }
+
+  async commitments(blobs: readonly Uint8Array[]): Promise<(Uint8Array | null)[]> {
+    return kzgCommitments(blobs);
+  }
 }
 
 /**
- * Verifies on a worker pool running workers/kzgVerify.ts (src/node/pools.ts: `new PiscinaPool("kzgVerify", …)`).
- * The blobs are copied to the worker, not moved: the caller keeps them. When the pool's queue is full
- * the batch runs in the calling thread instead.
+ * Verifies and computes commitments on a worker pool running workers/kzgVerify.ts (src/node/pools.ts:
+ * `new PiscinaPool("kzgVerify", …)`). The blobs are copied to the worker, not moved: the caller keeps
+ * them. When the pool's queue is full the batch runs in the calling thread instead.
  */
 export class PoolBlobVerifier implements BlobVerifier {
   constructor(private readonly pool: TaskPool) {}
@@ -129,5 +161,16 @@ export class PoolBlobVerifier implements BlobVerifier {
       const task: KzgVerifyTask = { kind: "verify", blobs, commitments, proofs };
       return this.pool.run<boolean[]>(task);
     });
+  }
+
+  /**
+   * Even one blob goes to the pool: its commitment (~40–46 ms, above) dwarfs the hop (a Piscina round
+   * trip is ~57 µs here, ARCHITECTURE.md "Worker pools"). A full queue computes them here instead.
+   */
+  async commitments(blobs: readonly Uint8Array[]): Promise<(Uint8Array | null)[]> {
+    if (blobs.length === 0) return [];
+    if (!this.pool.canAcceptWork()) return kzgCommitments(blobs);
+    const task: KzgVerifyTask = { kind: "commit", blobs: [...blobs] };
+    return this.pool.run<(Uint8Array | null)[]>(task);
   }
 }

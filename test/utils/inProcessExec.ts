@@ -76,11 +76,14 @@ export class InProcessExec {
   /** `txPool`: payloads built without `noTxPool` take the pool's txs, as opal-exec's engine does. */
   static create(genesis: Record<string, unknown>, opts: { readonly txPool?: boolean } = {}): InProcessExec {
     const chain = Blockchain.init(new MemoryKv(), parseGenesis(genesis), genesis.config as never);
-    const sidecars = chain.config.optimism === null ? new BlobSidecarStore() : null;
+    // As src/node/execNode.ts wires a dev L1: the store knows the chain (its head's fork decides the
+    // blob wrapper version it takes) and the Engine API reads its blobs from it (getBlobs, bundles).
+    const sidecars = chain.config.optimism === null ? new BlobSidecarStore(undefined, chain) : null;
     const pool = new TxPool({}, { chain, acceptBlobs: sidecars !== null });
     const engine = new EngineApi(
       chain,
       opts.txPool === true ? (baseFee) => txSourceOf(pool.byPriceAndNonce(baseFee)) : null,
+      { blobs: sidecars },
     );
     const apis = coreApis({
       chain,

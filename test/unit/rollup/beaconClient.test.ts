@@ -3,7 +3,10 @@
  * sidecars (encodeBlob + c-kzg commitments and proofs): slot arithmetic and caching, headers on the
  * primary only, blobs in the order asked, fallbacks on 404 / a missing index / a bad proof / a
  * 5xx, op-node's sticky endpoint rotation, a wrong versioned hash rejected everywhere, fetch-all mode,
- * health and timeout failures as typed errors, and the worker-pool verification path.
+ * health and timeout failures as typed errors, and the worker-pool verification path. Then the
+ * post-Fulu getBlobs (/eth/v1/beacon/blobs, beacon-APIs #546): asked first in op-node's form, blobs
+ * matched by recomputed commitment, blob_sidecars on the same endpoint when getBlobs is absent or
+ * falls short, a tampered blob refused, archivers serving either form, and the commitments on the pool.
  */
 import { strict as assert } from "node:assert";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
@@ -21,7 +24,7 @@ import {
   type IndexedBlobHash,
   parseBeaconHeader,
 } from "../../../src/rollup/beaconClient.js";
-import { InThreadBlobVerifier, PoolBlobVerifier } from "../../../src/rollup/blobVerifier.js";
+import { InThreadBlobVerifier, kzgCommitments, PoolBlobVerifier } from "../../../src/rollup/blobVerifier.js";
 import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
 import { kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
 
@@ -45,6 +48,8 @@ const REF = { timestamp: L1_TIME, hash: new Uint8Array(32).fill(0xab), number: 2
 interface Seen {
   path: string;
   indices: number[] | null;
+  /** The raw query string (without "?"). */
+  query: string;
   headers: IncomingHttpHeaders;
 }
 
@@ -59,6 +64,17 @@ interface MockBeacon {
   drop: Set<number>;
   /** Never answer. */
   hang: boolean;
+  /**
+   * /eth/v1/beacon/blobs/{SLOT}: "absent" answers like an unknown route (the 404 below), "serve"
+   * answers the sidecars' blobs in index order filtered by versioned_hashes, "unfiltered" answers
+   * every blob ignoring the filter, "bare" answers 200 with a bare JSON array (base's blob-archiver on
+   * that route, optimism #19623), a number answers that status.
+   */
+  getBlobs: "absent" | "serve" | "unfiltered" | "bare" | number;
+  /** Status for /eth/v1/beacon/blob_sidecars instead of serving it (a node that dropped the route). */
+  sidecarStatus: number | null;
+  /** Indices whose blob getBlobs answers with one byte changed (the sidecars stay right). */
+  tamper: Set<number>;
   close(): Promise<void>;
 }
 
@@ -81,13 +97,16 @@ async function mockBeacon(sidecars: readonly Sidecar[]): Promise<MockBeacon> {
     status: null,
     drop: new Set(),
     hang: false,
+    getBlobs: "absent",
+    sidecarStatus: null,
+    tamper: new Set(),
     close: async () => undefined,
   };
   const server: Server = createServer((req, res) => {
     const u = new URL(req.url ?? "/", "http://x");
     const idx = u.searchParams.getAll("indices");
     const indices = idx.length === 0 ? null : idx.flatMap((s) => s.split(",")).map(Number);
-    m.seen.push({ path: u.pathname, indices, headers: req.headers });
+    m.seen.push({ path: u.pathname, indices, query: u.search.slice(1), headers: req.headers });
     if (m.hang) return;
     const send = (status: number, body: unknown): void => {
       res.writeHead(status, { "content-type": "application/json" });
@@ -100,7 +119,26 @@ async function mockBeacon(sidecars: readonly Sidecar[]): Promise<MockBeacon> {
     }
     if (u.pathname === "/eth/v1/config/spec")
       return send(200, { data: { SECONDS_PER_SLOT: "12", SLOTS_PER_EPOCH: "32" } });
+    if (u.pathname === `/eth/v1/beacon/blobs/${SLOT}` && m.getBlobs !== "absent") {
+      if (typeof m.getBlobs === "number") return send(m.getBlobs, { code: m.getBlobs, message: "mock getBlobs" });
+      if (m.getBlobs === "bare") return send(200, [...m.sidecars.values()].map(sidecarJson));
+      const want = new Set(u.searchParams.getAll("versioned_hashes").flatMap((v) => v.split(",")));
+      const all = [...m.sidecars.values()].filter((s) => !m.drop.has(s.index)).sort((a, b) => a.index - b.index);
+      const data = all
+        .filter(
+          (s) =>
+            m.getBlobs === "unfiltered" || want.size === 0 || want.has(bytesToHex(kzgToVersionedHash(s.commitment))),
+        )
+        .map((s) => {
+          if (!m.tamper.has(s.index)) return bytesToHex(s.blob);
+          const b = s.blob.slice();
+          b[100] ^= 1;
+          return bytesToHex(b);
+        });
+      return send(200, { execution_optimistic: false, finalized: true, data });
+    }
     if (u.pathname === `/eth/v1/beacon/blob_sidecars/${SLOT}`) {
+      if (m.sidecarStatus !== null) return send(m.sidecarStatus, { code: m.sidecarStatus, message: "mock sidecars" });
       const all = [...m.sidecars.values()].filter((s) => !m.drop.has(s.index));
       const data = indices === null ? all : all.filter((s) => indices.includes(s.index));
       return send(200, { data: data.map(sidecarJson) });
@@ -119,6 +157,17 @@ async function mockBeacon(sidecars: readonly Sidecar[]): Promise<MockBeacon> {
 
 function sidecarPaths(m: MockBeacon): Seen[] {
   return m.seen.filter((s) => s.path.startsWith("/eth/v1/beacon/blob_sidecars/"));
+}
+
+function blobsPaths(m: MockBeacon): Seen[] {
+  return m.seen.filter((s) => s.path.startsWith("/eth/v1/beacon/blobs/"));
+}
+
+/** The blob requests a mock saw, in order: "blobs" or "blob_sidecars". */
+function routes(m: MockBeacon): string[] {
+  return m.seen
+    .filter((s) => s.path.startsWith("/eth/v1/beacon/blob"))
+    .map((s) => (s.path.startsWith("/eth/v1/beacon/blobs/") ? "blobs" : "blob_sidecars"));
 }
 
 describe("rollup/beaconClient", function () {
@@ -391,5 +440,213 @@ describe("rollup/beaconClient", function () {
     } finally {
       await pool.destroy();
     }
+  });
+
+  describe("getBlobs (/eth/v1/beacon/blobs, beacon-APIs #546)", () => {
+    const hex = (i: number) => bytesToHex(kzgToVersionedHash(sidecars[i].commitment));
+
+    it("is asked first in op-node's form and its blobs come back in the order asked, with no blob_sidecars", async () => {
+      const primary = await beacon();
+      primary.getBlobs = "serve";
+      const c = client({ url: primary.url, headers: ["X-Api-Key: secret"], fetchAllSidecars: true });
+      const blobs = await c.getBlobs(REF, hashesFor([2, 0, 3]));
+      assert.deepEqual(blobs, [sidecars[2].blob, sidecars[0].blob, sidecars[3].blob]);
+      assert.deepEqual(routes(primary), ["blobs"]);
+      const [req] = blobsPaths(primary);
+      // The slot as block id; repeated keys in the order asked (op-node: url.Values.Add per hash);
+      // fetch-all-sidecars does not drop the filter of this form.
+      assert.equal(req.path, `/eth/v1/beacon/blobs/${SLOT}`);
+      assert.equal(req.query, `versioned_hashes=${hex(2)}&versioned_hashes=${hex(0)}&versioned_hashes=${hex(3)}`);
+      assert.equal(req.headers["x-api-key"], "secret");
+      assert.equal(req.headers.accept, "application/json");
+    });
+
+    for (const status of [404, 405, 501, 500]) {
+      it(`falls back to blob_sidecars on the same endpoint when getBlobs answers ${status}, on every call`, async () => {
+        const primary = await beacon();
+        primary.getBlobs = status;
+        const c = client({ url: primary.url, headers: ["X-Api-Key: secret"] });
+        assert.deepEqual(await c.getBlobs(REF, hashesFor([1, 3])), [sidecars[1].blob, sidecars[3].blob]);
+        assert.deepEqual(await c.getBlobs(REF, hashesFor([0])), [sidecars[0].blob]);
+        // Not remembered: getBlobs is asked again on the second call (op-node decides per call).
+        assert.deepEqual(routes(primary), ["blobs", "blob_sidecars", "blobs", "blob_sidecars"]);
+        assert.deepEqual(
+          sidecarPaths(primary).map((s) => s.indices),
+          [[1, 3], [0]],
+        );
+        assert.equal(sidecarPaths(primary)[0].headers["x-api-key"], "secret");
+      });
+    }
+
+    it("refuses a tampered getBlobs blob (versioned-hash mismatch) and asks blob_sidecars for it alone", async () => {
+      const primary = await beacon();
+      primary.getBlobs = "serve";
+      primary.tamper.add(1);
+      primary.sidecarStatus = 404;
+      const c = client({ url: primary.url });
+      await assert.rejects(c.getBlobs(REF, hashesFor([0, 1, 2])), (e: unknown) => {
+        assert.ok(e instanceof BlobFetchError);
+        assert.deepEqual(e.missing, [1]);
+        assert.deepEqual(
+          e.attempts.map((a) => [a.endpoint.split(" (")[0], a.route, a.reason, a.status, a.indices]),
+          [
+            ["primary", "blobs", "hash_mismatch", 200, [1]],
+            ["primary", "blob_sidecars", "not_found", 404, [1]],
+          ],
+        );
+        assert.match(e.message, /primary \(127\.0\.0\.1:\d+\) blobs: hash_mismatch 200/);
+        return true;
+      });
+      // The same endpoint's sidecars (proof-checked) supply it; the verified getBlobs blobs are kept.
+      primary.sidecarStatus = null;
+      assert.deepEqual(await c.getBlobs(REF, hashesFor([0, 1, 2])), [
+        sidecars[0].blob,
+        sidecars[1].blob,
+        sidecars[2].blob,
+      ]);
+      assert.deepEqual(sidecarPaths(primary).at(-1)?.indices, [1]);
+    });
+
+    it("refuses more blobs than asked (a node ignoring the filter) and blobs that are not blobs", async () => {
+      const loose = await beacon();
+      loose.getBlobs = "unfiltered";
+      assert.deepEqual(await client({ url: loose.url }).getBlobs(REF, hashesFor([3])), [sidecars[3].blob]);
+      assert.deepEqual(routes(loose), ["blobs", "blob_sidecars"]);
+
+      // Index 0 stored with a blob of field elements ≥ the BLS modulus (c-kzg computes no commitment);
+      // the mock filters by the stored commitment, so that is what getBlobs returns for hash 0.
+      const junk = await beacon(
+        sidecars.map((s) => (s.index === 0 ? { ...s, blob: new Uint8Array(131_072).fill(0xff) } : s)),
+      );
+      junk.getBlobs = "serve";
+      junk.sidecarStatus = 503;
+      await assert.rejects(client({ url: junk.url }).getBlobs(REF, hashesFor([0])), (e: unknown) => {
+        assert.ok(e instanceof BlobFetchError);
+        assert.deepEqual(
+          e.attempts.map((a) => [a.route, a.reason]),
+          [
+            ["blobs", "bad_response"],
+            ["blob_sidecars", "http_status"],
+          ],
+        );
+        assert.match(e.attempts[0].message, /not valid blobs/);
+        assert.match(e.attempts[1].message, /HTTP 503/);
+        assert.doesNotMatch(e.attempts[1].message, /getBlobs first/, "getBlobs answered 200");
+        return true;
+      });
+    });
+
+    it("names a getBlobs status in the blob_sidecars attempt that followed it, and skips sidecars on a dead host", async () => {
+      const primary = await beacon();
+      primary.getBlobs = 405;
+      primary.sidecarStatus = 500;
+      const c = client({ url: primary.url, fallbacks: ["http://127.0.0.1:1"] });
+      await assert.rejects(c.getBlobs(REF, hashesFor([2])), (e: unknown) => {
+        assert.ok(e instanceof BlobFetchError);
+        assert.deepEqual(
+          e.attempts.map((a) => [a.endpoint.split(" (")[0], a.route, a.reason, a.status]),
+          [
+            ["primary", "blob_sidecars", "http_status", 500],
+            ["fallback 1", "blobs", "transport", null],
+          ],
+        );
+        assert.match(e.attempts[0].message, /getBlobs first answered HTTP 405/);
+        assert.ok(!e.notFound, "a getBlobs 404/405 is not a missing blob");
+        return true;
+      });
+    });
+
+    it("fallbacks: an archiver with blob_sidecars only after a primary that lost the blobs", async () => {
+      const primary = await beacon();
+      primary.getBlobs = "serve";
+      primary.drop.add(0).add(2);
+      const archiver = await beacon();
+      archiver.getBlobs = "bare";
+      const c = client({ url: primary.url, headers: ["X-Api-Key: secret"], fallbacks: [archiver.url] });
+      assert.deepEqual(await c.getBlobs(REF, hashesFor([0, 1, 2])), [
+        sidecars[0].blob,
+        sidecars[1].blob,
+        sidecars[2].blob,
+      ]);
+      // The primary: getBlobs (1 of 3), then its sidecars for 0 and 2 (lost too); the archiver: getBlobs
+      // is an unknown route there (a bare array, not the getBlobs shape), its sidecars serve 0 and 2.
+      assert.deepEqual(routes(primary), ["blobs", "blob_sidecars"]);
+      assert.deepEqual(sidecarPaths(primary)[0].indices, [0, 2]);
+      assert.deepEqual(routes(archiver), ["blobs", "blob_sidecars"]);
+      assert.equal(blobsPaths(archiver)[0].query, `versioned_hashes=${hex(0)}&versioned_hashes=${hex(2)}`);
+      assert.deepEqual(sidecarPaths(archiver)[0].indices, [0, 2]);
+      for (const s of archiver.seen) assert.equal(s.headers["x-api-key"], undefined);
+
+      // When nothing has them, the attempts say so route by route.
+      archiver.drop.add(0);
+      await assert.rejects(c.getBlobs(REF, hashesFor([0])), (e: unknown) => {
+        assert.ok(e instanceof BlobFetchError);
+        assert.deepEqual(
+          e.attempts.map((a) => [a.endpoint.split(" (")[0], a.route, a.reason]),
+          [
+            ["fallback 1", "blobs", "bad_response"],
+            ["fallback 1", "blob_sidecars", "missing"],
+            ["primary", "blobs", "missing"],
+            ["primary", "blob_sidecars", "missing"],
+          ],
+        );
+        return true;
+      });
+    });
+
+    it("mixed: a primary with sidecars only, then a getBlobs-only fallback; a blob twice in the block", async () => {
+      const primary = await beacon();
+      primary.drop.add(3);
+      const modern = await beacon();
+      modern.getBlobs = "serve";
+      modern.sidecarStatus = 404;
+      const c = client({ url: primary.url, fallbacks: [modern.url] });
+      assert.deepEqual(await c.getBlobs(REF, hashesFor([3, 1])), [sidecars[3].blob, sidecars[1].blob]);
+      assert.deepEqual(routes(primary), ["blobs", "blob_sidecars"]);
+      assert.deepEqual(routes(modern), ["blobs"]);
+      assert.equal(blobsPaths(modern)[0].query, `versioned_hashes=${hex(3)}`);
+
+      // The same blob at indices 0 and 4: one key in the query, both copies come back, both filled.
+      const twice = await beacon([...sidecars, { ...sidecars[0], index: 4 }]);
+      twice.getBlobs = "serve";
+      const h0 = kzgToVersionedHash(sidecars[0].commitment);
+      const got = await client({ url: twice.url }).getBlobs(REF, [
+        { index: 4, versionedHash: h0 },
+        { index: 2, versionedHash: kzgToVersionedHash(sidecars[2].commitment) },
+        { index: 0, versionedHash: h0 },
+      ]);
+      assert.deepEqual(got, [sidecars[0].blob, sidecars[2].blob, sidecars[0].blob]);
+      assert.equal(blobsPaths(twice)[0].query, `versioned_hashes=${hex(0)}&versioned_hashes=${hex(2)}`);
+      assert.deepEqual(routes(twice), ["blobs"]);
+    });
+
+    it("recomputes commitments in the calling thread and on the kzgVerify pool alike", async () => {
+      const k = createRequire(import.meta.url)("c-kzg") as KzgProver;
+      const input = [sidecars[0].blob, new Uint8Array(10), new Uint8Array(131_072).fill(0xff), sidecars[3].blob];
+      const want = [k.blobToKzgCommitment(sidecars[0].blob), null, null, k.blobToKzgCommitment(sidecars[3].blob)];
+      const norm = (r: (Uint8Array | null)[]) => r.map((c) => (c === null ? null : bytesToHex(c)));
+      assert.deepEqual(norm(await new InThreadBlobVerifier().commitments(input)), norm(want));
+      assert.deepEqual(norm(kzgCommitments(input)), norm(want));
+      const pool = new PiscinaPool("kzgVerify", { threads: 1 });
+      try {
+        await pool.warm();
+        const v = new PoolBlobVerifier(pool);
+        assert.deepEqual(norm(await v.commitments(input)), norm(want));
+        assert.deepEqual(await v.commitments([]), []);
+        // Through the client: a tampered getBlobs blob refused with the pool's commitments too.
+        const primary = await beacon();
+        primary.getBlobs = "serve";
+        primary.tamper.add(2);
+        const fallback = await beacon();
+        fallback.getBlobs = "serve";
+        const c = client({ url: primary.url, fallbacks: [fallback.url], verifier: v });
+        primary.sidecarStatus = 501;
+        assert.deepEqual(await c.getBlobs(REF, hashesFor([2, 1])), [sidecars[2].blob, sidecars[1].blob]);
+        assert.deepEqual(routes(fallback), ["blobs"]);
+        assert.equal(blobsPaths(fallback)[0].query, `versioned_hashes=${hex(2)}`);
+      } finally {
+        await pool.destroy();
+      }
+    });
   });
 });

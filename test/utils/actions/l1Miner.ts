@@ -6,10 +6,14 @@
  * they emit, so a test writes `TransactionDeposited` and `ConfigUpdate` logs byte for byte.
  */
 import { keccak256 } from "../../../src/crypto/keccak.js";
+import { computeCellProofs, loadKzg } from "../../../src/crypto/kzg.js";
 import { type DevAccount, devAccounts, type L1DevGenesisOptions, l1DevGenesis } from "../../../src/node/devGenesis.js";
 import { concatBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";
+import { rulesAt } from "../../../src/spec/chainConfig.js";
+import { Fork } from "../../../src/spec/forks.js";
+import { kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
 import { decodeTx, encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type BlobTx, type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
@@ -97,7 +101,36 @@ export class L1Miner {
     return encodeTx(signTx(unsigned, from.privateKey));
   }
 
-  /** A signed blob tx from `from` to `to` carrying blobs with these versioned hashes (no calldata). */
+  /**
+   * A signed blob tx from `from` to `to` carrying `blobs` (no calldata), whose sidecars the L1 keeps as
+   * its tx pool would (the network form of the head's fork: cell proofs from Osaka), so the block that
+   * includes it can be built: the engine's blobs bundle reads them (EngineApi `blobs`).
+   */
+  blobTxWithSidecars(from: DevAccount, to: Uint8Array, blobs: readonly Uint8Array[]): Uint8Array {
+    const store = this.exec.blobSidecars;
+    if (store === null) throw new Error("this L1 keeps no blob sidecars");
+    const kzg = loadKzg();
+    const commitments = blobs.map((b) => kzg.blobToKzgCommitment(b));
+    const raw = this.blobTx(from, to, commitments.map(kzgToVersionedHash));
+    const tx = decodeTx(raw) as BlobTx;
+    const h = this.exec.chain.head;
+    const osaka = rulesAt(this.exec.chain.config, h.number, h.timestamp).fork >= Fork.Osaka;
+    store.add({
+      tx,
+      wrapperVersion: osaka ? 1 : 0,
+      blobs,
+      commitments,
+      proofs: osaka
+        ? blobs.flatMap((b) => computeCellProofs(b))
+        : blobs.map((b, i) => kzg.computeBlobKzgProof(b, commitments[i]!)),
+    });
+    return raw;
+  }
+
+  /**
+   * A signed blob tx from `from` to `to` carrying blobs with these versioned hashes (no calldata), and
+   * no sidecars: only for an L1 whose engine keeps none (a block with it cannot be built otherwise).
+   */
   blobTx(from: DevAccount, to: Uint8Array, versionedHashes: readonly Uint8Array[]): Uint8Array {
     const key = bytesToHex(from.address);
     const nonce = this.nonces.get(key) ?? 0n;

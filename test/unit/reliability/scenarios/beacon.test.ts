@@ -15,7 +15,6 @@ import { BeaconClient } from "../../../../src/rollup/beaconClient.js";
 import { encodeBlob } from "../../../../src/rollup/derive/blobCodec.js";
 import type { BlobSource } from "../../../../src/rollup/derive/dataSource.js";
 import { encodeFramesTxData } from "../../../../src/rollup/derive/frame.js";
-import { kzgToVersionedHash } from "../../../../src/tx/blobNetwork.js";
 import { BATCH_INBOX, L1_BLOCK_TIME } from "../../../utils/actions/l1Miner.js";
 import { Rollup } from "../../../utils/actions/rollup.js";
 import { assertSameChain } from "./harness.js";
@@ -119,7 +118,7 @@ describe("reliability scenarios: beacon", function () {
       const blob = encodeBlob(encodeFramesTxData(frames));
       const commitment = kzg.blobToKzgCommitment(blob);
       const sidecar = { index: 0, blob, commitment, proof: kzg.computeBlobKzgProof(blob, commitment) };
-      const b = await r.miner.mine([r.miner.blobTx(r.batcherAccount, BATCH_INBOX, [kzgToVersionedHash(commitment)])]);
+      const b = await r.miner.mine([r.miner.blobTxWithSidecars(r.batcherAccount, BATCH_INBOX, [blob])]);
       const slot = (b.timestamp - genesisTime) / L1_BLOCK_TIME;
       for (const node of [primary, fallback]) node.slots.set(slot, [sidecar]);
       return slot;

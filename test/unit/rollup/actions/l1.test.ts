@@ -151,10 +151,9 @@ describe("actions: the verifier and its L1", function () {
     store.set(bytesToHex(hash), blob);
     // A blob tx of someone else first: the batcher's blob is index 1 of the block.
     const otherBlob = encodeBlob(Uint8Array.of(0, 1, 2));
-    const otherHash = kzgToVersionedHash(kzg.blobToKzgCommitment(otherBlob));
     await r.miner.mine([
-      r.miner.blobTx(r.miner.accounts[6]!, BATCH_INBOX, [otherHash]),
-      r.miner.blobTx(r.batcherAccount, BATCH_INBOX, [hash]),
+      r.miner.blobTxWithSidecars(r.miner.accounts[6]!, BATCH_INBOX, [otherBlob]),
+      r.miner.blobTxWithSidecars(r.batcherAccount, BATCH_INBOX, [blob]),
     ]);
     const log = recordingLog();
     const v = r.verifier(log);

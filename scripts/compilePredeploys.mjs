@@ -67,8 +67,8 @@ function render({ version, sourcesSha256, runtime, selectors }) {
  * that this file matches a fresh build).
  *
  * Opal's own OP Stack predeploys, with the upstream public ABI and storage layout (op-stack.md §3.3,
- * §3.8): L1Block at 0x4200…0015 and GasPriceOracle at 0x4200…000F, as runtime bytecode to place
- * in a genesis alloc.
+ * §3.8): L1Block at 0x4200…0015 and GasPriceOracle at 0x4200…000F (spec/opAddresses.ts), as runtime
+ * bytecode to place in a genesis alloc.
  *
  * Compiler: solc ${version} (solc-js),
  * optimizer on (200 runs), evmVersion cancun, no CBOR metadata trailer. The code needs a Cancun+
@@ -83,14 +83,12 @@ ${list("L1Block")}
 ${list("GasPriceOracle")}
  */
 import { hexToBytes } from "../../primitives/hex.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 import { OpFork } from "../../spec/forks.js";
-import { type L1BlockInfo, L1InfoFormat } from "./l1BlockInfo.js";
+import { type L1BlockInfo, L1InfoFormat } from "../../tx/l1BlockInfo.js";
 
 export const PREDEPLOYS_SOLC_VERSION = "${version}";
 export const PREDEPLOYS_SOURCES_SHA256 = "${sourcesSha256}";
-
-export const L1_BLOCK_ADDRESS = hexToBytes("0x4200000000000000000000000000000000000015");
-export const GAS_PRICE_ORACLE_ADDRESS = hexToBytes("0x420000000000000000000000000000000000000f");
 
 /** Runtime bytecode of contracts/L1Block.sol. */
 export const L1_BLOCK_RUNTIME_HEX =
@@ -131,8 +129,8 @@ export function gasPriceOracleGenesisStorage(fork: OpFork): [bigint, bigint][] {
  * L1Block is also valid, as the first block's deposit fills it.
  */
 export function l1BlockStorage(info: L1BlockInfo): [bigint, bigint][] {
-  const hash = bytes32(info.hash);
-  const batcher = bytes32(info.batcherHash);
+  const hash = bytesToBigint(info.hash);
+  const batcher = bytesToBigint(info.batcherHash);
   const numberTime = (info.timestamp << 64n) | info.number;
   const packed = info.format !== L1InfoFormat.Bedrock;
   const scalars = packed ? (BigInt(info.baseFeeScalar) << 96n) | (BigInt(info.blobBaseFeeScalar) << 64n) : 0n;
@@ -153,12 +151,6 @@ export function l1BlockStorage(info: L1BlockInfo): [bigint, bigint][] {
     out.push([8n, (da << 96n) | (BigInt(info.operatorFeeScalar) << 64n) | info.operatorFeeConstant]);
   }
   return out;
-}
-
-function bytes32(b: Uint8Array): bigint {
-  let v = 0n;
-  for (const x of b) v = (v << 8n) | BigInt(x);
-  return v;
 }
 `;
 }

@@ -16,6 +16,7 @@ import type { CompressionAlgo } from "../rollup/derive/channelReader.js";
 import { encodeFramesTxData } from "../rollup/derive/frame.js";
 import type { EngineClient } from "../rollup/engine/engineClient.js";
 import type { RpcTransport } from "../rollup/rpcTransport.js";
+import type { Logger } from "../util/log.js";
 import { type BlockBatch, fillChannel, framesOf } from "./channelOut.js";
 import type { TxSender } from "./txSender.js";
 
@@ -32,11 +33,6 @@ export interface SubmitterOptions {
   readonly pollMs: number;
   /** Where the last submitted block is kept across restarts; null = not kept. */
   readonly stateFile: string | null;
-}
-
-export interface SubmitterLog {
-  info(msg: string, ctx?: Record<string, unknown>): void;
-  warn(msg: string, ctx?: Record<string, unknown>): void;
 }
 
 interface RefJson {
@@ -71,7 +67,7 @@ export class BatchSubmitter {
   constructor(
     private readonly cfg: RollupConfig,
     private readonly opts: SubmitterOptions,
-    private readonly deps: { rollup: RpcTransport; l2: EngineClient; sender: TxSender; log: SubmitterLog },
+    private readonly deps: { rollup: RpcTransport; l2: EngineClient; sender: TxSender; log: Logger },
   ) {
     this.submitted = this.readState();
   }

@@ -8,7 +8,8 @@ import { encodeSingularBatch } from "../rollup/derive/batch.js";
 import type { SingularBatch } from "../rollup/derive/batchTypes.js";
 import { type CompressionAlgo, compressChannel } from "../rollup/derive/channelReader.js";
 import type { Frame } from "../rollup/derive/frame.js";
-import { encodeSpanBatch, spanBatchFromSingulars } from "../rollup/derive/spanBatch.js";
+import { encodeSpanBatch } from "../rollup/derive/rawSpanBatch.js";
+import { spanBatchFromSingulars } from "../rollup/derive/spanBatchBuilder.js";
 
 export interface ChannelOptions {
   /** Span batch (Delta+) instead of singular batches. */

@@ -1,12 +1,14 @@
 /**
- * Log entry (Yellow Paper §4.3.1): `rlp([address, [topic…], data])`. Topics are 32 bytes; the EVM
- * emits at most 4, but the codec, like geth's, does not limit the count. Decoded fields are views.
+ * Receipt log (Yellow Paper §4.3.1 log entry): `rlp([address, [topic…], data])`. Topics are 32
+ * bytes; the EVM emits at most 4, but the codec, like geth's, does not limit the count. Decoded
+ * fields are views.
  */
 import { encodedLength, encodeRlpInto, headerLength, writeHeader } from "../rlp/encode.js";
 import { BlockError } from "./errors.js";
 import { ListReader } from "./listReader.js";
 
-export interface Log {
+/** One log of a receipt (geth `types.Log`, reth `Log`): not to be confused with util/log.ts `Logger`. */
+export interface ReceiptLog {
   /** 20-byte emitting contract. */
   address: Uint8Array;
   /** 32-byte topics, LOG0–LOG4. */
@@ -15,7 +17,7 @@ export interface Log {
 }
 
 /** Reads the next log list item from `r`. */
-export function readLog(r: ListReader): Log {
+export function readLog(r: ListReader): ReceiptLog {
   const l = r.list("log");
   const address = l.fixed(20, "log.address");
   const t = l.list("log.topics");
@@ -27,7 +29,7 @@ export function readLog(r: ListReader): Log {
 }
 
 /** Decodes one RLP log spanning all of `input`. */
-export function decodeLog(input: Uint8Array): Log {
+export function decodeLog(input: Uint8Array): ReceiptLog {
   const r = ListReader.whole(input, "log");
   const address = r.fixed(20, "log.address");
   const t = r.list("log.topics");
@@ -38,7 +40,7 @@ export function decodeLog(input: Uint8Array): Log {
   return { address, topics, data };
 }
 
-function checkLog(log: Log): void {
+function checkLog(log: ReceiptLog): void {
   if (log.address.length !== 20) {
     throw new BlockError("FIELD_LENGTH", `log.address: expected 20 bytes, got ${log.address.length}`);
   }
@@ -47,24 +49,24 @@ function checkLog(log: Log): void {
   }
 }
 
-function topicsPayload(log: Log): number {
+function topicsPayload(log: ReceiptLog): number {
   return 33 * log.topics.length;
 }
 
-function logPayload(log: Log): number {
+function logPayload(log: ReceiptLog): number {
   const tp = topicsPayload(log);
   return 21 + headerLength(tp) + tp + encodedLength(log.data);
 }
 
 /** Encoded size of `log` as an RLP list item (validates field sizes). */
-export function logEncodedLength(log: Log): number {
+export function logEncodedLength(log: ReceiptLog): number {
   checkLog(log);
   const p = logPayload(log);
   return headerLength(p) + p;
 }
 
 /** Writes the encoding of `log` at `pos`; returns the end position. Size it with `logEncodedLength`. */
-export function writeLog(out: Uint8Array, pos: number, log: Log): number {
+export function writeLog(out: Uint8Array, pos: number, log: ReceiptLog): number {
   pos = writeHeader(out, pos, logPayload(log), 0xc0);
   out[pos++] = 0x94; // 20-byte string
   out.set(log.address, pos);
@@ -79,7 +81,7 @@ export function writeLog(out: Uint8Array, pos: number, log: Log): number {
 }
 
 /** RLP encoding of one log. */
-export function encodeLog(log: Log): Uint8Array {
+export function encodeLog(log: ReceiptLog): Uint8Array {
   const out = new Uint8Array(logEncodedLength(log));
   writeLog(out, 0, log);
   return out;

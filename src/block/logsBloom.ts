@@ -5,10 +5,10 @@
  */
 import { keccak256Batch } from "../crypto/keccak.js";
 import { BLOOM_BYTES, bloomAddHash, bloomOr } from "../primitives/bloom.js";
-import type { Log } from "./log.js";
+import type { ReceiptLog } from "./log.js";
 
 /** Blooms of several log sets (one per receipt), hashing every address and topic in one batch. */
-export function logsBlooms(logSets: readonly (readonly Log[])[]): Uint8Array[] {
+export function logsBlooms(logSets: readonly (readonly ReceiptLog[])[]): Uint8Array[] {
   let items = 0;
   let bytes = 0;
   for (const logs of logSets) {
@@ -53,7 +53,7 @@ export function logsBlooms(logSets: readonly (readonly Log[])[]): Uint8Array[] {
 }
 
 /** Bloom of one receipt's logs. */
-export function logsBloom(logs: readonly Log[]): Uint8Array {
+export function logsBloom(logs: readonly ReceiptLog[]): Uint8Array {
   return logsBlooms([logs])[0];
 }
 

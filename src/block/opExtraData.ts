@@ -7,6 +7,7 @@
  * Before Holocene `extraData` must be empty (genesis excepted); that rule belongs to header validation.
  */
 import { readUint32BE, writeUint32BE } from "../primitives/bytes.js";
+import { MAX_U64 } from "../primitives/u256.js";
 import { OpFork } from "../spec/forks.js";
 import { BlockError } from "./errors.js";
 
@@ -14,8 +15,6 @@ export const HOLOCENE_EXTRA_DATA_VERSION = 0;
 export const HOLOCENE_EXTRA_DATA_LENGTH = 9;
 export const JOVIAN_EXTRA_DATA_VERSION = 1;
 export const JOVIAN_EXTRA_DATA_LENGTH = 17;
-
-const MAX_U64 = (1n << 64n) - 1n;
 
 export interface Eip1559Params {
   /** Base-fee max change denominator (u32, non-zero). */

@@ -16,7 +16,7 @@ import { type ForkRules, OpFork } from "../spec/forks.js";
 import { TxType } from "../tx/tx.js";
 import { BlockError } from "./errors.js";
 import { ListReader } from "./listReader.js";
-import { type Log, logEncodedLength, readLog, writeLog } from "./log.js";
+import { logEncodedLength, type ReceiptLog, readLog, writeLog } from "./log.js";
 
 /** `depositReceiptVersion` written from Canyon on. */
 export const CANYON_DEPOSIT_RECEIPT_VERSION = 1;
@@ -31,7 +31,7 @@ export interface Receipt {
   cumulativeGasUsed: number;
   /** 256 bytes; see logsBloom.ts. */
   logsBloom: Uint8Array;
-  logs: Log[];
+  logs: ReceiptLog[];
   /** Deposit receipts from Regolith: the sender nonce before execution. Null otherwise. */
   depositNonce: number | null;
   /** Deposit receipts from Canyon: `CANYON_DEPOSIT_RECEIPT_VERSION`. Null otherwise. */
@@ -70,7 +70,7 @@ export function decodeReceipt(input: Uint8Array): Receipt {
   const cumulativeGasUsed = r.safeInt("receipt.cumulativeGasUsed");
   const logsBloom = r.fixed(256, "receipt.logsBloom");
   const l = r.list("receipt.logs");
-  const logs: Log[] = [];
+  const logs: ReceiptLog[] = [];
   while (l.hasMore()) logs.push(readLog(l));
   let depositNonce: number | null = null;
   let depositReceiptVersion: number | null = null;

@@ -4,6 +4,7 @@
  * bc4895-withdrawals/withdrawalsIndexBounds has index 2^64-1); a 9-byte integer is rejected.
  * On OP Stack chains the body's withdrawal list is empty from Canyon on (op-stack.md §3.6).
  */
+import { MAX_U64 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import { BlockError } from "./errors.js";
 import { ListReader } from "./listReader.js";
@@ -18,8 +19,6 @@ export interface Withdrawal {
   /** Amount in gwei (u64); the credited wei is amount × 10^9. */
   amount: bigint;
 }
-
-const MAX_U64 = (1n << 64n) - 1n;
 
 /** Reads one withdrawal list item from `r` (used by block and body decoding). */
 export function readWithdrawal(r: ListReader): Withdrawal {

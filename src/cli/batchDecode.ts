@@ -7,6 +7,7 @@
  *
  * Problems inside the data (a malformed frame, a channel missing frames, corrupt or truncated
  * compressed data, a batch that does not decode) are reported in the JSON as `error` fields, exit 0.
+ * Options: `BATCH_DECODE_CLI` (the shared flag machinery, `$OP_NODE_BATCH_DECODE_*` env vars).
  * Bad options are one line on stderr and exit 2; a file that cannot be read or is not what `--kind`
  * says is one line on stderr and exit 1. Never a stack trace.
  *
@@ -20,71 +21,71 @@ import { bytesToHex, bytesToHexRaw, hexToBytes } from "../primitives/hex.js";
 import { stringLength } from "../rlp/encode.js";
 import { parseRollupConfig, type RollupConfig } from "../rollup/config.js";
 import { decodeSingularBatch } from "../rollup/derive/batch.js";
+import { BatchDecodeError } from "../rollup/derive/batchErrors.js";
 import { BatchType } from "../rollup/derive/batchTypes.js";
 import { Channel } from "../rollup/derive/channel.js";
 import { detectCompression, readChannelBatches } from "../rollup/derive/channelReader.js";
+import { deriveSpanBatch, type SpanBatchContext } from "../rollup/derive/deriveSpanBatch.js";
 import { DERIVATION_VERSION_0, type Frame, FrameParseError, parseFrames } from "../rollup/derive/frame.js";
-import {
-  BatchDecodeError,
-  deriveSpanBatch,
-  type RawSpanBatch,
-  readRawSpanBatch,
-  type SpanBatchContext,
-} from "../rollup/derive/spanBatch.js";
-import { BUNDLED_NETWORKS, networkRollupConfig } from "../rollup/network.js";
+import { type RawSpanBatch, readRawSpanBatch } from "../rollup/derive/rawSpanBatch.js";
+import { networkRollupConfig } from "../rollup/network.js";
 import { ZERO_L1_REF } from "../rollup/refs.js";
 import { decodeTx, txHash } from "../tx/envelope.js";
 import { recoverSender } from "../tx/signer.js";
 import { type Tx, TxType } from "../tx/tx.js";
+import { PATH } from "./commonFlags.js";
+import { defineCli, type InferConfig, renderHelp } from "./flagTable.js";
+import { NETWORKS } from "./nodeFlags.js";
+import { type Env, parseArgs } from "./parseArgs.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./processIo.js";
+import { OPAL_VERSION } from "./version.js";
 
 const CMD = "opal-node batch-decode";
 
-/** `items` joined by ", ", wrapped before `width` columns, continuation lines indented by `indent`. */
-function wrapList(items: readonly string[], indent: number, width: number): string {
-  const lines: string[] = [];
-  let line = "";
-  for (const [i, item] of items.entries()) {
-    const word = i < items.length - 1 ? `${item},` : item;
-    const start = lines.length === 0 ? indent + "span-batch blocks. Known: ".length : indent;
-    if (line !== "" && start + line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === "" ? word : `${line} ${word}`;
-    }
-  }
-  lines.push(line);
-  return lines.join(`\n${" ".repeat(indent)}`);
-}
+export const BATCH_DECODE_CLI = defineCli({
+  name: CMD,
+  version: OPAL_VERSION,
+  usage: "decode batcher transactions, frames and channels to JSON (like op-node's batch_decoder)",
+  description: [
+    "Decodes OP Stack batcher data and prints, as JSON, the L1 transaction, its frames, the channels the frames of all FILEs form, and the batches in each channel.",
+    "",
+    "Each FILE (- for stdin) is raw bytes, or hex text (0x prefix and whitespace allowed), holding one of:",
+    "  tx       a signed L1 batcher transaction (EIP-2718 envelope)",
+    "  txdata   batcher transaction data: version byte 0x00, then frames",
+    "  channel  compressed channel data: zlib (first byte's low nibble 8/15), or 0x01 + brotli",
+    "",
+    'Without a rollup config, span batches show their raw fields only (relative timestamp, last L1 origin, per-block tx counts). Errors inside the data appear as "error" fields (exit 0); an unreadable FILE or one that is not what --kind says exits 1, a bad option exits 2.',
+  ].join("\n"),
+  envPrefix: "OP_NODE_BATCH_DECODE",
+  args: [{ name: "FILE", variadic: true }],
+  flags: {
+    kind: {
+      type: "enum",
+      values: ["tx", "txdata", "channel", "auto"],
+      default: "auto",
+      help: "What the files hold. auto decides per file: first byte 0x00 -> txdata; else bytes that decode completely as a signed EIP-2718 transaction -> tx; else first byte 0x01 or with low nibble 8/15 -> channel; else an error",
+    },
+    network: {
+      type: "enum",
+      values: NETWORKS,
+      expects: "a known network name (list them with: opal-node networks)",
+      help: "A bundled network: its genesis L2 time, block time and L2 chain id derive span-batch blocks (exclusive with --rollup.config)",
+    },
+    "rollup.config": { ...PATH, help: "A rollup.json file, for the same (exclusive with --network)" },
+    "l2-chain-id": {
+      type: "bigint",
+      min: 1n,
+      max: (1n << 256n) - 1n,
+      expects: "a positive integer below 2^256",
+      help: "L2 chain id for span-batch transactions (overrides the config's; alone, it gives blocks with origins and txs but no timestamps)",
+    },
+    txs: { type: "bool", help: "List every batch transaction (hash, type, nonce, to, sender) instead of counts" },
+    out: { ...PATH, help: "Write the JSON to this file instead of standard output" },
+  },
+});
 
-export const BATCH_DECODE_USAGE = `Usage: ${CMD} [options] FILE...
-
-Decodes OP Stack batcher data and prints, as JSON, the L1 transaction, its frames, the channels the
-frames of all FILEs form, and the batches in each channel (like op-node's batch_decoder).
-
-Each FILE (- for stdin) is raw bytes, or hex text (0x prefix and whitespace allowed), holding one of:
-  tx       a signed L1 batcher transaction (EIP-2718 envelope)
-  txdata   batcher transaction data: version byte 0x00, then frames
-  channel  compressed channel data: zlib (first byte's low nibble 8 or 15), or 0x01 then brotli
-
-Options:
-  --kind tx|txdata|channel|auto
-                        what the files hold (default auto). auto decides per file: first byte 0x00
-                        -> txdata; else bytes that decode completely as a signed EIP-2718 transaction
-                        -> tx; else first byte 0x01 or with low nibble 8/15 -> channel; else an error
-  --network NAME        a bundled network: its genesis L2 time, block time and L2 chain id derive
-                        span-batch blocks. Known: ${wrapList(BUNDLED_NETWORKS, 24, 100)}
-  --rollup.config PATH  a rollup.json file, for the same
-  --l2-chain-id N       L2 chain id for span-batch transactions (overrides the config's; alone, it
-                        gives blocks with origins and txs but no timestamps)
-  --txs                 list every batch transaction (hash, type, nonce, to, sender); default: counts
-  --out PATH            write the JSON there (default: stdout)
-  -h, --help            print this help
-
-Without a rollup config, span batches show their raw fields only (relative timestamp, last L1
-origin, per-block tx counts). Errors inside the data appear as "error" fields (exit 0); an unreadable
-FILE or one that is not what --kind says exits 1, a bad option exits 2.`;
+/** `opal-node batch-decode --help`. */
+export const BATCH_DECODE_USAGE = renderHelp(BATCH_DECODE_CLI).trimEnd();
 
 // ---- JSON ----
 
@@ -108,7 +109,6 @@ function message(e: unknown): string {
 
 export type InputKind = "tx" | "txdata" | "channel";
 export type KindOption = InputKind | "auto";
-export const INPUT_KINDS: readonly KindOption[] = ["tx", "txdata", "channel", "auto"];
 
 /** A file (or bytes) that cannot be what was asked, or cannot be read: one line for stderr. */
 export class InputError extends Error {
@@ -485,88 +485,7 @@ export function decodeBatcherInput(
 
 // ---- command line ----
 
-interface BatchDecodeArgs {
-  readonly files: readonly string[];
-  readonly kind: KindOption;
-  readonly network: string | undefined;
-  readonly rollupConfig: string | undefined;
-  readonly l2ChainId: bigint | undefined;
-  readonly txs: boolean;
-  readonly out: string | undefined;
-}
-
-const VALUE_FLAGS = ["kind", "network", "rollup.config", "l2-chain-id", "out"] as const;
-type ValueFlag = (typeof VALUE_FLAGS)[number];
-
-function isValueFlag(name: string): name is ValueFlag {
-  return (VALUE_FLAGS as readonly string[]).includes(name);
-}
-
-function parseChainId(s: string): bigint {
-  const ok = /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(s);
-  const v = ok ? BigInt(s) : -1n;
-  if (v <= 0n || v >= 1n << 256n)
-    throw new UsageError(`--l2-chain-id: want a positive integer, got ${JSON.stringify(s)}`);
-  return v;
-}
-
-/** argv (after `batch-decode`) → options; null for --help. Throws UsageError. */
-function parseBatchDecodeArgs(args: readonly string[]): BatchDecodeArgs | null {
-  const values: Partial<Record<ValueFlag, string>> = {};
-  const files: string[] = [];
-  let txs = false;
-  let i = 0;
-  while (i < args.length) {
-    const a = args[i];
-    i++;
-    if (a === "--") {
-      files.push(...args.slice(i));
-      break;
-    }
-    if (!a.startsWith("-") || a === "-") {
-      files.push(a);
-      continue;
-    }
-    const body = a.replace(/^--?/, "");
-    const eq = body.indexOf("=");
-    const name = eq < 0 ? body : body.slice(0, eq);
-    const inline = eq < 0 ? undefined : body.slice(eq + 1);
-    if (name === "h" || name === "help") return null;
-    if (name === "txs") {
-      if (inline !== undefined && inline !== "true" && inline !== "false") {
-        throw new UsageError(`--txs: want true or false, got ${JSON.stringify(inline)}`);
-      }
-      txs = inline !== "false";
-      continue;
-    }
-    if (!isValueFlag(name)) throw new UsageError(`unknown flag ${a} (see --help)`);
-    let v = inline;
-    if (v === undefined) {
-      if (i >= args.length) throw new UsageError(`--${name}: missing value`);
-      v = args[i];
-      i++;
-    }
-    if (values[name] !== undefined) throw new UsageError(`--${name} given twice`);
-    values[name] = v;
-  }
-  const kind = values.kind ?? "auto";
-  if (!(INPUT_KINDS as readonly string[]).includes(kind)) {
-    throw new UsageError(`--kind: want one of ${INPUT_KINDS.join(", ")}, got ${JSON.stringify(kind)}`);
-  }
-  if (values.network !== undefined && values["rollup.config"] !== undefined) {
-    throw new UsageError("--network and --rollup.config are exclusive: give one");
-  }
-  if (files.length === 0) throw new UsageError("no input FILE given (see --help)");
-  return {
-    files,
-    kind: kind as KindOption,
-    network: values.network,
-    rollupConfig: values["rollup.config"],
-    l2ChainId: values["l2-chain-id"] === undefined ? undefined : parseChainId(values["l2-chain-id"]),
-    txs,
-    out: values.out,
-  };
-}
+type BatchDecodeConfig = InferConfig<typeof BATCH_DECODE_CLI.flags>;
 
 function fsReason(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
@@ -576,18 +495,18 @@ function fsReason(e: unknown): string {
   return code ?? message(e);
 }
 
-function loadRollupConfig(a: BatchDecodeArgs): RollupConfig | null {
+/** The rollup config of `--network` or `--rollup.config`, or null; throws UsageError. */
+function loadRollupConfig(a: BatchDecodeConfig): RollupConfig | null {
+  if (a.network !== undefined && a["rollup.config"] !== undefined) {
+    throw new UsageError("--network and --rollup.config are exclusive: give one");
+  }
   if (a.network !== undefined) {
     const cfg = networkRollupConfig(a.network);
-    if (cfg === null) {
-      throw new UsageError(
-        `--network: unknown network ${JSON.stringify(a.network)} (known: ${BUNDLED_NETWORKS.join(", ")})`,
-      );
-    }
+    if (cfg === null) throw new UsageError(`--network: unknown network ${JSON.stringify(a.network)}`);
     return cfg;
   }
-  if (a.rollupConfig === undefined) return null;
-  const path = a.rollupConfig;
+  const path = a["rollup.config"];
+  if (path === undefined) return null;
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -607,24 +526,33 @@ function loadRollupConfig(a: BatchDecodeArgs): RollupConfig | null {
   }
 }
 
-/** Runs `opal-node batch-decode` with `args` (the words after the subcommand); returns the exit status. */
-export async function batchDecodeMain(args: string[], io: Io): Promise<number> {
-  let parsed: BatchDecodeArgs | null;
+/**
+ * Runs `opal-node batch-decode` with `args` (the words after the command); returns the exit status.
+ * `env` supplies `$OP_NODE_BATCH_DECODE_*` (opal-node passes the process's).
+ */
+export async function batchDecodeMain(args: readonly string[], io: Io, env: Env = {}): Promise<number> {
+  const parsed = parseArgs(BATCH_DECODE_CLI, args, env);
+  switch (parsed.kind) {
+    case "help":
+    case "version":
+      io.out(parsed.text.trimEnd());
+      return EXIT_OK;
+    case "error":
+      io.err(`${CMD}: ${parsed.error}`);
+      return EXIT_USAGE;
+  }
+  const { config, args: files } = parsed;
   let cfg: RollupConfig | null;
   try {
-    parsed = parseBatchDecodeArgs(args);
-    if (parsed === null) {
-      io.out(BATCH_DECODE_USAGE);
-      return EXIT_OK;
-    }
-    cfg = loadRollupConfig(parsed);
+    cfg = loadRollupConfig(config);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`${CMD}: ${e.message}`);
     return EXIT_USAGE;
   }
-  const decoder = new BatchDecoder({ chain: chainInfoOf(cfg, parsed.l2ChainId ?? null), txs: parsed.txs });
-  for (const file of parsed.files) {
+  for (const w of parsed.warnings) io.err(`${CMD}: ${w}`);
+  const decoder = new BatchDecoder({ chain: chainInfoOf(cfg, config["l2-chain-id"] ?? null), txs: config.txs });
+  for (const file of files) {
     try {
       let content: Uint8Array;
       try {
@@ -634,7 +562,7 @@ export async function batchDecodeMain(args: string[], io: Io): Promise<number> {
         throw new InputError(fsReason(e));
       }
       const { bytes, encoding } = readInputBytes(content);
-      decoder.add(bytes, parsed.kind, { file, encoding });
+      decoder.add(bytes, config.kind, { file, encoding });
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       io.err(`${CMD}: ${file}: ${e.message}`);
@@ -642,14 +570,14 @@ export async function batchDecodeMain(args: string[], io: Io): Promise<number> {
     }
   }
   const text = JSON.stringify(decoder.report(), null, 2);
-  if (parsed.out === undefined) {
+  if (config.out === undefined) {
     io.out(text);
     return EXIT_OK;
   }
   try {
-    writeFileSync(parsed.out, `${text}\n`);
+    writeFileSync(config.out, `${text}\n`);
   } catch (e) {
-    io.err(`${CMD}: --out: ${parsed.out}: ${fsReason(e)}`);
+    io.err(`${CMD}: --out: ${config.out}: ${fsReason(e)}`);
     return EXIT_FAILED;
   }
   return EXIT_OK;

@@ -3,9 +3,9 @@
  * (op-batcher/flags/flags.go; the tx-manager options reduced to what Opal's sender uses).
  */
 
-import { OPAL_VERSION } from "./execFlags.js";
 import { defineCli, type InferConfig, MS_PER_SECOND } from "./flagTable.js";
 import { type Env, type ParseResult, parseArgs } from "./parseArgs.js";
+import { OPAL_VERSION } from "./version.js";
 
 const URL_RE = /^https?:\/\/\S+$/;
 const checkUrl = (t: string): string | undefined => (URL_RE.test(t) ? undefined : "not an http(s) URL");

@@ -8,14 +8,16 @@
  */
 import { availableParallelism } from "node:os";
 import { OP_DEV_GENESIS_FORKS } from "../node/devGenesis.js";
+import type { ExecNodeConfig } from "../node/execNode.js";
 import { defaultThreads } from "../node/pools.js";
+import type { PprofServerConfig, ProfileOnExitConfig } from "../node/pprofServer.js";
 import { DB_ENGINES } from "../storage/engine.js";
 import { METRICS, PPROF_FLAGS } from "./commonFlags.js";
-import { defineCli, type InferConfig, MS_PER_HOUR, MS_PER_SECOND } from "./flagTable.js";
+import { type Assert, defineCli, type InferConfig, MS_PER_HOUR, MS_PER_SECOND, type Supplies } from "./flagTable.js";
 import { type Env, type ParseOptions, type ParseResult, parseArgs } from "./parseArgs.js";
+import { OPAL_VERSION } from "./version.js";
 
-/** Equals package.json's version (test/unit/cli/execFlags.test.ts checks). */
-export const OPAL_VERSION = "0.1.0";
+export { OPAL_VERSION };
 
 /** `--workers.*` default: all cores but one (node/pools.ts). */
 const WORKER_THREADS = defaultThreads(availableParallelism());
@@ -503,6 +505,17 @@ export const EXEC_CLI = defineCli({
 
 export const EXEC_FLAGS = EXEC_CLI.flags;
 export type ExecConfig = InferConfig<typeof EXEC_FLAGS>;
+
+/**
+ * The option types of node/ that `ExecConfig` is passed as (opalExec.ts): a flag renamed, removed
+ * or retyped beyond what its reader takes fails to compile here.
+ */
+export type ExecConfigChecks = [
+  Assert<Supplies<ExecConfig, ExecNodeConfig>>,
+  Assert<Supplies<ExecConfig, PprofServerConfig>>,
+  Assert<Supplies<ExecConfig, ProfileOnExitConfig>>,
+];
+
 export type ExecParseResult = ParseResult<typeof EXEC_CLI>;
 
 /** Parses opal-exec's argv (without node and script paths); `env` is normally `process.env`. */

@@ -6,6 +6,7 @@
  * lives in `parseArgs.ts`.
  */
 import { homedir } from "node:os";
+import { MAX_U64 } from "../primitives/u256.js";
 
 // ---------------------------------------------------------------------------------------------
 // Table types
@@ -109,6 +110,11 @@ export interface EnumFlag extends FlagBase {
 export interface ListFlag extends FlagBase {
   readonly type: "list";
   readonly default?: readonly string[];
+  /**
+   * May be given more than once; the values add up (`--x a --x b` = `--x a,b`), and `validate` sees
+   * them joined with commas. Otherwise a second occurrence is an error, as for every other flag.
+   */
+  readonly repeatable?: boolean;
 }
 
 export type FlagSpec =
@@ -136,7 +142,7 @@ export interface ArgSpec {
 export interface CommandSpec {
   /** One line, shown in the command list. */
   readonly help: string;
-  /** Longer text for `<cli> <command> --help`. */
+  /** Longer text for `<cli> <command> --help`; lines are kept, each wrapped at 90 columns. */
   readonly description?: string;
   readonly args?: readonly ArgSpec[];
   /** Flags of this command only; global flags are accepted after the command too. */
@@ -149,6 +155,8 @@ export interface CliSpec {
   readonly version: string;
   /** One line: what the binary is. */
   readonly usage: string;
+  /** Longer text for `--help` (and docs/cli.md); lines are kept, each wrapped at 90 columns. */
+  readonly description?: string;
   /** Env var prefix without the trailing `_`, e.g. `OPAL_EXEC`. */
   readonly envPrefix: string;
   readonly flags: FlagTable;
@@ -196,6 +204,21 @@ export type InferConfig<T extends FlagTable> = {
 export type Slice<C, P extends string> = {
   readonly [K in keyof C as K extends `${P}.${infer R}` ? R : never]: C[K];
 };
+
+/**
+ * A compile-time link from a table's config `C` to an option type `Lower` that a layer below cli/
+ * declares keyed by flag names (node/ and p2p/ cannot import the tables). The constraint
+ * `C extends Lower` fails when a flag `Lower` reads is removed, renamed or retyped beyond what
+ * `Lower` takes; the result is `true` only when also each *optional* key of `Lower` is a flag of `C`
+ * (otherwise a renamed flag would leave that option silently absent). Assert it with
+ * `Assert<Supplies<NodeConfig, P2pConfig>>`; nothing of it exists at run time.
+ */
+export type Supplies<C extends Lower, Lower> = [Exclude<keyof Lower, keyof C>] extends [never]
+  ? true
+  : { readonly notFlags: Exclude<keyof Lower, keyof C> };
+
+/** Compiles only when `T` is `true` (see `Supplies`). */
+export type Assert<T extends true> = T;
 
 export type CommandsOf<S extends CliSpec> = S extends { readonly commands: infer C } ? C : Record<never, CommandSpec>;
 export type CommandFlagsOf<C> = C extends { readonly flags: infer F extends FlagTable } ? F : Record<never, FlagSpec>;
@@ -320,7 +343,6 @@ const INT_RE = /^[+-]?(\d+|0[xX][0-9a-fA-F]+)$/;
 const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const TRUE_WORDS = ["1", "t", "T", "true", "TRUE", "True"];
 const FALSE_WORDS = ["0", "f", "F", "false", "FALSE", "False"];
-const UINT64_MAX = (1n << 64n) - 1n;
 
 function parseBigIntText(text: string): bigint | undefined {
   if (!INT_RE.test(text)) return undefined;
@@ -410,7 +432,7 @@ function parseTyped(spec: FlagSpec, text: string): { ok: true; value: unknown } 
     }
     case "uint64": {
       const v = parseBigIntText(text);
-      if (v === undefined || v < 0n || v > UINT64_MAX) return bad;
+      if (v === undefined || v < 0n || v > MAX_U64) return bad;
       return { ok: true, value: v };
     }
     case "bigint": {
@@ -575,6 +597,22 @@ function wordWrap(s: string, width: number): string {
   return lines.join("\n");
 }
 
+/** A description's lines, each word-wrapped at `width` (continuations keep the line's indent), indented by 3. */
+export function wrapDescription(text: string, width = 90): string {
+  return text
+    .split("\n")
+    .map((l) => {
+      const indent = /^ */.exec(l)![0];
+      const body = l.slice(indent.length);
+      if (body === "") return "";
+      return wordWrap(body, width - indent.length)
+        .split("\n")
+        .map((w) => `   ${indent}${w}`)
+        .join("\n");
+    })
+    .join("\n");
+}
+
 /** One flag's help entry: names, default and env on one line, the wrapped usage below. */
 export function flagHelp(name: string, spec: FlagSpec, env: string | undefined): string {
   const names = [name, ...(spec.aliases ?? [])].map(dashed).join(", ");
@@ -585,6 +623,7 @@ export function flagHelp(name: string, spec: FlagSpec, env: string | undefined):
   let usage = spec.help.trim();
   if (spec.type === "enum") usage += ` (${spec.values.join("|")})`;
   if (spec.required) usage += " (required)";
+  if (spec.type === "list" && spec.repeatable) usage += " (may be repeated)";
   const head = `    ${namesText.padEnd(35)}${defText.padEnd(35)}${envText}`.trimEnd();
   const body = wordWrap(usage, 80)
     .split("\n")
@@ -621,17 +660,29 @@ const MISC_HELP = [
   flagHelp("version", { type: "bool", help: "print the version", aliases: ["v"] }, undefined),
 ].join("\n\n");
 
+/** The USAGE line of `--help`: the whole CLI, or one command when `command` is given. */
+export function usageLine(spec: CliSpec, command?: string): string {
+  const c = command === undefined ? undefined : spec.commands?.[command];
+  if (c !== undefined) {
+    const opts = c.flags && Object.keys(c.flags).length > 0 ? " [command options]" : "";
+    const args = argsUsage(c.args);
+    return `${spec.name} [global options] ${command}${opts}${args ? ` ${args}` : ""}`;
+  }
+  const cmds = Object.keys(spec.commands ?? {});
+  const cmdUsage =
+    cmds.length === 0 ? "" : spec.requireCommand ? " command [command options]" : " [command [command options]]";
+  const args = argsUsage(spec.args);
+  return `${spec.name} [global options]${cmdUsage}${args ? ` ${args}` : ""}`;
+}
+
 /** `--help` text: the whole CLI, or one command when `command` is given. */
 export function renderHelp(spec: CliSpec, command?: string): string {
   const c = command === undefined ? undefined : spec.commands?.[command];
   const out: string[] = [];
   if (c !== undefined && command !== undefined) {
     out.push(`NAME:\n   ${spec.name} ${command} - ${c.help}\n`);
-    const opts = c.flags && Object.keys(c.flags).length > 0 ? " [command options]" : "";
-    const args = argsUsage(c.args);
-    out.push(`USAGE:\n   ${spec.name} [global options] ${command}${opts}${args ? ` ${args}` : ""}\n`);
-    if (c.description !== undefined)
-      out.push(`DESCRIPTION:\n   ${wordWrap(c.description, 90).replace(/\n/g, "\n   ")}\n`);
+    out.push(`USAGE:\n   ${usageLine(spec, command)}\n`);
+    if (c.description !== undefined) out.push(`DESCRIPTION:\n${wrapDescription(c.description)}\n`);
     const sections = flagSection(c.flags ?? {}, (n, f) => envNameOf(spec.envPrefix, n, f, command));
     if (sections.length > 0) out.push(`OPTIONS:\n\n${sections.join("\n")}`);
     out.push(`GLOBAL OPTIONS:\n   see ${spec.name} --help\n`);
@@ -639,11 +690,9 @@ export function renderHelp(spec: CliSpec, command?: string): string {
   }
   out.push(`NAME:\n   ${spec.name} - ${spec.usage}\n`);
   const cmds = Object.entries(spec.commands ?? {});
-  const cmdUsage =
-    cmds.length === 0 ? "" : spec.requireCommand ? " command [command options]" : " [command [command options]]";
-  const args = argsUsage(spec.args);
-  out.push(`USAGE:\n   ${spec.name} [global options]${cmdUsage}${args ? ` ${args}` : ""}\n`);
+  out.push(`USAGE:\n   ${usageLine(spec)}\n`);
   out.push(`VERSION:\n   ${spec.version}\n`);
+  if (spec.description !== undefined) out.push(`DESCRIPTION:\n${wrapDescription(spec.description)}\n`);
   if (cmds.length > 0) {
     const w = Math.max(...cmds.map(([n]) => n.length)) + 2;
     out.push(`COMMANDS:\n${cmds.map(([n, cs]) => `   ${n.padEnd(w)}${cs.help}`).join("\n")}\n`);

@@ -7,10 +7,10 @@
  */
 import { OPTIONAL_ROLLUP_FORKS, ROLLUP_FORKS, type RollupConfig } from "../rollup/config.js";
 import { BUNDLED_NETWORKS, l1NetworkName, networkRollupConfig } from "../rollup/network.js";
-import { OPAL_VERSION } from "./execFlags.js";
 import { defineCli } from "./flagTable.js";
 import { parseArgs } from "./parseArgs.js";
 import { EXIT_OK, EXIT_USAGE, type Io } from "./processIo.js";
+import { OPAL_VERSION } from "./version.js";
 
 const CMD = "opal-node networks";
 
@@ -18,6 +18,10 @@ export const NETWORKS_CLI = defineCli({
   name: CMD,
   version: OPAL_VERSION,
   usage: "list the --network names with their L2 chain id, L1 and fork activation times",
+  description: [
+    "One line per network: NAME  L2_CHAIN_ID  L1  FORK=TIME...",
+    "FORK is the fork's --override.<fork> name (interop is upstream's Lagoon); forks that are not scheduled are left out; a time of 0 means active from genesis.",
+  ].join("\n"),
   envPrefix: "OP_NODE_NETWORKS",
   flags: {
     l1: {
@@ -28,12 +32,6 @@ export const NETWORKS_CLI = defineCli({
     },
   },
 });
-
-/** What each line says, for `--help`. */
-const LINE_HELP = `OUTPUT:
-   One line per network: NAME  L2_CHAIN_ID  L1  FORK=TIME...
-   FORK is the fork's --override.<fork> name (interop is upstream's Lagoon); forks that are not
-   scheduled are left out; a time of 0 means active from genesis.`;
 
 /** One network's facts, as the line shows them. */
 export interface NetworkListing {
@@ -96,8 +94,6 @@ export async function networksMain(argv: readonly string[], io: Io): Promise<num
   const r = parseArgs(NETWORKS_CLI, argv, {});
   switch (r.kind) {
     case "help":
-      io.out(`${r.text.trimEnd()}\n\n${LINE_HELP}`);
-      return EXIT_OK;
     case "version":
       io.out(r.text.trimEnd());
       return EXIT_OK;

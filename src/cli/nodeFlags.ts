@@ -8,12 +8,26 @@
  */
 
 import { isIP } from "node:net";
+import type { DerivationConfig } from "../node/derivationService.js";
+import type { InteropOptions } from "../node/interopService.js";
+import type { PprofServerConfig, ProfileOnExitConfig } from "../node/pprofServer.js";
+import type { RollupNodeConfig, RollupNodeOptions } from "../node/rollupNode.js";
+import type { BlockSignerConfig } from "../p2p/blockSigner.js";
+import type { P2pConfig } from "../p2p/host.js";
 import { RPC_PROVIDER_KINDS } from "../rollup/l1Client.js";
 import { BUNDLED_NETWORKS, LEGACY_NETWORK_NAMES } from "../rollup/network.js";
 import { HOST, METRICS, PATH, PORT, PPROF_FLAGS } from "./commonFlags.js";
-import { OPAL_VERSION } from "./execFlags.js";
-import { defineCli, type InferConfig, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND } from "./flagTable.js";
+import {
+  type Assert,
+  defineCli,
+  type InferConfig,
+  MS_PER_HOUR,
+  MS_PER_MINUTE,
+  MS_PER_SECOND,
+  type Supplies,
+} from "./flagTable.js";
 import { type Env, type ParseOptions, type ParseResult, parseArgs } from "./parseArgs.js";
+import { OPAL_VERSION } from "./version.js";
 
 /**
  * `--network` names: one per chain config of the superchain-registry snapshot, op-node's
@@ -665,6 +679,22 @@ export const NODE_CLI = defineCli({
 
 export const NODE_FLAGS = NODE_CLI.flags;
 export type NodeConfig = InferConfig<typeof NODE_FLAGS>;
+
+/**
+ * The option types of node/ and p2p/ that `NodeConfig` is passed as (opalNode.ts, nodeServices.ts):
+ * a flag renamed, removed or retyped beyond what its reader takes fails to compile here.
+ */
+export type NodeConfigChecks = [
+  Assert<Supplies<NodeConfig, RollupNodeOptions>>,
+  Assert<Supplies<NodeConfig, RollupNodeConfig>>,
+  Assert<Supplies<NodeConfig, DerivationConfig>>,
+  Assert<Supplies<NodeConfig, InteropOptions>>,
+  Assert<Supplies<NodeConfig, P2pConfig>>,
+  Assert<Supplies<NodeConfig, BlockSignerConfig>>,
+  Assert<Supplies<NodeConfig, PprofServerConfig>>,
+  Assert<Supplies<NodeConfig, ProfileOnExitConfig>>,
+];
+
 export type NodeParseResult = ParseResult<typeof NODE_CLI>;
 
 /**

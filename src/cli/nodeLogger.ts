@@ -3,7 +3,7 @@
  * level switch admin_setLogLevel uses (op-service's names: trace, debug, info, warn, error, crit,
  * plus spec part 3's silent and detail).
  */
-import { Log, type LogFormat, type LogLevelNumber, parseLogLevel } from "../util/log.js";
+import { Log, parseLogLevel } from "../util/log.js";
 import type { NodeConfig } from "./nodeFlags.js";
 
 export function makeNodeLogger(
@@ -12,8 +12,8 @@ export function makeNodeLogger(
 ): { log: Log; setLogLevel: (level: string) => string | null } {
   const level = parseLogLevel(config["log.level"]);
   const log = new Log({
-    level: (typeof level === "string" ? 3 : level) as LogLevelNumber,
-    format: config["log.format"] as LogFormat,
+    level: typeof level === "string" ? 3 : level,
+    format: config["log.format"],
     color: config["log.color"],
     pid: config["log.pid"],
     sink: (line) => io.err(line),

@@ -8,12 +8,13 @@
 import { type Metricer, NodeMetrics, NoopMetrics } from "../node/metrics.js";
 import { MetricsServer } from "../node/metricsServer.js";
 import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofServer.js";
-import type { NodeLog, OwnedService } from "../node/rollupNode.js";
+import type { OwnedService } from "../node/rollupNode.js";
+import type { Logger } from "../util/log.js";
 import type { NodeConfig } from "./nodeFlags.js";
 import { makeNodeLogger } from "./nodeLogger.js";
 
 export interface NodeServices {
-  readonly log: NodeLog;
+  readonly log: Logger;
   readonly metrics: Metricer;
   readonly setLogLevel: (level: string) => string | null;
   /** Started servers, in start order (the node closes them in reverse). */

@@ -6,21 +6,21 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { BatchSubmitter, type DaType } from "../batcher/batchSubmitter.js";
+import { BatchSubmitter } from "../batcher/batchSubmitter.js";
 import { TxSender } from "../batcher/txSender.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { parseRollupConfig, type RollupConfig } from "../rollup/config.js";
 import { EngineClient } from "../rollup/engine/engineClient.js";
 import { RpcClient } from "../rollup/rpcClient.js";
-import { Log, type LogFormat, type LogLevelNumber, parseLogLevel } from "../util/log.js";
+import { Log, parseLogLevel } from "../util/log.js";
 import { type BatcherConfig, parseBatcherArgs } from "./batcherFlags.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
 
 async function run(config: BatcherConfig, io: Io): Promise<number> {
   const level = parseLogLevel(config["log.level"]);
   const log = new Log({
-    level: (typeof level === "string" ? 3 : level) as LogLevelNumber,
-    format: config["log.format"] as LogFormat,
+    level: typeof level === "string" ? 3 : level,
+    format: config["log.format"],
     color: false,
     pid: false,
     sink: (line) => io.err(line),
@@ -57,9 +57,9 @@ async function run(config: BatcherConfig, io: Io): Promise<number> {
       subSafetyMargin: config["sub-safety-margin"],
       targetNumFrames: config["target-num-frames"],
       maxL1TxSize: config["max-l1-tx-size-bytes"],
-      algo: config["compression-algo"] as "zlib" | "brotli",
+      algo: config["compression-algo"],
       span: config["batch-type"] === 1,
-      da: config["data-availability-type"] as DaType,
+      da: config["data-availability-type"],
       pollMs: config["poll-interval"],
       stateFile: config["state-file"] ?? null,
     },

@@ -2,15 +2,16 @@
  * `opal-evm`: runs state tests and blockchain tests from fixture files, in the style of geth's
  * `evm statetest` / `evm blocktest`. One JSON line per case on stdout, then `N passed, N failed`;
  * exit 0 when all passed, 1 when any failed, 2 on a usage error (one line on stderr). Flags:
- * `evmTool/flags.ts`. `--trace` writes EIP-3155 lines to stderr.
+ * `evmTool/flags.ts` (the shared flag machinery). `--trace` writes EIP-3155 lines to stderr.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { readdirSync, realpathSync, statSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Tracer } from "../evm/tracer.js";
-import { type EvmArgs, evmUsage, parseEvmArgs, UsageError } from "./evmTool/flags.js";
+import { parseEvmArgs } from "./evmTool/flags.js";
 import type { CaseResult } from "./evmTool/stateTest.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./processIo.js";
+import { OPAL_VERSION } from "./version.js";
 
 /**
  * Output buffered into chunks and written with `writeSync` on the file descriptor: synchronous, so
@@ -92,34 +93,29 @@ function expandPath(path: string, out: string[]): void {
   else out.push(path);
 }
 
-/** The version field of the package.json above this file (src/cli/ in source, dist/src/cli/ when built). */
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const p = join(dir, "package.json");
-    if (existsSync(p)) {
-      const pkg = JSON.parse(readFileSync(p, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "opal" && typeof pkg.version === "string") return pkg.version;
-    }
-    dir = dirname(dir);
-  }
-  return "unknown";
-}
-
 function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, " ").trim();
 }
 
-function usageError(err: UsageError, stderr: FdOut): number {
-  const hint = err.command === null ? "opal-evm --help" : `opal-evm ${err.command} --help`;
-  stderr.line(`opal-evm: ${oneLine(err.message)} (see '${hint}')`);
+/** One line on stderr, pointing at the help of the command (when known); exit 2. */
+function usageError(message: string, command: string | undefined, stderr: FdOut): number {
+  const hint = command === undefined ? "opal-evm --help" : `opal-evm ${command} --help`;
+  stderr.line(`opal-evm: ${oneLine(message)} (see '${hint}')`);
   stderr.flush();
   return EXIT_USAGE;
 }
 
+/** What a run does, from the parsed command line. */
+interface EvmRun {
+  readonly command: "statetest" | "blocktest";
+  readonly fork: string | undefined;
+  readonly run: RegExp | undefined;
+  readonly trace: boolean;
+}
+
 type FileRunner = (path: string) => CaseResult[];
 
-async function runnerFor(args: EvmArgs, traceOut: FdOut): Promise<FileRunner> {
+async function runnerFor(args: EvmRun, traceOut: FdOut): Promise<FileRunner> {
   const filter: { fork?: string; run?: RegExp } = {};
   if (args.fork !== undefined) filter.fork = args.fork;
   if (args.run !== undefined) filter.run = args.run;
@@ -137,34 +133,45 @@ async function runnerFor(args: EvmArgs, traceOut: FdOut): Promise<FileRunner> {
 }
 
 /** Runs the command; returns the exit status. `argv` excludes `node` and the script. */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const stdout = new FdOut(1);
   const stderr = new FdOut(2);
-  const parsed = parseEvmArgs(argv);
-  if (parsed instanceof UsageError) return usageError(parsed, stderr);
-  if (parsed.version) {
-    stdout.line(`opal-evm ${packageVersion()}`);
-    stdout.flush();
-    return EXIT_OK;
+  const parsed = parseEvmArgs(argv, env);
+  switch (parsed.kind) {
+    case "error":
+      return usageError(parsed.error, parsed.command, stderr);
+    case "version":
+      // Unchanged by the move to the shared machinery: "opal-evm <version>", not its "opal-evm version <version>".
+      stdout.line(`opal-evm ${OPAL_VERSION}`);
+      stdout.flush();
+      return EXIT_OK;
+    case "help":
+      stdout.line(parsed.text.trimEnd());
+      stdout.flush();
+      return EXIT_OK;
+    case "run":
+      return usageError("a command is required: statetest, blocktest", undefined, stderr);
   }
-  if (parsed.help) {
-    stdout.line(evmUsage(parsed.command).trimEnd());
-    stdout.flush();
-    return EXIT_OK;
-  }
+  const { command, options } = parsed;
+  const args: EvmRun = {
+    command,
+    fork: options.fork,
+    run: options.run === undefined ? undefined : new RegExp(options.run),
+    trace: "trace" in options && options.trace,
+  };
 
   const files: string[] = [];
-  for (const p of parsed.paths) {
+  for (const p of parsed.args) {
     try {
       expandPath(p, files);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       const why = err.code === "ENOENT" ? "no such file or directory" : oneLine(err.message);
-      return usageError(new UsageError(`${p}: ${why}`, parsed.command), stderr);
+      return usageError(`${p}: ${why}`, command, stderr);
     }
   }
 
-  const runFile = await runnerFor(parsed, stderr);
+  const runFile = await runnerFor(args, stderr);
   let passed = 0;
   let failed = 0;
   for (const file of files) {

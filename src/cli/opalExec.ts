@@ -13,7 +13,7 @@ import { Blockchain, ChainError } from "../chain/blockchain.js";
 import { type Genesis, genesisBlockOf, parseGenesis } from "../chain/genesis.js";
 import { type OpDevGenesisFork, opDevGenesis } from "../node/devGenesis.js";
 import { ExecMetrics } from "../node/execMetrics.js";
-import { ExecNode, Logger } from "../node/execNode.js";
+import { ExecLogger, ExecNode } from "../node/execNode.js";
 import { GETH_METRICS_PATH, MetricsServer } from "../node/metricsServer.js";
 import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofServer.js";
 import { equalBytes } from "../primitives/bytes.js";
@@ -56,8 +56,8 @@ function readInput(path: string, command: string): Uint8Array {
   }
 }
 
-function loggerOf(config: ExecConfig, io: Io): Logger {
-  return new Logger(config.verbosity, config["log.format"], (l) => io.err(l));
+function loggerOf(config: ExecConfig, io: Io): ExecLogger {
+  return new ExecLogger(config.verbosity, config["log.format"], (l) => io.err(l));
 }
 
 async function openChaindata(config: ExecConfig): Promise<KvStore> {
@@ -287,7 +287,7 @@ interface Service {
  * --metrics (geth: collected; served by a stand-alone server on --metrics.addr, else on the pprof
  * server at /debug/metrics/prometheus) and --pprof.enabled (op-node's profiler server).
  */
-async function startServices(config: ExecConfig, node: ExecNode, log: Logger, owned: Service[]): Promise<void> {
+async function startServices(config: ExecConfig, node: ExecNode, log: ExecLogger, owned: Service[]): Promise<void> {
   let metrics: ExecMetrics | null = null;
   if (config.metrics) {
     metrics = new ExecMetrics({

@@ -18,11 +18,11 @@ import {
 import type { RollupFork } from "../rollup/config.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { batchDecodeMain } from "./batchDecode.js";
-import { OPAL_VERSION } from "./execFlags.js";
 import { networksMain } from "./networks.js";
 import { type NodeConfig, parseNodeArgs } from "./nodeFlags.js";
 import { type NodeServices, startNodeServices } from "./nodeServices.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
+import { OPAL_VERSION } from "./version.js";
 
 /** optimism_version and /healthz: op-node's "<version>-<meta>". */
 export const NODE_VERSION = `v${OPAL_VERSION}-opal`;
@@ -146,7 +146,7 @@ export async function main(
   env: NodeJS.ProcessEnv = process.env,
   io: Io = processIo,
 ): Promise<number> {
-  if (argv[0] === "batch-decode") return batchDecodeMain(argv.slice(1), io);
+  if (argv[0] === "batch-decode") return batchDecodeMain(argv.slice(1), io, env);
   if (argv[0] === "networks") return networksMain(argv.slice(1), io);
   const parsed = parseNodeArgs(argv, env);
   switch (parsed.kind) {

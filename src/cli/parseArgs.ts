@@ -149,6 +149,16 @@ class Failure {
   constructor(readonly message: string) {}
 }
 
+/**
+ * The one point where parsed values meet their inferred type: `resolveTable` gives every flag of
+ * `table` a value of its type or, only where `InferConfig` allows it, undefined (parseValue and
+ * defaultValue; test/unit/cli/flagTable.test.ts checks each type). The compiler cannot follow a
+ * table read at run time, so that is stated here once.
+ */
+function inferred<T extends FlagTable>(_table: T, values: Readonly<Record<string, unknown>>): InferConfig<T> {
+  return values as InferConfig<T>;
+}
+
 /** Resolves every flag of a table: argv > env > default; throws `Failure`. */
 function resolveTable(
   table: FlagTable,
@@ -300,7 +310,8 @@ export function parseArgs<const S extends CliSpec>(
       continue;
     }
     const given = scope === "global" ? globalGiven : cmdGiven;
-    if (given.has(canonical)) {
+    const earlier = given.get(canonical);
+    if (earlier !== undefined && !(f.type === "list" && f.repeatable === true)) {
       fail(`flag ${dashed(canonical)} given more than once`);
       continue;
     }
@@ -318,8 +329,10 @@ export function parseArgs<const S extends CliSpec>(
       value = next;
       i++;
     }
-    given.set(canonical, value);
-    if (f.deprecated !== undefined) warnings.push(`flag ${dashed(canonical)} is deprecated: ${f.deprecated}`);
+    given.set(canonical, earlier === undefined ? value : `${earlier},${value}`);
+    if (f.deprecated !== undefined && earlier === undefined) {
+      warnings.push(`flag ${dashed(canonical)} is deprecated: ${f.deprecated}`);
+    }
   }
 
   if (wantHelp) return Object.freeze({ ok: true, kind: "help", text: renderHelp(spec, command) });
@@ -357,10 +370,11 @@ export function parseArgs<const S extends CliSpec>(
       args: Object.freeze(positionals),
       sources: global.sources,
       warnings: Object.freeze(warnings),
-      config: global.values,
+      config: inferred(spec.flags, global.values),
     };
     if (command === undefined || cmdSpec === undefined) {
-      return Object.freeze({ ...base, kind: "run", command: undefined }) as unknown as ParseResult<S>;
+      const run: RunResult<S> = Object.freeze({ ...base, kind: "run", command: undefined });
+      return run;
     }
     const cmd = command;
     const local = resolveTable(
@@ -370,13 +384,16 @@ export function parseArgs<const S extends CliSpec>(
       env,
       home,
     );
-    return Object.freeze({
+    const result = Object.freeze({
       ...base,
-      kind: "command",
+      kind: "command" as const,
       command: cmd,
       options: local.values,
       optionSources: local.sources,
-    }) as unknown as ParseResult<S>;
+    });
+    // `cmd` names the command whose table `local` was resolved from (cmdSpec = commands[cmd]),
+    // which is what pairs `command` with `options` in CommandResult<S>.
+    return result as CommandResult<S>;
   } catch (e) {
     if (e instanceof Failure) return err(e.message);
     throw e;

@@ -8,6 +8,7 @@
  */
 import { secp256k1 as noble } from "@noble/curves/secp256k1.js";
 import { secp256k1Native } from "../native/load.js";
+import { bytesToBigint } from "../primitives/u256.js";
 import { keccak256 } from "./keccak.js";
 
 /** Curve order n. */
@@ -81,18 +82,12 @@ export function signatureBytes(r: bigint, s: bigint, out: Uint8Array = new Uint8
   return out;
 }
 
-function toBigint(b: Uint8Array): bigint {
-  let v = 0n;
-  for (let i = 0; i < b.length; i++) v = (v << 8n) | BigInt(b[i]);
-  return v;
-}
-
 /** Deterministic (RFC 6979) low-s signature of a 32-byte digest. Throws on an invalid private key. */
 export function sign(hash: Uint8Array, privateKey: Uint8Array): Signature {
   if (hash.length !== 32) throw new RangeError("sign: digest must be 32 bytes");
   if (secp256k1Native !== null) {
     const { signature, recid } = secp256k1Native.ecdsaSign(hash, privateKey);
-    return { r: toBigint(signature.subarray(0, 32)), s: toBigint(signature.subarray(32)), recid };
+    return { r: bytesToBigint(signature.subarray(0, 32)), s: bytesToBigint(signature.subarray(32)), recid };
   }
   return signPure(hash, privateKey);
 }
@@ -100,7 +95,7 @@ export function sign(hash: Uint8Array, privateKey: Uint8Array): Signature {
 export function signPure(hash: Uint8Array, privateKey: Uint8Array): Signature {
   const rec = noble.sign(hash, privateKey, { prehash: false, format: "recovered", lowS: true });
   // "recovered" format: recovery byte first, then r ‖ s.
-  return { recid: rec[0], r: toBigint(rec.subarray(1, 33)), s: toBigint(rec.subarray(33, 65)) };
+  return { recid: rec[0], r: bytesToBigint(rec.subarray(1, 33)), s: bytesToBigint(rec.subarray(33, 65)) };
 }
 
 /** Ethereum address of a private key. */

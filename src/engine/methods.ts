@@ -104,21 +104,22 @@ const forkchoiceState: ParamDecoder<ForkchoiceStateJson> = {
   optional: false,
   decode(v) {
     const o = object("engine.ForkchoiceStateV1").decode(v);
-    const out: Record<string, string> = {};
-    for (const k of ["headBlockHash", "safeBlockHash", "finalizedBlockHash"]) {
+    const hash = (k: keyof ForkchoiceStateJson): string => {
       const x = o[k];
-      if (x === undefined || x === null) {
-        out[k] = `0x${"00".repeat(32)}`;
-        continue;
-      }
+      if (x === undefined || x === null) return `0x${"00".repeat(32)}`;
       try {
-        out[k] = hashHex.decode(x);
+        return hashHex.decode(x);
       } catch (e) {
         if (!(e instanceof ParamError)) throw e;
         throw new ParamError(`${e.message} (ForkchoiceStateV1.${k})`);
       }
-    }
-    return out as unknown as ForkchoiceStateJson;
+    };
+    // Evaluated in this order, so the first bad field is the one reported.
+    return {
+      headBlockHash: hash("headBlockHash"),
+      safeBlockHash: hash("safeBlockHash"),
+      finalizedBlockHash: hash("finalizedBlockHash"),
+    };
   },
 };
 

@@ -6,7 +6,7 @@
  */
 
 import { keccak256 } from "../crypto/keccak.js";
-import { TWO_256 } from "../primitives/u256.js";
+import { MAX_U64, TWO_256 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { ForkRules } from "../spec/forks.js";
 import type { Account } from "../state/account.js";
@@ -18,7 +18,7 @@ import { BYTE_WORDS } from "./opcodes/flow.js";
 import { OP_NAMES } from "./opcodes/names.js";
 import { type JumpTable, jumpTable } from "./opcodes/table.js";
 import { type PrecompileTable, precompileTable } from "./precompiles/table.js";
-import { PrecompileStatus } from "./precompiles/types.js";
+import { type Precompile, PrecompileStatus } from "./precompiles/types.js";
 import { type GasSchedule, gasSchedule } from "./schedule.js";
 import { HALT_NAMES, Halt } from "./status.js";
 import type { CallKind, EvmTracer } from "./tracer.js";
@@ -28,7 +28,8 @@ const EMPTY = new Uint8Array(0);
 /** Tracer names of the call kinds, indexed by FrameKind (Create is named where it is known). */
 const CALL_KINDS: readonly CallKind[] = ["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE"];
 const MAX_DEPTH = 1024;
-const MAX_NONCE = (1n << 64n) - 1n;
+/** EIP-2681: an account nonce stays below 2^64 - 1. */
+const MAX_NONCE = MAX_U64;
 /** JUMP/JUMPI between two reads of the clock under a deadline (~0.1 ms of the tightest loop). */
 const DEADLINE_CHECK_JUMPS = 1024;
 /** The untraced loop's exit on a failed check: the frame as the check found it, and the halt. */
@@ -53,13 +54,27 @@ export interface MessageResult {
   address: bigint;
 }
 
+/** What an Evm may be given beyond its rules, block and state. */
+export interface EvmOptions {
+  /**
+   * The precompiles calls reach, by address, in place of the fork's table: geth `EVM.SetPrecompiles`,
+   * which eth_simulateV1 gives the table its `movePrecompileToAddress` overrides made
+   * (internal/ethapi/simulate.go `processBlock`). The addresses a tx warms stay the fork's
+   * (`Evm.precompiles`), as geth's state transition warms `vm.ActivePrecompiles(rules)`.
+   */
+  readonly precompiles?: ReadonlyMap<bigint, Precompile>;
+}
+
 /** Frames released by finished one-shot Evms, by depth, for the next Evm of this thread. */
 const SPARE_FRAMES: Frame[][] = [];
 
 export class Evm {
   readonly schedule: GasSchedule;
+  /** The fork's precompiles: the set a tx warms, and what calls reach unless `EvmOptions` replaces it. */
   readonly precompiles: PrecompileTable;
   readonly table: JumpTable;
+  /** `EvmOptions.precompiles`, or null: calls reach `precompiles`. */
+  private readonly precompilesByAddress: ReadonlyMap<bigint, Precompile> | null;
   private readonly frames: Frame[] = [];
   private readonly jumpdestCache = new WeakMap<Uint8Array, Uint8Array>();
   private readonly viewCache = new WeakMap<Uint8Array, DataView>();
@@ -91,9 +106,11 @@ export class Evm {
     readonly rules: ForkRules,
     readonly block: BlockContext,
     readonly state: WorldState,
+    options?: EvmOptions,
   ) {
     this.schedule = gasSchedule(rules);
     this.precompiles = precompileTable(rules);
+    this.precompilesByAddress = options?.precompiles ?? null;
     this.table = jumpTable(rules.fork);
   }
 
@@ -137,9 +154,16 @@ export class Evm {
     return true;
   }
 
-  /** True when `address` is a precompile under these rules. */
+  /** True when a call to `address` runs a precompile. */
   isPrecompile(address: bigint): boolean {
-    return address <= 0xffffn && this.precompiles.has(Number(address));
+    return this.precompileAt(address) !== undefined;
+  }
+
+  /** The precompile a call to `address` runs, if any. */
+  precompileAt(address: bigint): Precompile | undefined {
+    const byAddress = this.precompilesByAddress;
+    if (byAddress !== null) return byAddress.get(address);
+    return address <= 0xffffn ? this.precompiles.get(Number(address)) : undefined;
   }
 
   frameAt(depth: number): Frame {
@@ -541,10 +565,10 @@ export class Evm {
     }
     const cp = st.checkpoint();
     const target = st.account(address);
-    const pre = this.isPrecompile(codeAddress);
+    const pre = this.precompileAt(codeAddress);
     if (kind === FrameKind.Call) {
       if (!target.exists) {
-        if (!pre && this.schedule.eip158 && value === 0n) {
+        if (pre === undefined && this.schedule.eip158 && value === 0n) {
           st.commit(cp);
           return this.immediate(Halt.Stop, gas, EMPTY);
         }
@@ -557,21 +581,14 @@ export class Evm {
       // geth touches the target of a STATICCALL (an AddBalance of zero), which EIP-161 observes.
       st.touch(target);
     }
-    if (pre) {
-      const fn = this.precompiles.get(Number(codeAddress));
-      if (fn !== undefined) {
-        const r = fn(input, gas, this.rules);
-        if (r.status === PrecompileStatus.Ok) {
-          st.commit(cp);
-          return this.immediate(Halt.Return, gas - r.gasUsed, r.output);
-        }
-        st.revert(cp);
-        return this.immediate(
-          r.status === PrecompileStatus.OutOfGas ? Halt.OutOfGas : Halt.PrecompileFailure,
-          0,
-          EMPTY,
-        );
+    if (pre !== undefined) {
+      const r = pre(input, gas, this.rules);
+      if (r.status === PrecompileStatus.Ok) {
+        st.commit(cp);
+        return this.immediate(Halt.Return, gas - r.gasUsed, r.output);
       }
+      st.revert(cp);
+      return this.immediate(r.status === PrecompileStatus.OutOfGas ? Halt.OutOfGas : Halt.PrecompileFailure, 0, EMPTY);
     }
     const codeAccount = codeAddress === address ? target : st.account(codeAddress);
     const code = this.executedCode(codeAccount);

@@ -1,20 +1,20 @@
 import type { Header } from "../block/header.js";
-import type { Log } from "../block/log.js";
+import type { ReceiptLog } from "../block/log.js";
 import { blockLogsBloom, logsBloom } from "../block/logsBloom.js";
 import { CANYON_DEPOSIT_RECEIPT_VERSION, type Receipt } from "../block/receipt.js";
 import type { Withdrawal } from "../block/withdrawal.js";
 import type { BlockContext } from "../evm/context.js";
-import { Evm } from "../evm/evm.js";
+import { Evm, type EvmOptions } from "../evm/evm.js";
 import type { Tracer } from "../evm/tracer.js";
 import { readWord } from "../evm/word.js";
 import { Fork, type ForkRules, OpFork } from "../spec/forks.js";
 import { addressToBigint, type WorldState } from "../state/worldState.js";
+import { type L1BlockInfo, parseL1BlockInfo } from "../tx/l1BlockInfo.js";
 import type { SenderSource } from "../tx/sharedRecovery.js";
 import { type Tx, TxType } from "../tx/tx.js";
 import { executeTx, type TxOutcome, type TxRejectCode } from "./executeTx.js";
 import { CREATE2_DEPLOYER_ADDRESS, CREATE2_DEPLOYER_CODE } from "./op/create2Deployer.js";
 import { type DepositOutcome, executeDeposit } from "./op/executeDeposit.js";
-import { type L1BlockInfo, parseL1BlockInfo } from "./op/l1BlockInfo.js";
 import {
   CONSOLIDATION_REQUEST_TYPE,
   DEPOSIT_REQUEST_TYPE,
@@ -48,6 +48,8 @@ export interface BlockExecEnv {
   /** Pre-Byzantium receipts carry the state root after each tx: the caller computes it. */
   readonly intermediateRoot: (() => Uint8Array) | null;
   readonly tracer?: Tracer | null;
+  /** Given to the block's Evm (eth_simulateV1: the precompiles its overrides moved). */
+  readonly evmOptions?: EvmOptions;
   /** OP chains: this block is the Canyon activation block (its timestamp equals canyonTime). */
   readonly canyonActivation?: boolean;
 }
@@ -111,7 +113,7 @@ export class BlockExecutor {
   readonly evm: Evm;
   readonly receipts: Receipt[] = [];
   readonly outcomes: TxOutcome[] = [];
-  private readonly allLogs: Log[] = [];
+  private readonly allLogs: ReceiptLog[] = [];
   gasUsed = 0;
   blobGasUsed = 0;
   private l1Info: L1BlockInfo | null = null;
@@ -121,7 +123,7 @@ export class BlockExecutor {
     readonly header: Header,
     readonly env: BlockExecEnv,
   ) {
-    this.evm = new Evm(env.rules, blockContext(header, env), state);
+    this.evm = new Evm(env.rules, blockContext(header, env), state, env.evmOptions);
     this.evm.tracer = env.tracer ?? null;
   }
 

@@ -7,22 +7,24 @@
  */
 
 import { GAS_PER_BLOB } from "../block/blobGas.js";
-import type { Log } from "../block/log.js";
+import type { ReceiptLog } from "../block/log.js";
 import { KECCAK256_EMPTY } from "../crypto/keccak.js";
 import { delegationCode, delegationTarget } from "../evm/delegation.js";
 import type { Evm } from "../evm/evm.js";
 import { HALT_NAMES, type Halt, isSuccess } from "../evm/status.js";
+import { MAX_U64 } from "../primitives/u256.js";
 import { Fork, OpFork } from "../spec/forks.js";
 import { addressToBigint, bigintToAddress } from "../state/worldState.js";
 import { recoverAuthority } from "../tx/authorization.js";
 import { encodeTx } from "../tx/envelope.js";
 import { floorDataGas, intrinsicGas } from "../tx/intrinsicGas.js";
+import type { L1BlockInfo } from "../tx/l1BlockInfo.js";
 import { type Authorization, type Tx, TxType, txAccessList, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../tx/tx.js";
-import type { L1BlockInfo } from "./op/l1BlockInfo.js";
 import { l1Cost } from "./op/l1Cost.js";
 import { operatorFee, operatorFeeRefund } from "./op/operatorFee.js";
 
-const MAX_NONCE = (1n << 64n) - 1n;
+/** EIP-2681: an account nonce stays below 2^64 - 1. */
+const MAX_NONCE = MAX_U64;
 const MAX_EXEC_GAS = Number.MAX_SAFE_INTEGER;
 const PER_AUTH_BASE_COST = 12500;
 const PER_EMPTY_ACCOUNT_COST = 25000;
@@ -46,7 +48,7 @@ export interface TxOutcome {
   /** Gas the block counts for this tx (after refunds and the floor). */
   readonly gasUsed: number;
   readonly blobGasUsed: number;
-  readonly logs: Log[];
+  readonly logs: ReceiptLog[];
   /** New contract (creation txs), else null. */
   readonly contractAddress: Uint8Array | null;
   readonly output: Uint8Array;
@@ -190,7 +192,7 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
       st.addBalance(st.account(OPERATOR_FEE_VAULT), operatorFee(used, l1Info, evm.rules));
     }
   }
-  const logs = st.logs as Log[];
+  const logs = st.logs as ReceiptLog[];
   st.finalizeTx(sc.eip158);
   return {
     status: ok ? 1 : 0,

@@ -2,7 +2,7 @@
  * EIP-7685 execution-layer requests: EIP-6110 deposits read from the deposit contract's logs, and the
  * requestsHash commitment sha256(‖ sha256(type ‖ data) for each type with data).
  */
-import type { Log } from "../block/log.js";
+import type { ReceiptLog } from "../block/log.js";
 import { sha256 } from "../crypto/sha256.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { hexToBytes } from "../primitives/hex.js";
@@ -38,7 +38,7 @@ function readSmallWord(b: Uint8Array, pos: number): number {
  * Appends the request bytes of one DepositEvent log to `out`; false when the log's layout is not the
  * deposit contract's (EIP-6110: the block is then invalid).
  */
-export function appendDepositRequest(log: Log, out: number[]): boolean {
+export function appendDepositRequest(log: ReceiptLog, out: number[]): boolean {
   const d = log.data;
   if (d.length !== DEPOSIT_DATA_LENGTH) return false;
   for (let i = 0; i < DEPOSIT_FIELDS.length; i++) {
@@ -53,7 +53,7 @@ export function appendDepositRequest(log: Log, out: number[]): boolean {
 }
 
 /** Deposit requests of a block's logs (deposit contract, DepositEvent topic), or null on a malformed log. */
-export function depositRequests(logs: readonly Log[], depositContract: Uint8Array): Uint8Array | null {
+export function depositRequests(logs: readonly ReceiptLog[], depositContract: Uint8Array): Uint8Array | null {
   const out: number[] = [];
   for (let i = 0; i < logs.length; i++) {
     const l = logs[i];

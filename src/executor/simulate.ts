@@ -8,6 +8,8 @@
 import { keccak256 } from "../crypto/keccak.js";
 import type { BlockContext } from "../evm/context.js";
 import { Evm } from "../evm/evm.js";
+import type { EvmTracer } from "../evm/tracer.js";
+import { MAX_U64 } from "../primitives/u256.js";
 import { Fork, type ForkRules } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
@@ -39,7 +41,6 @@ export interface CallEnv {
   readonly gasCap: bigint;
 }
 
-const U64_MAX = (1n << 64n) - 1n;
 const TX_GAS_CAP = BigInt(MAX_TX_GAS_LIMIT_OSAKA);
 
 /** The tx the message stands for (fee fields as given; unsigned). */
@@ -83,7 +84,7 @@ export function messageTx(msg: CallMessage, gas: bigint, chainId: bigint): Tx {
 }
 
 function gasLimitOf(msg: CallMessage, env: CallEnv): bigint {
-  const cap = env.gasCap === 0n ? U64_MAX : env.gasCap;
+  const cap = env.gasCap === 0n ? MAX_U64 : env.gasCap;
   let gas = msg.gas ?? env.block.gasLimit;
   if (msg.gas === null && env.gasCap !== 0n && gas > cap) gas = cap;
   return gas > cap ? cap : gas;
@@ -99,7 +100,8 @@ export class CallTimeoutError extends Error {
 
 /**
  * Runs `msg` once with `gas` on a fresh WorldState over `view`; with `timeoutMs` > 0, a run that
- * outlasts it stops and throws `CallTimeoutError` (its outcome is not the message's).
+ * outlasts it stops and throws `CallTimeoutError` (its outcome is not the message's). A `tracer`
+ * runs the EVM's traced loop (eth_createAccessList's access-list tracer).
  */
 export function callOnce(
   view: KvReader,
@@ -107,14 +109,16 @@ export function callOnce(
   gas: bigint,
   env: CallEnv,
   timeoutMs = 0,
+  tracer: EvmTracer | null = null,
 ): TxOutcome | TxRejectCode {
   const state = new WorldState(new KvStateReader(view), null);
   const evm = new Evm(env.rules, env.block, state);
+  evm.tracer = tracer;
   evm.setDeadline(timeoutMs);
   try {
     const r = executeTx(evm, messageTx(msg, gas, env.chainId), {
       sender: msg.from,
-      blockGasLeft: U64_MAX,
+      blockGasLeft: MAX_U64,
       blobGasLeft: Number.MAX_SAFE_INTEGER,
       simulate: true,
     });

@@ -17,7 +17,7 @@ import { BeaconClient } from "../rollup/beaconClient.js";
 import { PoolBlobVerifier } from "../rollup/blobVerifier.js";
 import type { RollupConfig } from "../rollup/config.js";
 import type { PayloadAttributes } from "../rollup/derive/attributes.js";
-import { Driver, type DriverLog, type SafeHeadListener } from "../rollup/driver.js";
+import { Driver, type SafeHeadListener } from "../rollup/driver.js";
 import type { EngineClient, PayloadEnvelope } from "../rollup/engine/engineClient.js";
 import { type L1Client, L1Client as L1ClientImpl, type RpcProviderKind } from "../rollup/l1Client.js";
 import { L1HeadPoller } from "../rollup/l1HeadPoller.js";
@@ -38,12 +38,13 @@ import type { SequencerApiDeps } from "../rollup/sequencerApi.js";
 import type { SequencerControl } from "../rollup/sequencerControl.js";
 import { WsRpcClient } from "../rollup/wsRpcClient.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
+import type { Logger } from "../util/log.js";
 import { PiscinaPool } from "./pools.js";
 
 export interface DerivationConfig {
   readonly l1: string;
   readonly "l1.trustrpc": boolean;
-  readonly "l1.rpckind": string;
+  readonly "l1.rpckind": RpcProviderKind;
   readonly "l1.max-concurrency": number;
   readonly "l1.rpc-max-batch-size": number;
   readonly "l1.rpc-rate-limit": number;
@@ -57,10 +58,9 @@ export interface DerivationConfig {
   readonly "l1.beacon.fetch-all-sidecars": boolean;
   readonly "l1.beacon.ignore": boolean;
   readonly "verifier.l1-confs": number;
-  readonly syncmode: string;
-  readonly "l2.enginekind": string;
-  readonly "l2.skip-sync-start-check"?: boolean;
-  readonly "rollup.halt": string | undefined;
+  readonly syncmode: "consensus-layer" | "execution-layer";
+  readonly "l2.enginekind": "geth" | "reth" | "erigon";
+  readonly "rollup.halt": HaltLevel | undefined;
   readonly "snapshotlog.file": string | undefined;
   readonly "altda.enabled": boolean;
   readonly "altda.da-server": string | undefined;
@@ -72,9 +72,6 @@ export interface DerivationConfig {
   readonly "sequencer.enabled"?: boolean;
   readonly "sequencer.l1-confs"?: number;
   readonly "sequencer.max-safe-lag"?: number;
-  readonly "conductor.enabled"?: boolean;
-  readonly "conductor.rpc"?: string;
-  readonly "conductor.rpc-timeout"?: number;
 }
 
 /** What the service records (node/metrics.ts NodeMetrics fits). */
@@ -98,7 +95,7 @@ export class DerivationStartError extends Error {
 export interface DerivationDeps {
   readonly cfg: RollupConfig;
   readonly engine: EngineClient;
-  readonly log: DriverLog;
+  readonly log: Logger;
   readonly l1Chain: ChainConfig | null;
   readonly safeDb: SafeHeadListener | null;
   readonly metrics?: DerivationMetrics;
@@ -168,9 +165,8 @@ export class DerivationService {
           : { metrics: deps.metrics, onBatch: (t: "singular" | "span") => deps.metrics?.recordDerivedBatch(t) }),
       },
       {
-        skipSyncStartCheck: config["l2.skip-sync-start-check"] === true,
         syncMode: config.syncmode === "execution-layer" ? "execution-layer" : "consensus-layer",
-        engineKind: (config["l2.enginekind"] ?? "geth") as "geth" | "reth" | "erigon",
+        engineKind: config["l2.enginekind"] ?? "geth",
         managed: deps.managed === true,
       },
     );
@@ -241,7 +237,7 @@ export class DerivationService {
       url: config.l1,
       ...(ws === null ? {} : { transport: ws }),
       trustRpc: config["l1.trustrpc"],
-      rpcKind: config["l1.rpckind"] as RpcProviderKind,
+      rpcKind: config["l1.rpckind"],
       maxConcurrency: config["l1.max-concurrency"],
       maxBatchSize: config["l1.rpc-max-batch-size"],
       rateLimit: config["l1.rpc-rate-limit"],
@@ -413,7 +409,7 @@ export class DerivationService {
       local: formatProtocolVersion(OPAL_PROTOCOL_SUPPORT),
       comparison: cmp,
     });
-    if (shouldHalt(this.config["rollup.halt"] as HaltLevel | undefined, cmp)) {
+    if (shouldHalt(this.config["rollup.halt"], cmp)) {
       const why = `opted to halt, unprepared for protocol change: required ${formatProtocolVersion(r.required)}, local ${formatProtocolVersion(OPAL_PROTOCOL_SUPPORT)}`;
       this.deps.log.error(why);
       this.deps.onHalt?.(why);

@@ -14,8 +14,6 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
 import { keccak256 } from "../crypto/keccak.js";
 import { privateKeyToAddress } from "../crypto/secp256k1.js";
-import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT } from "../executor/op/daFootprint.js";
-import { type L1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../executor/op/l1BlockInfo.js";
 import {
   gasPriceOracleGenesisStorage,
   gasPriceOracleRuntimeCode,
@@ -27,6 +25,7 @@ import { concatBytes, utf8ToBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { bigintToBytes32 } from "../primitives/u256.js";
 import { OpFork } from "../spec/forks.js";
+import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT, type L1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../tx/l1BlockInfo.js";
 
 export const DEV_CHAIN_ID = 1337n;
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";

@@ -117,7 +117,7 @@ export interface ExecNodeConfig {
  * opal-exec's logger: util/log.ts `Log` at geth's `--verbosity` (0 silent … 5 trace) in one of
  * geth's formats (terminal, logfmt, json).
  */
-export class Logger extends Log {
+export class ExecLogger extends Log {
   constructor(
     readonly verbosity: number,
     format: "terminal" | "logfmt" | "json",
@@ -245,7 +245,7 @@ export interface ExecNodeDeps {
   readonly apis?: ApiFactory;
   /** Extra receiver of head changes, besides the pool and the APIs' own events (tests). */
   readonly events?: HeadEvents;
-  readonly logger?: Logger;
+  readonly logger?: ExecLogger;
   /** Where the dev account listing goes (default stdout). */
   readonly print?: (text: string) => void;
   /** Clock for the engine JWT check, Unix seconds (tests). */
@@ -269,7 +269,7 @@ export class ExecNode {
 
   private constructor(
     readonly config: ExecNodeConfig,
-    readonly log: Logger,
+    readonly log: ExecLogger,
     readonly store: OpenedStore,
     readonly chain: Blockchain,
     readonly pools: Pools,
@@ -286,7 +286,7 @@ export class ExecNode {
 
   /** Opens everything and starts listening; on failure, whatever was opened is closed again. */
   static async start(config: ExecNodeConfig, deps: ExecNodeDeps = {}): Promise<ExecNode> {
-    const log = deps.logger ?? new Logger(config.verbosity, config["log.format"]);
+    const log = deps.logger ?? new ExecLogger(config.verbosity, config["log.format"]);
     mkdirSync(config.datadir, { recursive: true });
     const chaindata = join(config.datadir, "chaindata");
     let store: OpenedStore;

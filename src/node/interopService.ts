@@ -26,6 +26,7 @@ import type { RpcTransport } from "../rollup/rpcTransport.js";
 import { Registry } from "../rpc/registry.js";
 import { RpcWsServer } from "../rpc/wsServer.js";
 import { listenError } from "../util/httpServe.js";
+import type { Logger } from "../util/log.js";
 
 /** op-node's default `--interop.rpc.port`. */
 export const DEFAULT_INTEROP_RPC_PORT = 9645;
@@ -37,16 +38,9 @@ export interface InteropOptions {
   readonly "interop.rpc.port"?: number | undefined;
 }
 
-export interface InteropLog {
-  error(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  debug(msg: string, fields?: Record<string, unknown>): void;
-}
-
 export interface InteropDeps {
   readonly cfg: RollupConfig;
-  readonly log: InteropLog;
+  readonly log: Logger;
   readonly l2: L2Source;
   readonly engine: EngineClient;
   readonly l2Rpc: RpcTransport;
@@ -90,7 +84,7 @@ export class InteropService {
     /** Managed mode and its server; null without `--interop.rpc.addr`. */
     readonly managed: ManagedMode | null,
     readonly server: RpcWsServer | null,
-    private readonly log: InteropLog,
+    private readonly log: Logger,
   ) {}
 
   /**

@@ -14,8 +14,9 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { encode, heap, time } from "@datadog/pprof";
 import { closeGracefully, listenError } from "../util/httpServe.js";
+import type { Logger } from "../util/log.js";
 import { GETH_METRICS_PATH, type MetricsSource } from "./metricsServer.js";
-import type { NodeLog, OwnedService } from "./rollupNode.js";
+import type { OwnedService } from "./rollupNode.js";
 
 /** A profiler failure: one line for the operator. */
 export class PprofError extends Error {
@@ -133,7 +134,7 @@ export interface PprofServerConfig {
 }
 
 export interface PprofServerDeps {
-  readonly log: NodeLog | null;
+  readonly log: Logger | null;
   /** Served at geth's /debug/metrics/prometheus too (opal-exec with --metrics and no --metrics.addr). */
   readonly metrics?: MetricsSource | null;
 }
@@ -322,7 +323,7 @@ export interface ProfileOnExitConfig {
 }
 
 export interface ProfileOnExitDeps {
-  readonly log: NodeLog | null;
+  readonly log: Logger | null;
 }
 
 /**

@@ -41,16 +41,9 @@ import { RpcHttpServer } from "../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../rpc/registry.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { listenError } from "../util/httpServe.js";
+import type { Logger } from "../util/log.js";
 import { type DerivationConfig, type DerivationMetrics, DerivationService } from "./derivationService.js";
 import { type InteropOptions, InteropService, managedModeOn } from "./interopService.js";
-
-/** What the node needs to log; util/logger.ts `Logger` fits. */
-export interface NodeLog {
-  error(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  debug(msg: string, fields?: Record<string, unknown>): void;
-}
 
 /** The resolved rollup configuration as the node uses it (rollup/config.ts produces it). */
 export interface NodeRollupConfig {
@@ -76,16 +69,32 @@ export interface RollupNodeConfig {
   readonly "sequencer.stopped": boolean;
   readonly "sequencer.recover": boolean;
   readonly "conductor.enabled": boolean;
+  readonly "conductor.rpc"?: string;
+  readonly "conductor.rpc-timeout"?: number;
   readonly "safedb.path": string | undefined;
   readonly "fetch-withdrawal-root-from-state"?: boolean;
   readonly "experimental.sequencer-api"?: boolean;
 }
 
-/** The node's options with the derivation ones; derivation runs when `l1` is set. */
-export type RollupNodeOptions = RollupNodeConfig &
-  Partial<DerivationConfig> &
-  InteropOptions &
-  Partial<P2pConfig & BlockSignerConfig & { readonly "p2p.disable": boolean }>;
+/**
+ * The derivation options: all of them when `l1` is set (derivation runs; opal-node's flag table
+ * gives every one), else any of them, unread.
+ */
+export type DerivationOptions = DerivationConfig | { readonly l1?: undefined };
+
+/**
+ * The P2P and block-signer options: all of them when `p2p.disable` is false (the stack runs;
+ * opal-node's flag table gives every one), else any of them, unread.
+ */
+export type P2pOptions =
+  | ({ readonly "p2p.disable": false } & P2pConfig & BlockSignerConfig)
+  | { readonly "p2p.disable"?: true };
+
+/**
+ * The node's options, keyed by opal-node's flag names (cli/nodeFlags.ts `NodeConfig` is checked
+ * to supply them; this layer cannot import the CLI's types).
+ */
+export type RollupNodeOptions = RollupNodeConfig & InteropOptions & DerivationOptions & P2pOptions;
 
 /** Metrics the shell records (node/metrics.ts `NodeMetrics`, or its no-op twin). */
 export interface ShellMetrics {
@@ -100,7 +109,7 @@ export interface OwnedService {
 }
 
 export interface RollupNodeDeps {
-  readonly log: NodeLog;
+  readonly log: Logger;
   readonly rollup: NodeRollupConfig;
   /** optimism_version, /healthz. */
   readonly version: string;
@@ -435,7 +444,7 @@ export class RollupNode {
     const self = node;
     if (config.l1 !== undefined) {
       try {
-        self.derivation = await DerivationService.start(config as RollupNodeConfig & DerivationConfig, {
+        self.derivation = await DerivationService.start(config, {
           cfg: rollup.config,
           engine,
           log,
@@ -463,14 +472,14 @@ export class RollupNode {
     }
     if (config["p2p.disable"] === false) {
       try {
-        self.p2p = await P2pNode.start(config as unknown as P2pConfig, {
+        self.p2p = await P2pNode.start(config, {
           cfg: rollup.config,
           log,
           metrics: deps.p2pMetrics ?? null,
           unsafeSigner: () => self.derivation?.runtimeConfig?.unsafeBlockSigner ?? new Uint8Array(20),
           onUnsafePayload: (env) => self.derivation?.driver.addUnsafePayload(env),
           payloadByNumber: (n) => engine.payloadByNumber(n),
-          blockSigner: blockSignerFromConfig(config as unknown as BlockSignerConfig),
+          blockSigner: blockSignerFromConfig(config),
           userAgent: `opal-node/${deps.version}`,
         });
       } catch (e) {

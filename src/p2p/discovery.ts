@@ -11,9 +11,11 @@
  * @chainsafe/discv5 11 is the libp2p-2 generation: it takes multiaddr 12 objects (the `multiaddr12`
  * alias) and libp2p-2 keys. They stay inside this module; its API is strings and bytes.
  */
+import { EventEmitter } from "node:events";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
+import type { Logger } from "../util/log.js";
 
 export class DiscoveryError extends Error {
   override readonly name = "DiscoveryError";
@@ -40,10 +42,7 @@ export interface DiscoveryOptions {
   readonly bootnodes: readonly string[];
   readonly dbPath: string;
   readonly netrestrict?: (ip: string) => boolean;
-  readonly log?: {
-    debug(m: string, c?: Record<string, unknown>): void;
-    warn(m: string, c?: Record<string, unknown>): void;
-  };
+  readonly log?: Logger;
   /** Whether the node wants more peers (fast lookups then). */
   readonly wantMore?: () => boolean;
 }
@@ -92,11 +91,11 @@ export function parseOpstackEnrValue(b: Uint8Array): { chainId: bigint; version:
 type Enr = {
   encodeTxt(): string;
   nodeId: string;
-  ip?: string;
-  ip6?: string;
-  tcp?: number;
-  tcp6?: number;
-  udp?: number;
+  ip?: string | undefined;
+  ip6?: string | undefined;
+  tcp?: number | undefined;
+  tcp6?: number | undefined;
+  udp?: number | undefined;
   kvs: ReadonlyMap<string, Uint8Array>;
   peerId: { toString(): string };
 };
@@ -104,7 +103,7 @@ type Enr = {
 interface Discv5Like {
   start(): Promise<void>;
   stop(): Promise<void>;
-  addEnr(enr: string | Enr): void;
+  addEnr(enr: string): void;
   kadValues(): Enr[];
   findRandomNode(): Promise<Enr[]>;
   enr: Enr;
@@ -174,12 +173,17 @@ export class Discovery {
     const bind = multiaddr(`/${opts.listenIp.includes(":") ? "ip6" : "ip4"}/${opts.listenIp}/udp/${opts.udpPort}`);
     let d: Discv5Like;
     try {
-      d = Discv5.create({
+      const created = Discv5.create({
         enr,
         privateKey: key as never,
         bindAddrs: opts.listenIp.includes(":") ? { ip6: bind } : { ip4: bind },
         config: { enrUpdate: !opts.advertiseIp, lookupTimeout: 5000 },
-      } as never) as unknown as Discv5Like;
+      } as never);
+      // Discv5 extends node's EventEmitter, but its typings reach that base through
+      // strict-event-emitter-types, whose default export does not resolve under NodeNext, so `on`
+      // is missing from the type; checked here instead of asserted.
+      if (!(created instanceof EventEmitter)) throw new Error("@chainsafe/discv5 service is not an EventEmitter");
+      d = created;
       await d.start();
     } catch (e) {
       throw new DiscoveryError(`cannot start discv5 on UDP ${opts.listenIp}:${opts.udpPort}: ${(e as Error).message}`);

@@ -25,8 +25,8 @@ import type { Connection, Libp2p, PeerId, PrivateKey } from "@libp2p/interface";
 import type { Multiaddr } from "@multiformats/multiaddr";
 import { bytesToHex } from "../primitives/hex.js";
 import type { RollupConfig } from "../rollup/config.js";
-import type { DriverLog } from "../rollup/driver.js";
 import { envelopeOf, type PayloadEnvelope } from "../rollup/engine/engineClient.js";
+import type { Logger } from "../util/log.js";
 import type { BlockSigner } from "./blockSigner.js";
 import { Discovery } from "./discovery.js";
 import {
@@ -57,6 +57,32 @@ export type GossipSub = GossipSubApi & {
   getMeshPeers(topic: string): string[];
   dumpPeerScoreStats(): Record<string, GossipPeerStats>;
 };
+
+/**
+ * The gossipsub service factory giving the instance as its class is: the package exports only the
+ * `GossipSub` interface, so the scoring and mesh views the node reads (opp2p_peers, the peer
+ * monitor) are checked on the instance once, when libp2p creates it.
+ */
+function withScoringViews<C>(factory: (components: C) => GossipSubApi): (components: C) => GossipSub {
+  return (components) => {
+    const g = factory(components);
+    if (!hasScoringViews(g)) {
+      throw new P2pError("@libp2p/gossipsub: the instance lacks getScore, getMeshPeers or dumpPeerScoreStats");
+    }
+    return g;
+  };
+}
+
+function hasScoringViews(g: GossipSubApi): g is GossipSub {
+  return (
+    "getScore" in g &&
+    typeof g.getScore === "function" &&
+    "getMeshPeers" in g &&
+    typeof g.getMeshPeers === "function" &&
+    "dumpPeerScoreStats" in g &&
+    typeof g.dumpPeerScoreStats === "function"
+  );
+}
 
 /** What gossipsub keeps per peer for scoring (its `PeerStats`, as far as opp2p_peers reads it). */
 export interface GossipPeerStats {
@@ -107,9 +133,6 @@ export interface P2pConfig {
   readonly "p2p.sync.onlyreqtostatic": boolean;
 }
 
-/** The host logs like the driver. */
-export type P2pLog = DriverLog;
-
 /** What the host reports; the node's `Metricer` implements it (node/metrics.ts). */
 export interface P2pMetricsSink {
   /** Connected peers. */
@@ -132,7 +155,7 @@ export interface P2pMetricsSink {
 
 export interface P2pDeps {
   readonly cfg: RollupConfig;
-  readonly log: P2pLog;
+  readonly log: Logger;
   readonly metrics?: P2pMetricsSink | null;
   /** The current unsafe-block signer (the runtime config's, from L1). */
   readonly unsafeSigner: () => Uint8Array;
@@ -303,39 +326,38 @@ export class P2pNode {
       const port = config["p2p.advertise.tcp"] || config["p2p.listen.tcp"];
       if (port !== 0) announce.push(`/${advIp.includes(":") ? "ip6" : "ip4"}/${advIp}/tcp/${port}`);
     }
-    const services: Record<string, unknown> = {
+    const base = {
       identify: identify(),
       ping: ping(),
-      pubsub: gossipsub({
-        globalSignaturePolicy: "StrictNoSign",
-        emitSelf: false,
-        allowPublishToZeroTopicPeers: true,
-        ignoreDuplicatePublishError: true,
-        D: 8,
-        Dlo: 6,
-        Dhi: 12,
-        Dlazy: 6,
-        heartbeatInterval: 500,
-        fanoutTTL: 24_000,
-        mcacheLength: 12,
-        mcacheGossip: 3,
-        seenTTL: 130 * 500,
-        maxInboundDataLength: GOSSIP_MAX_SIZE + 1024,
-        allowedTopics: topics,
-        msgIdFn: (msg) => gossipMessageId(msg.topic, msg.data),
-        scoreParams: peerScoreParams(scoring, deps.cfg.blockTime, topics, (p) => app.score(p)),
-        scoreThresholds: PEER_SCORE_THRESHOLDS,
-        floodPublish: false,
-        doPX: false,
-      }),
+      pubsub: withScoringViews(
+        gossipsub({
+          globalSignaturePolicy: "StrictNoSign",
+          emitSelf: false,
+          allowPublishToZeroTopicPeers: true,
+          ignoreDuplicatePublishError: true,
+          D: 8,
+          Dlo: 6,
+          Dhi: 12,
+          Dlazy: 6,
+          heartbeatInterval: 500,
+          fanoutTTL: 24_000,
+          mcacheLength: 12,
+          mcacheGossip: 3,
+          seenTTL: 130 * 500,
+          maxInboundDataLength: GOSSIP_MAX_SIZE + 1024,
+          allowedTopics: topics,
+          msgIdFn: (msg) => gossipMessageId(msg.topic, msg.data),
+          scoreParams: peerScoreParams(scoring, deps.cfg.blockTime, topics, (p) => app.score(p)),
+          scoreThresholds: PEER_SCORE_THRESHOLDS,
+          floodPublish: false,
+          doPX: false,
+        }),
+      ),
     };
-    if (config["p2p.nat"]) {
-      const { uPnPNAT } = await import("@libp2p/upnp-nat");
-      services.nat = uPnPNAT();
-    }
+    const services = config["p2p.nat"] ? { ...base, nat: (await import("@libp2p/upnp-nat")).uPnPNAT() } : base;
     let libp2p: Libp2p<{ pubsub: GossipSub }>;
     try {
-      libp2p = (await createLibp2p({
+      libp2p = await createLibp2p({
         privateKey,
         nodeInfo: { userAgent: deps.userAgent ?? "opal-node" },
         addresses: { listen: [listen], announce },
@@ -351,8 +373,8 @@ export class P2pNode {
           denyOutboundEncryptedConnection: (id) => !peerAllowed(id),
           filterMultiaddrForPeer: (_id, ma) => ipAllowed(ipOfMultiaddr(ma)),
         },
-        services: services as { pubsub: () => GossipSub },
-      })) as unknown as Libp2p<{ pubsub: GossipSub }>;
+        services,
+      });
     } catch (e) {
       throw new P2pError(`cannot start the P2P host on ${listen}: ${(e as Error).message}`);
     }

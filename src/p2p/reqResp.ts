@@ -18,6 +18,7 @@
 import type { Libp2p, Stream } from "@libp2p/interface";
 import { concatByteList, concatBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
+import type { Logger } from "../util/log.js";
 import { type BlockVersion, blockHashOf } from "./gossipBlock.js";
 import { SnappyError, snappyFrameDecode, snappyFrameEncode } from "./snappy.js";
 import { decodeEnvelope, encodeEnvelope, type PayloadEnvelopeJson, SszError } from "./ssz.js";
@@ -92,11 +93,6 @@ export class ReqRespError extends Error {
   }
 }
 
-interface ReqRespLog {
-  debug(msg: string, ctx?: Record<string, unknown>): void;
-  warn(msg: string, ctx?: Record<string, unknown>): void;
-}
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 /** Reads a stream to its end, at most `max` bytes, within `timeoutMs`. */
@@ -149,7 +145,7 @@ export interface PayloadByNumberServerOptions {
     n: number,
   ) => Promise<{ readonly envelope: PayloadEnvelopeJson; readonly timestamp: number } | null>;
   readonly versionAt: (timestamp: number) => BlockVersion;
-  readonly log?: ReqRespLog;
+  readonly log?: Logger;
   /** Each request's fate: ok, not_found, invalid_request, error or rate_limited (metrics). */
   readonly onServed?: (result: ServedResult) => void;
 }
@@ -263,7 +259,7 @@ export interface PayloadByNumberClientOptions {
   /** The gossip version block `n` must have (from its timestamp in the rollup config). */
   readonly versionAtNumber: (n: number) => BlockVersion;
   readonly onResult?: (peerId: string, outcome: "valid" | "error" | "rejected") => void;
-  readonly log?: ReqRespLog;
+  readonly log?: Logger;
 }
 
 export interface FetchedPayload {

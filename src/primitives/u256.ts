@@ -20,14 +20,37 @@ export function fromSigned256(v: bigint): bigint {
   return v < 0n ? v + TWO_256 : v;
 }
 
-/** Big-endian bytes (any length) → bigint. */
+/**
+ * Big-endian bytes (any length) → bigint; empty → 0n. Six bytes per step through a Number window
+ * (exact below 2^53), one BigInt shift per step.
+ */
 export function bytesToBigint(b: Uint8Array): bigint {
-  // PERF: 8 bytes per step through a Number-sized window would be faster for long inputs; words are
-  // at most 32 bytes, and the hex path below runs in V8's native BigInt parser.
-  if (b.length === 0) return 0n;
-  let s = "0x";
-  for (let i = 0; i < b.length; i++) s += (b[i] < 16 ? "0" : "") + b[i].toString(16);
-  return BigInt(s);
+  // PERF: per call on this 2-core VM (node 20), against the hex-string parse this replaced and a
+  // byte-per-step BigInt shift: 32 bytes 285 ns vs 1165 / 871 ns, 20 bytes 179 vs 729 / 558 ns,
+  // 8 bytes 82 vs 345 / 207 ns; ≤ 6 bytes is one BigInt(number). Scratch micro-bench, issue 22.
+  const n = b.length;
+  if (n <= 6) {
+    let v = 0;
+    for (let i = 0; i < n; i++) v = v * 256 + b[i];
+    return BigInt(v);
+  }
+  let v = 0n;
+  let i = 0;
+  const head = n % 6;
+  if (head > 0) {
+    let w = 0;
+    for (; i < head; i++) w = w * 256 + b[i];
+    v = BigInt(w);
+  }
+  for (; i < n; i += 6) {
+    const w =
+      b[i] * 0x10000000000 +
+      b[i + 1] * 0x100000000 +
+      ((b[i + 2] << 24) >>> 0) +
+      ((b[i + 3] << 16) | (b[i + 4] << 8) | b[i + 5]);
+    v = (v << 48n) | BigInt(w);
+  }
+  return v;
 }
 
 /** bigint (0 ≤ v < 2^256) → 32 big-endian bytes written into `out` at `pos` (default: new buffer). */

@@ -5,6 +5,7 @@
  * `--rollup.l1-chain-config`. SPEC: op-stack.md §5.1–§5.2; op-node op-node/rollup/types.go.
  */
 import { bytesToHex, isHexString, parseData } from "../primitives/hex.js";
+import type { JsonObject } from "../primitives/json.js";
 import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
 
 /**
@@ -162,13 +163,11 @@ export class RollupConfigError extends Error {
 
 // ---- readers ----
 
-type Json = Record<string, unknown>;
-
 function fail(field: string, msg: string): never {
   throw new RollupConfigError(field, msg);
 }
 
-function isObject(v: unknown): v is Json {
+function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
@@ -176,7 +175,7 @@ function path(prefix: string, key: string): string {
   return prefix === "" ? key : `${prefix}.${key}`;
 }
 
-function readObject(o: Json, key: string, prefix: string): Json {
+function readObject(o: JsonObject, key: string, prefix: string): JsonObject {
   const v = o[key];
   if (v === undefined || v === null) fail(path(prefix, key), "missing");
   if (!isObject(v)) fail(path(prefix, key), "expected an object");
@@ -184,7 +183,7 @@ function readObject(o: Json, key: string, prefix: string): Json {
 }
 
 /** A JSON number that is a non-negative safe integer; `def` when absent (undefined = required). */
-function readUint(o: Json, key: string, prefix: string, def?: number): number {
+function readUint(o: JsonObject, key: string, prefix: string, def?: number): number {
   const v = o[key];
   if (v === undefined || v === null) {
     if (def === undefined) fail(path(prefix, key), "missing");
@@ -196,7 +195,7 @@ function readUint(o: Json, key: string, prefix: string, def?: number): number {
   return v;
 }
 
-function readOptUint(o: Json, key: string, prefix: string): number | null {
+function readOptUint(o: JsonObject, key: string, prefix: string): number | null {
   return o[key] === undefined || o[key] === null ? null : readUint(o, key, prefix);
 }
 
@@ -204,7 +203,7 @@ function readOptUint(o: Json, key: string, prefix: string): number | null {
  * An unsigned integer up to `max` bits: a JSON number (safe integer) or, for values a JSON number
  * cannot carry exactly, a decimal or 0x-hex string.
  */
-function readBig(o: Json, key: string, prefix: string, bits: number, def?: bigint): bigint {
+function readBig(o: JsonObject, key: string, prefix: string, bits: number, def?: bigint): bigint {
   const v = o[key];
   const field = path(prefix, key);
   let out: bigint;
@@ -225,7 +224,7 @@ function readBig(o: Json, key: string, prefix: string, bits: number, def?: bigin
 }
 
 /** `0x` hex of exactly `size` bytes (Go `common.Hash`/`Address`/`eth.Bytes32`/`Bytes8` JSON); `def` when absent. */
-function readBytes(o: Json, key: string, prefix: string, size: number, def?: Uint8Array): Uint8Array {
+function readBytes(o: JsonObject, key: string, prefix: string, size: number, def?: Uint8Array): Uint8Array {
   const v = o[key];
   const field = path(prefix, key);
   if (v === undefined || v === null) {
@@ -237,7 +236,7 @@ function readBytes(o: Json, key: string, prefix: string, size: number, def?: Uin
   return parseData(v, size);
 }
 
-function readBool(o: Json, key: string, prefix: string): boolean {
+function readBool(o: JsonObject, key: string, prefix: string): boolean {
   const v = o[key];
   if (v === undefined || v === null) return false;
   if (typeof v !== "boolean") fail(path(prefix, key), `expected a boolean, got ${JSON.stringify(v)}`);
@@ -255,13 +254,13 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-function readBlockId(o: Json, key: string, prefix: string): BlockId {
+function readBlockId(o: JsonObject, key: string, prefix: string): BlockId {
   const at = path(prefix, key);
   const b = readObject(o, key, prefix);
   return Object.freeze({ hash: readBytes(b, "hash", at, 32), number: readUint(b, "number", at) });
 }
 
-function readSystemConfig(o: Json, prefix: string): GenesisSystemConfig {
+function readSystemConfig(o: JsonObject, prefix: string): GenesisSystemConfig {
   const at = path(prefix, "system_config");
   const s = readObject(o, "system_config", prefix);
   const daFootprintGasScalar = readUint(s, "daFootprintGasScalar", at, 0);
@@ -278,7 +277,7 @@ function readSystemConfig(o: Json, prefix: string): GenesisSystemConfig {
   });
 }
 
-function readChainOpConfig(o: Json): ChainOpConfig | null {
+function readChainOpConfig(o: JsonObject): ChainOpConfig | null {
   const v = o.chain_op_config;
   if (v === undefined || v === null) return null;
   const c = readObject(o, "chain_op_config", "");
@@ -296,7 +295,7 @@ function readChainOpConfig(o: Json): ChainOpConfig | null {
   });
 }
 
-function readAltDa(o: Json): AltDaConfig | null {
+function readAltDa(o: JsonObject): AltDaConfig | null {
   const v = o.alt_da;
   if (v === undefined || v === null) return null;
   const a = readObject(o, "alt_da", "");
@@ -507,14 +506,14 @@ export function maxSequencerDriftAt(cfg: RollupConfig, l1Timestamp: number): num
  * applied.
  */
 export function applyForkOverrides(cfg: RollupConfig, overrides: Partial<Record<RollupFork, number>>): RollupConfig {
-  const next: Record<string, unknown> = { ...cfg };
+  const times: { -readonly [K in keyof ForkTimes]?: number } = {};
   for (const [fork, time] of Object.entries(overrides) as [RollupFork, number | undefined][]) {
     if (time === undefined) continue;
     if (!(fork in FORK_TIME_KEYS)) fail(`override.${fork}`, "unknown fork");
     if (!Number.isSafeInteger(time) || time < 0) fail(`override.${fork}`, `not a timestamp: ${time}`);
-    next[`${fork}Time`] = time;
+    times[`${fork}Time`] = time;
   }
-  const out = Object.freeze(next) as unknown as RollupConfig;
+  const out: RollupConfig = Object.freeze({ ...cfg, ...times });
   checkRollupConfig(out);
   return out;
 }

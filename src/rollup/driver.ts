@@ -6,6 +6,7 @@
  * (`step`), so action tests drive it without timers; `run` is the production loop around it.
  */
 import { bytesToHex } from "../primitives/hex.js";
+import type { Logger } from "../util/log.js";
 import type { RollupConfig } from "./config.js";
 import { DeriveError } from "./derive/errors.js";
 import { DerivationPipeline, type PipelineDeps } from "./derive/pipeline.js";
@@ -20,13 +21,6 @@ import { findL2Heads, type SyncStartL1 } from "./syncStart.js";
 /** Queued unsafe block numbers kept at most (op-node bounds its queue by memory, ~500 MB). */
 const UNSAFE_QUEUE_MAX = 4096;
 
-export interface DriverLog {
-  debug(msg: string, ctx?: Record<string, unknown>): void;
-  info(msg: string, ctx?: Record<string, unknown>): void;
-  warn(msg: string, ctx?: Record<string, unknown>): void;
-  error(msg: string, ctx?: Record<string, unknown>): void;
-}
-
 /** Where safe-head updates go (the safe-head DB of `--safedb.path`). */
 export interface SafeHeadListener {
   safeHeadUpdated(safe: BlockId, l1: BlockId): void;
@@ -36,7 +30,7 @@ export interface SafeHeadListener {
 export interface DriverDeps extends Omit<PipelineDeps, "l1"> {
   readonly l1: PipelineDeps["l1"] & SyncStartL1;
   readonly engine: EngineClient;
-  readonly log: DriverLog;
+  readonly log: Logger;
   readonly safeDb?: SafeHeadListener | null;
   readonly metrics?: { recordPipelineReset(): void; recordDerivationError(): void };
   /** Held during each step; the sequencer holds it while it builds (they share the engine). */

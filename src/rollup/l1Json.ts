@@ -19,13 +19,15 @@
  * A failure is an `L1VerifyError` naming the field; malformed JSON is one too (field + why).
  */
 import { type Header, headerHash } from "../block/header.js";
-import type { Log } from "../block/log.js";
+import type { ReceiptLog } from "../block/log.js";
 import { decodeReceipt, encodeReceipt, type Receipt } from "../block/receipt.js";
 import { encodeWithdrawal, type Withdrawal } from "../block/withdrawal.js";
 import { KECCAK256_EMPTY, keccak256 } from "../crypto/keccak.js";
 import { equalBytes, padLeft, stripLeadingZeros } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes, parseData } from "../primitives/hex.js";
+import type { JsonObject } from "../primitives/json.js";
 import { decodeQuantity } from "../primitives/quantity.js";
+import { bytesToBigint, MAX_U64 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import { EMPTY_TRIE_ROOT, orderedTrieRoot } from "../trie/orderedRoot.js";
 import { verifyProof } from "../trie/proof.js";
@@ -95,10 +97,6 @@ export interface AccountProof {
   readonly accountProof: readonly Uint8Array[];
   readonly storageProof: readonly StorageProofEntry[];
 }
-
-const MAX_U64 = (1n << 64n) - 1n;
-
-type JsonObject = Record<string, unknown>;
 
 // --- JSON field readers -------------------------------------------------------------------------
 
@@ -473,12 +471,12 @@ export function txHashes(txs: readonly Tx[]): Uint8Array[] {
 
 // --- receipts -----------------------------------------------------------------------------------
 
-function parseLog(v: unknown, field: string): { log: Log; meta: RpcLogMeta } {
+function parseLog(v: unknown, field: string): { log: ReceiptLog; meta: RpcLogMeta } {
   const o = asObject(v, field);
   const topics = asArray(o.topics, `${field}.topics`).map((t, i) =>
     bytesField({ t }, "t", `${field}.topics[${i}]`, 32),
   );
-  const log: Log = {
+  const log: ReceiptLog = {
     address: bytesField(o, "address", `${field}.address`, 20),
     topics,
     data: bytesField(o, "data", `${field}.data`),
@@ -706,10 +704,6 @@ function wordField(o: JsonObject, key: string, field: string): Uint8Array {
   const b = stripLeadingZeros(hexToBytes(digits.length % 2 === 0 ? digits : `0${digits}`));
   if (b.length > 32) fail(field, "exceeds 32 bytes");
   return padLeft(b, 32);
-}
-
-function bytesToBigint(b: Uint8Array): bigint {
-  return b.length === 0 ? 0n : BigInt(bytesToHex(b));
 }
 
 function proofList(v: unknown, field: string): Uint8Array[] {

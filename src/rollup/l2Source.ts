@@ -10,9 +10,9 @@
 import { headerHash } from "../block/header.js";
 import { keccak256 } from "../crypto/keccak.js";
 import { PayloadError, type PayloadJson, payloadToBlock } from "../engine/payload.js";
-import { parseL1BlockInfo } from "../executor/op/l1BlockInfo.js";
 import { concatBytes, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { parseL1BlockInfo } from "../tx/l1BlockInfo.js";
 import { isForkActive, type RollupConfig } from "./config.js";
 import type { BlockId, L2BlockRef } from "./refs.js";
 import type { RpcTransport } from "./rpcTransport.js";

@@ -17,6 +17,7 @@
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
+import type { Logger } from "../util/log.js";
 import { isForkActivationBlock, maxSequencerDriftAt, type RollupConfig } from "./config.js";
 import { type L1InfoSource, preparePayloadAttributes, type SystemConfigSource } from "./derive/attributes.js";
 import { DeriveError } from "./derive/errors.js";
@@ -38,12 +39,6 @@ export interface Conductor {
   commitUnsafePayload(env: PayloadEnvelope): Promise<void>;
 }
 
-export interface SequencerLog {
-  info(msg: string, ctx?: Record<string, unknown>): void;
-  warn(msg: string, ctx?: Record<string, unknown>): void;
-  error(msg: string, ctx?: Record<string, unknown>): void;
-}
-
 export interface SequencerDeps {
   readonly cfg: RollupConfig;
   readonly controller: EngineController;
@@ -52,7 +47,7 @@ export interface SequencerDeps {
   readonly l1Chain: ChainConfig | null;
   readonly control: SequencerControl;
   readonly lock: Semaphore;
-  readonly log: SequencerLog;
+  readonly log: Logger;
   readonly conductor: Conductor | null;
   /** `--sequencer.max-safe-lag` (0 = off). */
   readonly maxSafeLag: number;

@@ -31,7 +31,8 @@ import type { TaskPool } from "../util/taskPool.js";
 import { debugApi } from "./debug/api.js";
 import { traceApi } from "./debug/traceApi.js";
 import { RpcError, type RpcErrorJson, toRpcError } from "./errors.js";
-import { EthBackend, ethCallMethods } from "./eth/api.js";
+import { ethCallMethods } from "./eth/api.js";
+import { EthBackend } from "./eth/backend.js";
 import { ChainReader } from "./eth/chainReader.js";
 import { decodePositional, type ParamDecoder } from "./params.js";
 import { type AnyMethod, type CallContext, defineMethod } from "./registry.js";
@@ -130,18 +131,16 @@ class ReplyCache {
  * `methods` with those of OFFLOADED_METHODS replaced by pool-backed twins of the same arity; the
  * others unchanged.
  */
-export function offloadCalls<M extends { readonly name: string; readonly kind: string }>(
-  methods: readonly M[],
-  opts: OffloadOptions,
-): (M | AnyMethod)[] {
+export function offloadCalls<
+  M extends { readonly name: string; readonly kind: string; readonly params: readonly unknown[] },
+>(methods: readonly M[], opts: OffloadOptions): (M | AnyMethod)[] {
   const cache = new ReplyCache(opts.cacheEntries ?? REPLY_CACHE_ENTRIES);
   return methods.map((m) => {
     if (m.kind !== "method" || !OFFLOADED_METHODS.includes(m.name)) return m;
-    const def = m as unknown as AnyMethod;
     return defineMethod({
-      name: def.name,
-      params: def.params.map(() => raw),
-      handler: (params) => runOffloaded(opts, cache, def.name, params as unknown[]),
+      name: m.name,
+      params: m.params.map(() => raw),
+      handler: (params) => runOffloaded(opts, cache, m.name, params as unknown[]),
     });
   });
 }

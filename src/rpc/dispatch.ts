@@ -10,9 +10,14 @@
  * concatenation around one `JSON.stringify` of the result.
  */
 import { RpcError, RpcErrorCode, toRpcError } from "./errors.js";
+import {
+  type AnyMethod,
+  type AnySubscription,
+  type CallContext,
+  type MethodTable,
+  subscriptionKey,
+} from "./methodTable.js";
 import { decodePositional, goString, type ParamDecoder } from "./params.js";
-import type { AnyMethod, AnySubscription, CallContext, MethodTable } from "./registry.js";
-import { subscriptionKey } from "./registry.js";
 import type { ConnectionSubscriptions, Subscription } from "./subscriptions.js";
 
 export interface DispatcherOptions {

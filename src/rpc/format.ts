@@ -10,17 +10,16 @@
  * beside the upstream `l1BaseFeeScalar` / `l1BlobBaseFee` / `l1BlobBaseFeeScalar`.
  */
 import type { Header } from "../block/header.js";
-import type { Log } from "../block/log.js";
+import type { ReceiptLog } from "../block/log.js";
 import type { Receipt } from "../block/receipt.js";
 import type { Withdrawal } from "../block/withdrawal.js";
 import { createAddress } from "../evm/evm.js";
 import { formatFeeScalar, type L1ReceiptFields } from "../executor/op/l1Cost.js";
 import { bytesToHex } from "../primitives/hex.js";
+import type { JsonValue } from "../primitives/json.js";
 import { bigintToAddress } from "../state/worldState.js";
 import { legacyChainId } from "../tx/legacy.js";
 import { type AccessList, type Tx, TxType } from "../tx/tx.js";
-
-export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
 export function qty(v: number | bigint): string {
   return `0x${v.toString(16)}`;
@@ -28,8 +27,8 @@ export function qty(v: number | bigint): string {
 
 const hex = bytesToHex;
 
-export function headerJson(h: Header, hash: Uint8Array, size: number): Record<string, Json> {
-  const o: Record<string, Json> = {};
+export function headerJson(h: Header, hash: Uint8Array, size: number): Record<string, JsonValue> {
+  const o: Record<string, JsonValue> = {};
   if (h.baseFeePerGas !== null) o.baseFeePerGas = qty(h.baseFeePerGas);
   if (h.blobGasUsed !== null) o.blobGasUsed = qty(h.blobGasUsed);
   o.difficulty = qty(h.difficulty);
@@ -62,26 +61,26 @@ export interface BlockJsonInput {
   /** RLP size of the whole block. */
   readonly size: number;
   /** Tx hashes, or full tx objects when the caller asked for them. */
-  readonly transactions: Json[];
+  readonly transactions: JsonValue[];
   readonly uncleHashes: readonly Uint8Array[];
   readonly withdrawals: readonly Withdrawal[] | null;
 }
 
 /** geth's block object: the header fields, then transactions, uncles and withdrawals, in key order. */
-export function blockJson(b: BlockJsonInput): Record<string, Json> {
+export function blockJson(b: BlockJsonInput): Record<string, JsonValue> {
   const o = headerJson(b.header, b.hash, b.size);
-  const out: Record<string, Json> = {};
+  const out: Record<string, JsonValue> = {};
   for (const k of Object.keys(o).sort()) out[k] = o[k];
   out.transactions = b.transactions;
   out.uncles = b.uncleHashes.map((u) => hex(u));
   if (b.withdrawals !== null) out.withdrawals = b.withdrawals.map(withdrawalJson);
   // geth marshals a map: every key in sorted order.
-  const sorted: Record<string, Json> = {};
+  const sorted: Record<string, JsonValue> = {};
   for (const k of Object.keys(out).sort()) sorted[k] = out[k];
   return sorted;
 }
 
-export function withdrawalJson(w: Withdrawal): Record<string, Json> {
+export function withdrawalJson(w: Withdrawal): Record<string, JsonValue> {
   return { index: qty(w.index), validatorIndex: qty(w.validatorIndex), address: hex(w.address), amount: qty(w.amount) };
 }
 
@@ -103,13 +102,13 @@ export interface TxExtras {
   readonly depositReceiptVersion?: number | null;
 }
 
-function accessListJson(list: AccessList): Json[] {
+function accessListJson(list: AccessList): JsonValue[] {
   return list.map((e) => ({ address: hex(e.address), storageKeys: e.storageKeys.map((k) => hex(k)) }));
 }
 
 /** geth's RPCTransaction. */
-export function txJson(tx: Tx, x: TxExtras, place: TxPlace): Record<string, Json> {
-  const o: Record<string, Json> = {
+export function txJson(tx: Tx, x: TxExtras, place: TxPlace): Record<string, JsonValue> {
+  const o: Record<string, JsonValue> = {
     blockHash: place.blockHash === null ? null : hex(place.blockHash),
     blockNumber: place.blockNumber === null ? null : qty(place.blockNumber),
   };
@@ -195,7 +194,7 @@ export interface LogPlace {
   readonly removed?: boolean;
 }
 
-export function logJson(l: Log, p: LogPlace): Record<string, Json> {
+export function logJson(l: ReceiptLog, p: LogPlace): Record<string, JsonValue> {
   return {
     address: hex(l.address),
     topics: l.topics.map((t) => hex(t)),
@@ -238,8 +237,8 @@ export function effectiveGasPrice(tx: Tx, baseFee: bigint | null): bigint {
   }
 }
 
-export function receiptJson(r: Receipt, tx: Tx, x: TxExtras, p: ReceiptPlace): Record<string, Json> {
-  const o: Record<string, Json> = {};
+export function receiptJson(r: Receipt, tx: Tx, x: TxExtras, p: ReceiptPlace): Record<string, JsonValue> {
+  const o: Record<string, JsonValue> = {};
   if (tx.type === TxType.Blob && p.blobBaseFee !== null) {
     o.blobGasPrice = qty(p.blobBaseFee);
     o.blobGasUsed = qty(131072 * tx.blobVersionedHashes.length);

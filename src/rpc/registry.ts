@@ -5,23 +5,21 @@
  * unknown one (-32601), as geth registers only the enabled services on each server.
  */
 import { Dispatcher, type DispatcherOptions } from "./dispatch.js";
-import type { DecodedParams, ParamDecoder } from "./params.js";
+import {
+  type AnyMethod,
+  type AnySubscription,
+  type CallContext,
+  type MethodTable,
+  type ParamDecoders,
+  subscriptionKey,
+} from "./methodTable.js";
+import type { DecodedParams } from "./params.js";
 import type { Subscription } from "./subscriptions.js";
 
-/** What a handler knows about the connection the call came in on. */
-export interface CallContext {
-  readonly transport: "http" | "ws";
-  readonly remoteAddr: string;
-  /**
-   * Push a notification to a subscription of this connection (WebSocket only; absent on HTTP).
-   * Returns false when the subscription no longer exists.
-   */
-  readonly notify?: (subscriptionId: string, result: unknown) => boolean;
-}
+/** Handler modules import these with `defineMethod`; their home is methodTable.ts (dispatch.ts needs them). */
+export type { AnyMethod, AnySubscription, CallContext, MethodTable } from "./methodTable.js";
 
-type Decoders = readonly ParamDecoder<unknown>[];
-
-export interface MethodDef<D extends Decoders = Decoders> {
+export interface MethodDef<D extends ParamDecoders = ParamDecoders> {
   readonly kind: "method";
   readonly name: string;
   readonly namespace: string;
@@ -29,7 +27,7 @@ export interface MethodDef<D extends Decoders = Decoders> {
   readonly handler: (params: DecodedParams<D>, ctx: CallContext) => unknown;
 }
 
-export interface SubscriptionDef<D extends Decoders = Decoders> {
+export interface SubscriptionDef<D extends ParamDecoders = ParamDecoders> {
   readonly kind: "subscription";
   /** Namespace whose `<ns>_subscribe` serves it (geth: the service name), e.g. "eth". */
   readonly namespace: string;
@@ -50,7 +48,7 @@ function namespaceOf(method: string): string {
 }
 
 /** A method: the namespace is the prefix of `name` before the first `_`. */
-export function defineMethod<const D extends Decoders>(def: {
+export function defineMethod<const D extends ParamDecoders>(def: {
   name: string;
   params: D;
   handler: (params: DecodedParams<D>, ctx: CallContext) => unknown;
@@ -61,43 +59,13 @@ export function defineMethod<const D extends Decoders>(def: {
 }
 
 /** A subscription kind served by `<namespace>_subscribe`. */
-export function defineSubscription<const D extends Decoders>(def: {
+export function defineSubscription<const D extends ParamDecoders>(def: {
   namespace: string;
   name: string;
   params: D;
   handler: (params: DecodedParams<D>, sub: Subscription, ctx: CallContext) => unknown;
 }): SubscriptionDef<D> {
   return { kind: "subscription", namespace: def.namespace, name: def.name, params: def.params, handler: def.handler };
-}
-
-/** Any method definition, decoder tuple erased (every `MethodDef<D>` is assignable to it). */
-export interface AnyMethod {
-  readonly kind: "method";
-  readonly name: string;
-  readonly namespace: string;
-  readonly params: Decoders;
-  readonly handler: (params: never, ctx: CallContext) => unknown;
-}
-
-/** Any subscription definition, decoder tuple erased. */
-export interface AnySubscription {
-  readonly kind: "subscription";
-  readonly namespace: string;
-  readonly name: string;
-  readonly params: Decoders;
-  readonly handler: (params: never, sub: Subscription, ctx: CallContext) => unknown;
-}
-
-/** The methods and subscriptions one dispatcher serves (already filtered by namespace). */
-export interface MethodTable {
-  readonly apis: readonly string[];
-  readonly methods: ReadonlyMap<string, AnyMethod>;
-  /** Keyed `${namespace}\u0000${name}`. */
-  readonly subscriptions: ReadonlyMap<string, AnySubscription>;
-}
-
-export function subscriptionKey(namespace: string, name: string): string {
-  return `${namespace}\u0000${name}`;
 }
 
 export class Registry {

@@ -2,9 +2,10 @@
  * The `txpool` namespace: geth's TxPoolAPI (status, content, contentFrom, inspect). Pool txs are
  * rendered as geth's pending RPCTransaction (no block fields).
  */
+import type { JsonValue } from "../primitives/json.js";
 import type { PooledTx } from "../txpool/pooledTx.js";
 import type { TxPool } from "../txpool/txPool.js";
-import { type Json, qty, txJson } from "./format.js";
+import { qty, txJson } from "./format.js";
 import { address } from "./params.js";
 import { type AnyMethod, defineMethod } from "./registry.js";
 
@@ -13,7 +14,7 @@ export interface TxPoolApiDeps {
 }
 
 /** geth `NewRPCPendingTransaction`: the block fields null. */
-export function pendingTxJson(p: PooledTx): Record<string, Json> {
+export function pendingTxJson(p: PooledTx): Record<string, JsonValue> {
   const o = txJson(
     p.tx,
     { hash: p.hash, from: p.sender },
@@ -23,14 +24,14 @@ export function pendingTxJson(p: PooledTx): Record<string, Json> {
   return o;
 }
 
-function mapNested(o: Record<string, Record<string, PooledTx>>): Record<string, Record<string, Json>> {
-  const out: Record<string, Record<string, Json>> = {};
+function mapNested(o: Record<string, Record<string, PooledTx>>): Record<string, Record<string, JsonValue>> {
+  const out: Record<string, Record<string, JsonValue>> = {};
   for (const [addr, byNonce] of Object.entries(o)) out[addr] = mapFlat(byNonce);
   return out;
 }
 
-function mapFlat(o: Record<string, PooledTx>): Record<string, Json> {
-  const out: Record<string, Json> = {};
+function mapFlat(o: Record<string, PooledTx>): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
   for (const [n, p] of Object.entries(o)) out[n] = pendingTxJson(p);
   return out;
 }

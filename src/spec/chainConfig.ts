@@ -6,6 +6,7 @@
  * `ChainConfigError` naming the field.
  */
 import { hexToBytes } from "../primitives/hex.js";
+import type { JsonObject } from "../primitives/json.js";
 import { Fork, type ForkRules, OpFork, opL1Fork } from "./forks.js";
 
 /** Blob parameters of one fork (EIP-7840 `blobSchedule` entry). */
@@ -116,14 +117,12 @@ export const DEFAULT_OSAKA_BLOB_PARAMS: BlobParams = DEFAULT_PRAGUE_BLOB_PARAMS;
 
 // ---- field readers ----
 
-type Json = Record<string, unknown>;
-
 function fail(field: string, msg: string): never {
   throw new ChainConfigError(field, msg);
 }
 
 /** A non-negative safe integer: JSON number, decimal string or 0x-hex string. Absent/null → null. */
-function optUint(o: Json, field: string): number | null {
+function optUint(o: JsonObject, field: string): number | null {
   const v = o[field];
   if (v === undefined || v === null) return null;
   if (typeof v === "number") {
@@ -144,7 +143,7 @@ function parseBigString(v: string, field: string): bigint {
 }
 
 /** An unsigned big integer: safe JSON number, decimal or hex string. Absent/null → null. */
-function optBig(o: Json, field: string): bigint | null {
+function optBig(o: JsonObject, field: string): bigint | null {
   const v = o[field];
   if (v === undefined || v === null) return null;
   if (typeof v === "number") {
@@ -156,32 +155,32 @@ function optBig(o: Json, field: string): bigint | null {
   return fail(field, `expected a number, got ${typeof v}`);
 }
 
-function optBool(o: Json, field: string): boolean {
+function optBool(o: JsonObject, field: string): boolean {
   const v = o[field];
   if (v === undefined || v === null) return false;
   if (typeof v !== "boolean") fail(field, `expected a boolean, got ${typeof v}`);
   return v;
 }
 
-function optAddress(o: Json, field: string): Uint8Array | null {
+function optAddress(o: JsonObject, field: string): Uint8Array | null {
   const v = o[field];
   if (v === undefined || v === null) return null;
   if (typeof v !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(v)) fail(field, "expected a 0x-prefixed 20-byte address");
   return hexToBytes(v);
 }
 
-function isObject(v: unknown): v is Json {
+function isObject(v: unknown): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function u32Positive(o: Json, field: string, path: string): number {
+function u32Positive(o: JsonObject, field: string, path: string): number {
   const n = optUint(o, field);
   if (n === null) fail(path, "missing");
   if (n === 0 || n > 0xffffffff) fail(path, `must be in [1, 2^32-1], got ${n}`);
   return n;
 }
 
-function readBlobParams(s: Json, name: string): BlobParams | null {
+function readBlobParams(s: JsonObject, name: string): BlobParams | null {
   const v = s[name];
   if (v === undefined || v === null) return null;
   const path = `blobSchedule.${name}`;
@@ -197,7 +196,7 @@ function readBlobParams(s: Json, name: string): BlobParams | null {
   return Object.freeze({ target, max, baseFeeUpdateFraction: fraction });
 }
 
-function readOptimism(o: Json): OptimismConfig | null {
+function readOptimism(o: JsonObject): OptimismConfig | null {
   const v = o.optimism;
   if (v === undefined || v === null) return null;
   if (!isObject(v)) fail("optimism", "expected an object");
@@ -293,7 +292,7 @@ export function parseChainConfig(json: unknown): ChainConfig {
   const optimism = readOptimism(json);
   const sched = json.blobSchedule;
   if (sched !== undefined && sched !== null && !isObject(sched)) fail("blobSchedule", "expected an object");
-  const s: Json = isObject(sched) ? sched : {};
+  const s: JsonObject = isObject(sched) ? sched : {};
   const times = {
     cancunTime: optUint(json, "cancunTime"),
     pragueTime: optUint(json, "pragueTime"),

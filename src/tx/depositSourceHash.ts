@@ -7,7 +7,7 @@
  * | domain | origin                           | payload (32 bytes)                               | made in                          |
  * |--------|----------------------------------|--------------------------------------------------|----------------------------------|
  * | 0      | user deposit (L1 portal log)     | keccak256(l1BlockHash ‖ bytes32(l1LogIndex))     | rollup/derive/depositLog.ts      |
- * | 1      | L1-attributes deposit            | keccak256(l1BlockHash ‖ bytes32(seqNumber))      | executor/op/l1InfoDeposit.ts     |
+ * | 1      | L1-attributes deposit            | keccak256(l1BlockHash ‖ bytes32(seqNumber))      | tx/l1InfoDeposit.ts              |
  * | 2      | network-upgrade deposit          | keccak256(utf8(intent))                          | rollup/derive/upgradeTxs.ts      |
  * | 4      | interop optimistic-block deposit | the invalidated block's output root              | rollup/interop/replacement.ts    |
  *

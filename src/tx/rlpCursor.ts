@@ -4,35 +4,9 @@
  * (RlpError) and are wrapped by the envelope. No tree is built: fields are read in place and byte
  * strings are views into the input.
  */
+import { bytesToBigint } from "../primitives/u256.js";
 import { decodeHeader } from "../rlp/decode.js";
 import { TxError } from "./errors.js";
-
-/** Big-endian bytes (≤ 32) to bigint; 6 bytes per step through a Number window. */
-export function bytesToBigintBE(b: Uint8Array): bigint {
-  const n = b.length;
-  if (n <= 6) {
-    let v = 0;
-    for (let i = 0; i < n; i++) v = v * 256 + b[i];
-    return BigInt(v);
-  }
-  let v = 0n;
-  let i = 0;
-  const head = n % 6;
-  if (head > 0) {
-    let w = 0;
-    for (; i < head; i++) w = w * 256 + b[i];
-    v = BigInt(w);
-  }
-  for (; i < n; i += 6) {
-    const w =
-      b[i] * 0x10000000000 +
-      b[i + 1] * 0x100000000 +
-      ((b[i + 2] << 24) >>> 0) +
-      ((b[i + 3] << 16) | (b[i + 4] << 8) | b[i + 5]);
-    v = (v << 48n) | BigInt(w);
-  }
-  return v;
-}
 
 export class RlpCursor {
   pos: number;
@@ -85,11 +59,11 @@ export class RlpCursor {
   }
 
   u64(what: string): bigint {
-    return bytesToBigintBE(this.int(what, 8));
+    return bytesToBigint(this.int(what, 8));
   }
 
   u256(what: string): bigint {
-    return bytesToBigintBE(this.int(what, 32));
+    return bytesToBigint(this.int(what, 32));
   }
 
   u8(what: string): number {

@@ -42,6 +42,25 @@ const MSG_WIDTH = 40;
 
 export type LogFields = Readonly<Record<string, unknown>>;
 
+/**
+ * What a component logs through, taken in its deps: `Log` below implements it, tests pass silent or
+ * recording objects. The one logger type of src/ (a receipt's log is block/log.ts `ReceiptLog`).
+ */
+export interface Logger {
+  error(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  debug(msg: string, fields?: LogFields): void;
+}
+
+/** A Logger that drops every record (the default where logging is optional). */
+export const SILENT_LOGGER: Logger = Object.freeze({
+  error: () => undefined,
+  warn: () => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+});
+
 export interface LogOptions {
   readonly level: LogLevelNumber;
   readonly format: LogFormat;
@@ -87,7 +106,7 @@ function pad(n: number, w = 2): string {
   return String(n).padStart(w, "0");
 }
 
-export class Log {
+export class Log implements Logger {
   private readonly sink: (line: string) => void;
   private readonly clock: () => Date;
 

@@ -10,12 +10,12 @@
 import { strict as assert } from "node:assert";
 import { daFootprintOfSize, estimatedDaSize } from "../../src/executor/op/daFootprint.js";
 import { fastLzCompressedLength } from "../../src/executor/op/fastLz.js";
-import { type L1BlockInfo, newL1BlockInfo } from "../../src/executor/op/l1BlockInfo.js";
 import { fjordL1Cost, fjordL1GasUsed, l1Cost, l1GasUsed, l1ReceiptFields } from "../../src/executor/op/l1Cost.js";
 import { operatorFee, operatorFeeRefund } from "../../src/executor/op/operatorFee.js";
 import { hexToBytes } from "../../src/primitives/hex.js";
 import { type ForkRules, OpFork, opRules } from "../../src/spec/forks.js";
 import { encodeTx } from "../../src/tx/envelope.js";
+import { type L1BlockInfo, newL1BlockInfo } from "../../src/tx/l1BlockInfo.js";
 import { TxType } from "../../src/tx/tx.js";
 import { fixturePath, readJson } from "../utils/fixtures.js";
 

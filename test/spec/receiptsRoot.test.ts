@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Block, decodeBlock, encodeBlock } from "../../src/block/block.js";
 import { decodeHeader, encodeHeader, type Header, headerHash } from "../../src/block/header.js";
-import type { Log } from "../../src/block/log.js";
+import type { ReceiptLog } from "../../src/block/log.js";
 import { blockLogsBloom, logsBloom } from "../../src/block/logsBloom.js";
 import { decodeReceipt, encodeReceipt, encodeReceiptsForRoot, type Receipt } from "../../src/block/receipt.js";
 import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
@@ -87,7 +87,7 @@ function headerFromRpc(j: Json): Header {
   };
 }
 
-function logsFromRpc(logs: Json[]): Log[] {
+function logsFromRpc(logs: Json[]): ReceiptLog[] {
   return logs.map((l) => ({
     address: hexToBytes(l.address),
     topics: l.topics.map((t: string) => hexToBytes(t)),

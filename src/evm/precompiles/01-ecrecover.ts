@@ -1,7 +1,8 @@
 /** ECRECOVER (0x01): signer address of (hash, v, r, s); empty output, not failure, on a bad signature. */
 import { recoverAddress, SECP256K1_N } from "../../crypto/secp256k1.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 import type { ForkRules } from "../../spec/forks.js";
-import { bytesToBigint, EMPTY, ok, outOfGas, type PrecompileResult, rightPad } from "./types.js";
+import { EMPTY, ok, outOfGas, type PrecompileResult, rightPad } from "./types.js";
 
 const GAS = 3000;
 

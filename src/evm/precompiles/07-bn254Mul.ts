@@ -1,7 +1,8 @@
 /** BN254 ECMUL (0x07, EIP-196): 40,000 gas, 6,000 from Istanbul (EIP-1108). */
+import { bytesToBigint } from "../../primitives/u256.js";
 import { Fork, type ForkRules } from "../../spec/forks.js";
 import { decodeG1, encodeG1, G1, N } from "./bn254.js";
-import { bytesToBigint, failure, ok, outOfGas, type PrecompileResult, rightPad } from "./types.js";
+import { failure, ok, outOfGas, type PrecompileResult, rightPad } from "./types.js";
 
 export function bn254Mul(input: Uint8Array, gasLimit: number, rules: ForkRules): PrecompileResult {
   const gas = rules.fork >= Fork.Istanbul ? 6000 : 40000;

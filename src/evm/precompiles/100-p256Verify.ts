@@ -4,8 +4,9 @@
  * valid signature, empty otherwise (never a failure).
  */
 import { p256 } from "@noble/curves/nist.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 import { Fork, type ForkRules } from "../../spec/forks.js";
-import { bytesToBigint, EMPTY, ok, outOfGas, type PrecompileResult } from "./types.js";
+import { EMPTY, ok, outOfGas, type PrecompileResult } from "./types.js";
 
 const INPUT_LEN = 160;
 const N = p256.Point.Fn.ORDER;

@@ -4,7 +4,8 @@
  * (256 B), all-zero is infinity. Decoders return null on any invalid encoding.
  */
 import { bls12_381 } from "@noble/curves/bls12-381.js";
-import { bytesToBigint, writeBigint } from "./types.js";
+import { bytesToBigint } from "../../primitives/u256.js";
+import { writeBigint } from "./types.js";
 
 export const G1 = bls12_381.G1.Point;
 export const G2 = bls12_381.G2.Point;

@@ -4,9 +4,10 @@
  * caps, which each caller passes as a frozen `MsmSpec`.
  */
 import { type CurvePoint, type CurvePointCons, pippenger } from "@noble/curves/abstract/curve.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 import { type ForkRules, OpFork } from "../../spec/forks.js";
 import { msmGas, R } from "./bls12381.js";
-import { bytesToBigint, failure, ok, outOfGas, type PrecompileResult } from "./types.js";
+import { failure, ok, outOfGas, type PrecompileResult } from "./types.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the field type differs per group; noble bounds points the same way
 export interface MsmSpec<P extends CurvePoint<any, P>> {

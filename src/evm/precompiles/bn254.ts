@@ -4,7 +4,7 @@
  * any invalid encoding; callers turn that into a precompile failure.
  */
 import { bn254 } from "@noble/curves/bn254.js";
-import { bytesToBigint } from "./types.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 
 export const G1 = bn254.G1.Point;
 export const G2 = bn254.G2.Point;

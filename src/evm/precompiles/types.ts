@@ -46,13 +46,6 @@ export function rightPad(input: Uint8Array, len: number): Uint8Array {
   return out;
 }
 
-/** Big-endian unsigned integer of `bytes`. */
-export function bytesToBigint(bytes: Uint8Array): bigint {
-  let v = 0n;
-  for (let i = 0; i < bytes.length; i++) v = (v << 8n) | BigInt(bytes[i]);
-  return v;
-}
-
 /** `v` as `len` big-endian bytes written into `out` at `pos` (v must fit). */
 export function writeBigint(v: bigint, out: Uint8Array, pos: number, len: number): void {
   for (let i = pos + len - 1; i >= pos; i--) {

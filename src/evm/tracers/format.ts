@@ -48,7 +48,13 @@ function readWordAt(b: Uint8Array, pos: number): bigint | null {
   return v;
 }
 
-/** The reason of revert data, or null when it is neither Error(string) nor Panic(uint256). */
+/**
+ * geth `abi.UnpackRevert` (accounts/abi/abi.go): the reason of revert data, or null where geth
+ * errs — shorter than a selector, another selector, or an Error(string) whose offset or length
+ * runs past the data (`lengthPrefixPointsTo`). Panic(uint256) codes read as Solidity names them,
+ * others as "unknown panic code: 0x…". The one decoder: the callTracer's `revertReason` and
+ * rpc/eth's "execution reverted: …" errors both use it.
+ */
 export function unpackRevert(out: Uint8Array): string | null {
   if (out.length < 4) return null;
   const sel = ((out[0] << 24) | (out[1] << 16) | (out[2] << 8) | out[3]) >>> 0;

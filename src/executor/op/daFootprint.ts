@@ -6,9 +6,9 @@
  * block into the header's `blobGasUsed`, which must not exceed the gas limit; the base-fee update
  * then uses `max(gasUsed, blobGasUsed)`. Each receipt's `blobGasUsed` is its tx's footprint.
  */
+import { type L1BlockInfo, L1InfoFormat } from "../../tx/l1BlockInfo.js";
 import { TxType } from "../../tx/tx.js";
 import { fastLzCompressedLength } from "./fastLz.js";
-import { type L1BlockInfo, L1InfoFormat } from "./l1BlockInfo.js";
 
 /** Fjord regression intercept, scaled by 1e6. */
 export const L1_COST_INTERCEPT = -42_585_600;
@@ -17,13 +17,6 @@ export const L1_COST_FASTLZ_COEF = 836_500;
 /** Floor of the size estimate, in bytes. */
 export const MIN_TRANSACTION_SIZE = 100;
 const MIN_TRANSACTION_SIZE_SCALED = MIN_TRANSACTION_SIZE * 1_000_000;
-
-/**
- * What the rollup node writes into the Jovian L1-attributes calldata when the SystemConfig's DA
- * footprint gas scalar is 0 (SPEC: jovian/l1-attributes.md; op-node `DAFootprintGasScalarDefault`).
- * The execution side uses the calldata value as written (op-geth `CalcDAFootprint`).
- */
-export const DA_FOOTPRINT_GAS_SCALAR_DEFAULT = 400;
 
 /**
  * `max(100e6, -42_585_600 + 836_500 * fastLzSize)`: the estimated batch size scaled by 1e6 (op-geth

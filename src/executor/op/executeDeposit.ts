@@ -9,7 +9,7 @@
  * - before Regolith a deposit reports its gas limit as used (a system tx 0); from Regolith the gas
  *   it really used, after the refund counter and the EIP-7623 floor.
  */
-import type { Log } from "../../block/log.js";
+import type { ReceiptLog } from "../../block/log.js";
 import type { Evm } from "../../evm/evm.js";
 import { HALT_NAMES, type Halt, isSuccess } from "../../evm/status.js";
 import { Fork, OpFork } from "../../spec/forks.js";
@@ -79,7 +79,7 @@ export function executeDeposit(evm: Evm, tx: DepositTx, blockGasLeft: bigint): D
     if (used < floor) used = floor;
   }
   st.commit(cp);
-  const logs = st.logs as Log[];
+  const logs = st.logs as ReceiptLog[];
   const contract = tx.to === null && ok ? bigintToAddress(r.address) : null;
   const output = r.output;
   const error = ok ? null : HALT_NAMES[r.halt as Halt];
@@ -90,7 +90,7 @@ export function executeDeposit(evm: Evm, tx: DepositTx, blockGasLeft: bigint): D
 function outcome(
   status: number,
   gasUsed: number,
-  logs: Log[],
+  logs: ReceiptLog[],
   contractAddress: Uint8Array | null,
   output: Uint8Array,
   error: string | null,

@@ -13,10 +13,10 @@
  * byte 0x7E) and empty input pay nothing.
  */
 import { type ForkRules, OpFork } from "../../spec/forks.js";
+import type { L1BlockInfo } from "../../tx/l1BlockInfo.js";
 import { TxType } from "../../tx/tx.js";
 import { daFootprintOfSize, estimatedDaSizeScaled } from "./daFootprint.js";
 import { fastLzCompressedLength } from "./fastLz.js";
-import type { L1BlockInfo } from "./l1BlockInfo.js";
 
 /** Which L1-cost formula a block uses; resolve once per block with `l1CostModel`. */
 export enum L1CostModel {

@@ -15,7 +15,7 @@
  * refunded nothing. Both values fit in u256 (at most 103 bits, Jovian spec "Maximum value").
  */
 import { type ForkRules, OpFork } from "../../spec/forks.js";
-import type { L1BlockInfo } from "./l1BlockInfo.js";
+import type { L1BlockInfo } from "../../tx/l1BlockInfo.js";
 
 /** The operator fee (wei) for `gas` units of gas: `gasLimit` when buying, `gasUsed` when settling. */
 export function operatorFee(gas: number, info: L1BlockInfo, rules: ForkRules): bigint {

@@ -27,8 +27,10 @@
  * entry while the older challenge stays queued, and pruning that older one deletes the map entry
  * by key (the contract forbids a second challenge of a live one, so this cannot happen on chain).
  */
+import type { ReceiptLog } from "../../block/log.js";
 import { concatBytes, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHexRaw, hexToBytes } from "../../primitives/hex.js";
+import { bytesToBigint, MAX_U64 } from "../../primitives/u256.js";
 import type { AltDaConfig } from "../config.js";
 import { criticalError, resetError, temporaryError } from "../derive/errors.js";
 import type { BlockId, L1BlockRef } from "../refs.js";
@@ -253,12 +255,8 @@ export interface ChallengeStatusEvent {
   readonly commBlockNumber: number;
 }
 
-const U64_MAX = (1n << 64n) - 1n;
-
 function wordToBigint(b: Uint8Array, pos: number): bigint {
-  let v = 0n;
-  for (let i = pos; i < pos + 32; i++) v = (v << 8n) | BigInt(b[i]);
-  return v;
+  return bytesToBigint(b.subarray(pos, pos + 32));
 }
 
 /** The ABI `bytes` whose head word sits at `head` in `data` (go-ethereum's bounds checks). */
@@ -287,7 +285,7 @@ export function decodeChallengeStatusLog(topics: readonly Uint8Array[], data: Ui
   const status = wordToBigint(data, 32);
   if (status > 255n) throw new ChallengeDecodeError("status does not fit uint8");
   const bn = wordToBigint(topics[1], 0);
-  if (bn > U64_MAX) throw new ChallengeDecodeError("challenged block number is not a uint64");
+  if (bn > MAX_U64) throw new ChallengeDecodeError("challenged block number is not a uint64");
   return { status: Number(status), commitment: decodeCommitment(raw), commBlockNumber: Number(bn) };
 }
 
@@ -330,17 +328,10 @@ export function encodeResolveCalldata(
   return concatBytes(RESOLVE_SELECTOR, word(commBlockNumber), word(96), word(96 + t1.length), t1, tail(resolveData));
 }
 
-/** A receipt log as the challenge scan needs it (block/log.ts `Log` fits). */
-export interface DaLog {
-  readonly address: Uint8Array;
-  readonly topics: readonly Uint8Array[];
-  readonly data: Uint8Array;
-}
-
 /** A receipt as the challenge scan needs it (block/receipt.ts `Receipt` fits); status 1 = success. */
 export interface DaReceipt {
   readonly status: number;
-  readonly logs: readonly DaLog[];
+  readonly logs: readonly ReceiptLog[];
 }
 
 /** A transaction's calldata (tx/tx.ts `Tx` fits). */
@@ -385,7 +376,7 @@ export function applyChallengeEvents(
   return out;
 }
 
-function isChallengeLog(log: DaLog, address: Uint8Array): boolean {
+function isChallengeLog(log: ReceiptLog, address: Uint8Array): boolean {
   return (
     equalBytes(log.address, address) && log.topics.length > 0 && equalBytes(log.topics[0], CHALLENGE_STATUS_EVENT_TOPIC)
   );
@@ -407,7 +398,7 @@ function applyOne(
   state: AltDaState,
   cfg: Pick<AltDaConfig, "commitmentType">,
   block: BlockId,
-  log: DaLog,
+  log: ReceiptLog,
   tx: DaTx | undefined,
 ): ChallengeEventOutcome {
   let ev: ChallengeStatusEvent;

@@ -13,14 +13,13 @@
 
 import { blobBaseFee } from "../../block/blobGas.js";
 import type { Receipt } from "../../block/receipt.js";
-import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT } from "../../executor/op/daFootprint.js";
-import { type L1BlockInfo, L1InfoFormat } from "../../executor/op/l1BlockInfo.js";
-import { l1InfoDepositTx } from "../../executor/op/l1InfoDeposit.js";
 import { equalBytes, padLeft } from "../../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import { bytesToBigint } from "../../primitives/u256.js";
 import { blobParamsAt, type ChainConfig, DEFAULT_CANCUN_BLOB_PARAMS } from "../../spec/chainConfig.js";
 import { encodeTx } from "../../tx/envelope.js";
+import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT, type L1BlockInfo, L1InfoFormat } from "../../tx/l1BlockInfo.js";
+import { l1InfoDepositTx } from "../../tx/l1InfoDeposit.js";
 import { isForkActivationBlock, isForkActive, type RollupConfig } from "../config.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../refs.js";
 import { DepositLogError, depositsFromReceipts } from "./depositLog.js";

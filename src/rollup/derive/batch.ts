@@ -4,7 +4,7 @@
  * - type 0, singular: content = rlp([parent_hash, epoch_number, epoch_hash, timestamp, transaction_list]),
  *   transaction_list being a list of EIP-2718 byte strings. The whole content must be that one list
  *   (Go rlp.DecodeBytes).
- * - type 1, span (Delta+): content = prefix ‖ payload, see spanBatch.ts; it is derived into
+ * - type 1, span (Delta+): content = prefix ‖ payload, see rawSpanBatch.ts; it is derived into
  *   per-block elements here, so the result already holds absolute timestamps, origins and signed txs.
  * Any other type byte is an error. Whether span batches are allowed yet (Delta, judged by the L1
  * inclusion block) is the channel reader's check, made before calling this.
@@ -14,14 +14,10 @@
 import { decodeHeader } from "../../rlp/decode.js";
 import { headerLength, stringLength, uintToRlpBytes, writeHeader, writeString } from "../../rlp/encode.js";
 import { RlpError } from "../../rlp/errors.js";
+import { BatchDecodeError, BatchEncodeError } from "./batchErrors.js";
 import { type Batch, BatchType, type SingularBatch } from "./batchTypes.js";
-import {
-  BatchDecodeError,
-  BatchEncodeError,
-  deriveSpanBatch,
-  readRawSpanBatch,
-  type SpanBatchContext,
-} from "./spanBatch.js";
+import { deriveSpanBatch, type SpanBatchContext } from "./deriveSpanBatch.js";
+import { readRawSpanBatch } from "./rawSpanBatch.js";
 
 const HASH_SIZE = 32;
 

@@ -12,6 +12,7 @@ import { bytesToHex } from "../../primitives/hex.js";
 import { isForkActive, type RollupConfig } from "../config.js";
 import type { L1BlockRef } from "../refs.js";
 import { decodeBatch } from "./batch.js";
+import { BatchDecodeError } from "./batchErrors.js";
 import type { BatchSource } from "./batchQueue.js";
 import { BatchType, type BatchWithInclusion } from "./batchTypes.js";
 import { ChannelAssembler } from "./channelAssembler.js";
@@ -19,7 +20,6 @@ import { ChannelBank, type RawChannel } from "./channelBank.js";
 import { readChannelBatches } from "./channelReader.js";
 import { EOF, NOT_ENOUGH_DATA, type StageSignal } from "./errors.js";
 import type { FrameQueue } from "./frameQueue.js";
-import { BatchDecodeError } from "./spanBatch.js";
 
 export type StageWarn = (msg: string, ctx?: Record<string, unknown>) => void;
 

@@ -17,7 +17,7 @@
  * a real chain.
  */
 
-import type { Log } from "../../block/log.js";
+import type { ReceiptLog } from "../../block/log.js";
 import { keccak256 } from "../../crypto/keccak.js";
 import { concatBytes, equalBytes, isZeroBytes, utf8ToBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
@@ -58,7 +58,7 @@ function wordToNumber(data: Uint8Array, pos: number): number {
  * `logIndex`, into its deposit tx. The caller has matched the log's address; the topic is checked
  * here again. Throws `DepositLogError` on any malformation.
  */
-export function decodeDepositLog(log: Log, l1BlockHash: Uint8Array, logIndex: number): DepositTx {
+export function decodeDepositLog(log: ReceiptLog, l1BlockHash: Uint8Array, logIndex: number): DepositTx {
   const { topics, data } = log;
   if (topics.length !== 4) throw new DepositLogError(`deposit log has ${topics.length} topics, expected 4`);
   if (!equalBytes(topics[0], DEPOSIT_EVENT_TOPIC)) {
@@ -105,7 +105,7 @@ export function decodeDepositLog(log: Log, l1BlockHash: Uint8Array, logIndex: nu
 export interface DepositReceipt {
   /** 1 = success. */
   readonly status: number;
-  readonly logs: readonly Log[];
+  readonly logs: readonly ReceiptLog[];
 }
 
 /**

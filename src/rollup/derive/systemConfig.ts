@@ -28,7 +28,7 @@
  * Ecotone) reads as baseFeeScalar = MaxUint32 (`ecotoneScalars`).
  */
 
-import type { Log } from "../../block/log.js";
+import type { ReceiptLog } from "../../block/log.js";
 import { keccak256 } from "../../crypto/keccak.js";
 import { equalBytes, isZeroBytes, readUint32BE, utf8ToBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
@@ -144,7 +144,7 @@ function updateTypeOf(topic: Uint8Array): number {
  * One ConfigUpdate log applied to `sc`: the new config (or `sc` itself when the update does not
  * concern derivation), or a string saying why it is skipped.
  */
-function applyUpdate(sc: SystemConfig, log: Log, ecotone: boolean): SystemConfig | string {
+function applyUpdate(sc: SystemConfig, log: ReceiptLog, ecotone: boolean): SystemConfig | string {
   if (log.topics.length !== 3) return `expected 3 topics, got ${log.topics.length}`;
   if (!equalBytes(log.topics[0], CONFIG_UPDATE_TOPIC)) return "not a ConfigUpdate event";
   if (!isZeroBytes(log.topics[1])) return `unknown ConfigUpdate version ${bytesToHex(log.topics[1])}`;
@@ -217,7 +217,7 @@ function applyUpdate(sc: SystemConfig, log: Log, ecotone: boolean): SystemConfig
  */
 export function applyConfigUpdateLogs(
   sc: SystemConfig,
-  receipts: readonly { readonly status: number; readonly logs: readonly Log[] }[],
+  receipts: readonly { readonly status: number; readonly logs: readonly ReceiptLog[] }[],
   systemConfigAddress: Uint8Array,
   cfg: RollupConfig,
   l1Timestamp: number,

@@ -22,11 +22,10 @@
  */
 
 import { keccak256 } from "../../crypto/keccak.js";
-import { L1_INFO_DEPOSITOR } from "../../executor/op/l1InfoDeposit.js";
-import { GAS_PRICE_ORACLE_ADDRESS, L1_BLOCK_ADDRESS } from "../../executor/op/predeploys.js";
 import { concatBytes, EMPTY_BYTES, padLeft, utf8ToBytes } from "../../primitives/bytes.js";
 import { hexToBytes } from "../../primitives/hex.js";
 import { encodeRlp } from "../../rlp/encode.js";
+import { GAS_PRICE_ORACLE_ADDRESS, L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from "../../spec/opAddresses.js";
 import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
 import { encodeTx } from "../../tx/envelope.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";

@@ -8,11 +8,11 @@
  */
 import { decodeHoloceneExtraData, decodeJovianExtraData } from "../../block/opExtraData.js";
 import { keccak256 } from "../../crypto/keccak.js";
-import { L1InfoFormat, parseL1BlockInfo } from "../../executor/op/l1BlockInfo.js";
 import { equalBytes, padLeft } from "../../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import { bigintToBytes32 } from "../../primitives/u256.js";
 import { encodeTx } from "../../tx/envelope.js";
+import { L1InfoFormat, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
 import { isForkActive, type RollupConfig } from "../config.js";
 import { attributesJson, type PayloadAttributes } from "../derive/attributes.js";
 import type { SystemConfig } from "../derive/systemConfig.js";

@@ -30,6 +30,7 @@
  */
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import { type Logger, SILENT_LOGGER } from "../../util/log.js";
 import { isForkActive, type RollupConfig } from "../config.js";
 import type { AttributesWithParent, PayloadAttributes } from "../derive/attributes.js";
 import { criticalError, resetError, temporaryError } from "../derive/errors.js";
@@ -42,13 +43,6 @@ const DEPOSIT_TX_TYPE = 0x7e;
 /** Engine API error codes (execution-apis common.md). */
 const INVALID_FORKCHOICE_STATE = -38002;
 const INVALID_PAYLOAD_ATTRIBUTES = -38003;
-
-export interface EngineControllerLog {
-  info(msg: string, ctx?: Record<string, unknown>): void;
-  warn(msg: string, ctx?: Record<string, unknown>): void;
-}
-
-const NO_LOG: EngineControllerLog = { info: () => undefined, warn: () => undefined };
 
 /** What processing one set of derived attributes did. */
 export type AttributesOutcome =
@@ -102,7 +96,7 @@ export class EngineController {
   constructor(
     private readonly cfg: RollupConfig,
     readonly engine: EngineClient,
-    private readonly log: EngineControllerLog = NO_LOG,
+    private readonly log: Logger = SILENT_LOGGER,
     opts: EngineControllerOptions = {},
   ) {
     this.managed = opts.managed === true;

@@ -27,13 +27,12 @@
  * its name, so a misspelt field cannot silently become 0.
  */
 import { readFileSync } from "node:fs";
+import { MAX_U64, MAX_U256 } from "../../primitives/u256.js";
 
 /** specs/interop/messaging.md `EXPIRY_WINDOW` (op-node params.MessageExpiryTimeSecondsInterop): 7 days. */
 export const MESSAGE_EXPIRY_WINDOW_SECONDS = 604_800;
 
 const MAX_UINT32 = 0xffff_ffff;
-const MAX_UINT64 = (1n << 64n) - 1n;
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 export interface DependencyEntry {
   readonly chainId: bigint;
@@ -171,7 +170,7 @@ export function parseChainIdText(text: string, field: string): bigint {
   } else {
     throw new DependencySetError(field, `chain id ${JSON.stringify(text)} is not a decimal or 0x-hex number`);
   }
-  if (v > MAX_UINT256) throw new DependencySetError(field, "chain id exceeds 256 bits");
+  if (v > MAX_U256) throw new DependencySetError(field, "chain id exceeds 256 bits");
   if (v === 0n) throw new DependencySetError(field, "chain id 0 is not a valid chain");
   return v;
 }
@@ -182,7 +181,7 @@ function uint64Field(v: unknown, field: string): bigint {
   if (!Number.isInteger(v) || v < 0) throw new DependencySetError(field, `expected an unsigned integer, got ${v}`);
   if (!Number.isSafeInteger(v)) throw new DependencySetError(field, `${v} is not exact in JSON (above 2^53-1)`);
   const b = BigInt(v);
-  if (b > MAX_UINT64) throw new DependencySetError(field, "exceeds uint64");
+  if (b > MAX_U64) throw new DependencySetError(field, "exceeds uint64");
   return b;
 }
 

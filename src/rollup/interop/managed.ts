@@ -33,10 +33,12 @@
  * not yet hold back local-safe blocks for the supervisor.
  */
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
+import type { JsonObject } from "../../primitives/json.js";
 import { RpcError } from "../../rpc/errors.js";
 import { hash, jsonKind, type ParamDecoder, ParamError } from "../../rpc/params.js";
 import { type AnyMethod, type AnySubscription, defineMethod, defineSubscription } from "../../rpc/registry.js";
 import type { Subscription } from "../../rpc/subscriptions.js";
+import type { Logger } from "../../util/log.js";
 import { isForkActive, type RollupConfig } from "../config.js";
 import type { PayloadAttributes } from "../derive/attributes.js";
 import type { EngineClient } from "../engine/engineClient.js";
@@ -68,22 +70,14 @@ export const EVENT_QUEUE_SIZE = 100;
 /** Unsafe blocks read back one by one when the head jumped; a longer jump reports only the head. */
 export const MAX_UNSAFE_FILL = 64;
 
-type Json = Record<string, unknown>;
-
 /** One `ManagedEvent` (op-supervisor types.ManagedEvent): exactly the fields that are set. */
 export interface ManagedEvent {
   readonly reset?: string;
-  readonly unsafeBlock?: Json;
-  readonly derivationUpdate?: Json;
-  readonly exhaustL1?: Json;
-  readonly replaceBlock?: Json;
-  readonly derivationOriginUpdate?: Json;
-}
-
-export interface ManagedLog {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  debug(msg: string, fields?: Record<string, unknown>): void;
+  readonly unsafeBlock?: JsonObject;
+  readonly derivationUpdate?: JsonObject;
+  readonly exhaustL1?: JsonObject;
+  readonly replaceBlock?: JsonObject;
+  readonly derivationOriginUpdate?: JsonObject;
 }
 
 /** What managed mode reads L1 with (rollup/l1Client.ts fits). */
@@ -123,7 +117,7 @@ export interface ManagedModeDeps {
    * throws when that cannot be done (no derivation, the block is safe, the engine refused).
    */
   readonly replaceBlock: (invalidated: L2BlockRef, parent: L2BlockRef, attrs: PayloadAttributes) => Promise<L2BlockRef>;
-  readonly log: ManagedLog;
+  readonly log: Logger;
 }
 
 /**
@@ -188,7 +182,7 @@ export class EventStream {
 }
 
 /** eth.BlockRef's JSON of an L2 block (no L1 origin). */
-function blockRefJson(r: L1BlockRef): Json {
+function blockRefJson(r: L1BlockRef): JsonObject {
   return l1RefJson(r);
 }
 
@@ -376,7 +370,7 @@ export class ManagedMode {
   }
 
   /** The L1 and L2 genesis blocks (the anchor the supervisor starts this chain from). */
-  async anchorPoint(): Promise<Json> {
+  async anchorPoint(): Promise<JsonObject> {
     const cfg = this.d.cfg;
     if (!this.interopAt(cfg.genesis.l2Time))
       throw new RpcError(INTEROP_INACTIVE_ERR_CODE, "Interop inactive at genesis");
@@ -490,7 +484,7 @@ export class ManagedMode {
     return r;
   }
 
-  async blockRefByNumber(n: number): Promise<Json> {
+  async blockRefByNumber(n: number): Promise<JsonObject> {
     const r = await this.d.l2.blockRef(n);
     if (r === null) throw RpcError.server("not found");
     return blockRefJson(r);
@@ -514,7 +508,7 @@ export class ManagedMode {
   }
 
   /** eth.OutputV0's JSON (Go field names: the struct has no json tags). */
-  async outputV0AtTimestamp(timestamp: number): Promise<Json> {
+  async outputV0AtTimestamp(timestamp: number): Promise<JsonObject> {
     const ref = await this.l2BlockRefByTimestamp(timestamp);
     const o = await this.d.l2.outputAtBlock(ref.number);
     if (bytesToHex(o.blockRef.hash) !== bytesToHex(ref.hash))

@@ -17,6 +17,7 @@ import type { TxOutcome } from "../../executor/executeTx.js";
 import { executeTx } from "../../executor/executeTx.js";
 import { type CallMessage, messageTx } from "../../executor/simulate.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import { MAX_U64 } from "../../primitives/u256.js";
 import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { addressToBigint, WorldState } from "../../state/worldState.js";
@@ -25,7 +26,6 @@ import { type Tx, TxType, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../../t
 import { RpcError } from "../errors.js";
 import type { DecodedBlock } from "../eth/chainReader.js";
 
-const U64_MAX = (1n << 64n) - 1n;
 /** geth traceTx's error for a tx past its trace timeout. */
 export const TRACE_TIMEOUT = "execution timeout";
 
@@ -204,7 +204,7 @@ export function traceMessage(
   const block = blockContext(header, env);
   const state = new WorldState(new KvStateReader(view), null);
   const evm = new Evm(env.rules, block, state);
-  const cap = gasCap === 0n ? U64_MAX : gasCap;
+  const cap = gasCap === 0n ? MAX_U64 : gasCap;
   let gas = msg.gas ?? header.gasLimit;
   if (gas > cap) gas = cap;
   const tx = messageTx(msg, gas, env.chainId);
@@ -222,7 +222,7 @@ export function traceMessage(
   });
   const r = executeTx(evm, tx, {
     sender: msg.from,
-    blockGasLeft: U64_MAX,
+    blockGasLeft: MAX_U64,
     blobGasLeft: Number.MAX_SAFE_INTEGER,
     simulate: true,
   });

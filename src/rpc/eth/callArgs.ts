@@ -1,7 +1,8 @@
 /**
  * geth's `TransactionArgs` (internal/ethapi/transaction_args.go) as a parameter decoder, and the
- * revert-reason decoding of `abi.UnpackRevert` used by eth_call / eth_estimateGas errors.
+ * revert error of eth_call / eth_estimateGas / eth_simulateV1.
  */
+import { unpackRevert } from "../../evm/tracers/format.js";
 import type { CallMessage } from "../../executor/simulate.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { AccessList, Authorization } from "../../tx/tx.js";
@@ -128,50 +129,10 @@ export function callMessage(a: TxArgs, gas: bigint | null = a.gas): CallMessage 
   };
 }
 
-const PANIC_REASONS: Record<number, string> = {
-  0: "generic panic",
-  1: "assert(false)",
-  17: "arithmetic underflow or overflow",
-  18: "division or modulo by zero",
-  33: "enum overflow",
-  34: "invalid encoded storage byte array accessed",
-  49: "out-of-bounds array access; popping on an empty array",
-  50: "out-of-bounds access of an array or bytesN",
-  65: "out of memory",
-  81: "uninitialized function",
-};
-
-function word(b: Uint8Array, pos: number): bigint | null {
-  if (pos + 32 > b.length) return null;
-  let v = 0n;
-  for (let i = pos; i < pos + 32; i++) v = (v << 8n) | BigInt(b[i]);
-  return v;
-}
-
-/** geth `abi.UnpackRevert`: the reason of `Error(string)` or `Panic(uint256)` revert data, else undefined. */
-export function revertReason(out: Uint8Array): string | undefined {
-  if (out.length < 4) return undefined;
-  const sel = ((out[0] << 24) | (out[1] << 16) | (out[2] << 8) | out[3]) >>> 0;
-  const body = out.subarray(4);
-  if (sel === 0x08c379a0) {
-    const off = word(body, 0);
-    if (off === null || off + 32n > BigInt(body.length)) return undefined;
-    const len = word(body, Number(off));
-    if (len === null) return undefined;
-    const start = Number(off) + 32;
-    if (BigInt(start) + len > BigInt(body.length)) return undefined;
-    return new TextDecoder().decode(body.subarray(start, start + Number(len)));
-  }
-  if (sel === 0x4e487b71) {
-    const code = word(body, 0);
-    if (code === null) return undefined;
-    const known = code < 256n ? PANIC_REASONS[Number(code)] : undefined;
-    return known ?? `unknown panic code: 0x${code.toString(16)}`;
-  }
-  return undefined;
-}
-
-/** geth `newRevertError`: code 3, "execution reverted[: reason]", data = the revert bytes. */
+/**
+ * geth `newRevertError`: code 3, "execution reverted[: reason]" with the reason `abi.UnpackRevert`
+ * finds (evm/tracers/format.ts `unpackRevert`, which the callTracer shares), data = the revert bytes.
+ */
 export function revertError(out: Uint8Array): RpcError {
-  return RpcError.executionReverted(bytesToHex(out), revertReason(out));
+  return RpcError.executionReverted(bytesToHex(out), unpackRevert(out) ?? undefined);
 }

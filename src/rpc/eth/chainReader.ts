@@ -4,15 +4,16 @@ import type { Receipt } from "../../block/receipt.js";
 import type { ChainView } from "../../chain/blockchain.js";
 import { META_FINALIZED, META_SAFE } from "../../chain/chainStore.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
-import { type L1BlockInfo, parseL1BlockInfo } from "../../executor/op/l1BlockInfo.js";
 import { l1ReceiptFields } from "../../executor/op/l1Cost.js";
 import { bytesKey, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import type { JsonValue } from "../../primitives/json.js";
 import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
 import { decodeTx, txHash } from "../../tx/envelope.js";
+import { type L1BlockInfo, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
 import { recoverSenders } from "../../tx/recoverPacked.js";
 import { type Tx, TxType } from "../../tx/tx.js";
-import { blockJson, type Json, logJson, receiptJson, txJson } from "../format.js";
+import { blockJson, logJson, receiptJson, txJson } from "../format.js";
 
 /** A resolved block selector: a canonical tag/number or an explicit hash. */
 export type BlockSelector =
@@ -135,10 +136,10 @@ export class ChainReader {
     return b;
   }
 
-  blockJson(hash: Uint8Array, fullTxs: boolean): Record<string, Json> | null {
+  blockJson(hash: Uint8Array, fullTxs: boolean): Record<string, JsonValue> | null {
     const b = this.block(hash);
     if (b === null) return null;
-    const transactions: Json[] = fullTxs
+    const transactions: JsonValue[] = fullTxs
       ? b.txs.map((_, i) => this.txJsonAt(b, i))
       : b.txHashes.map((h) => bytesToHex(h));
     return blockJson({
@@ -151,7 +152,7 @@ export class ChainReader {
     });
   }
 
-  txJsonAt(b: DecodedBlock, i: number): Record<string, Json> {
+  txJsonAt(b: DecodedBlock, i: number): Record<string, JsonValue> {
     const r = b.receipts?.[i] ?? null;
     return txJson(
       b.txs[i],
@@ -184,12 +185,12 @@ export class ChainReader {
     return { block, index: loc.index };
   }
 
-  txByHash(hash: Uint8Array): Record<string, Json> | null {
+  txByHash(hash: Uint8Array): Record<string, JsonValue> | null {
     const at = this.locate(hash);
     return at === null ? null : this.txJsonAt(at.block, at.index);
   }
 
-  receiptsJson(b: DecodedBlock): Record<string, Json>[] | null {
+  receiptsJson(b: DecodedBlock): Record<string, JsonValue>[] | null {
     if (b.receipts === null) return null;
     const cfg = this.chain.config;
     const rules = rulesAt(cfg, b.header.number, b.header.timestamp);
@@ -199,7 +200,7 @@ export class ChainReader {
     let l1Info: L1BlockInfo | null = null;
     if (rules.op !== null && b.txs.length > 0 && b.txs[0].type === TxType.Deposit)
       l1Info = parseL1BlockInfo(b.txs[0].data);
-    const out: Record<string, Json>[] = [];
+    const out: Record<string, JsonValue>[] = [];
     let logIndex = 0;
     let prevGas = 0;
     for (let i = 0; i < b.receipts.length; i++) {
@@ -231,7 +232,7 @@ export class ChainReader {
     return out;
   }
 
-  receiptByTxHash(hash: Uint8Array): Record<string, Json> | null {
+  receiptByTxHash(hash: Uint8Array): Record<string, JsonValue> | null {
     const at = this.locate(hash);
     if (at === null) return null;
     return this.receiptsJson(at.block)?.[at.index] ?? null;
@@ -243,8 +244,8 @@ export class ChainReader {
     addresses: readonly Uint8Array[] | null,
     topics: readonly (readonly Uint8Array[] | null)[],
     removed = false,
-  ): Record<string, Json>[] {
-    const out: Record<string, Json>[] = [];
+  ): Record<string, JsonValue>[] {
+    const out: Record<string, JsonValue>[] = [];
     if (b.receipts === null) return out;
     let logIndex = 0;
     for (let i = 0; i < b.receipts.length; i++) {

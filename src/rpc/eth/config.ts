@@ -5,6 +5,7 @@
  * chains as op-reth, which serves reth's handler (rpc-eth-api helpers/config.rs
  * `EthConfigHandler`, reth 88505c7 as op-reth pins it) over its OP chain spec.
  */
+
 import type { ChainView } from "../../chain/blockchain.js";
 import { P256VERIFY_ID, precompileAddress, precompileTable } from "../../evm/precompiles/table.js";
 import {
@@ -15,6 +16,7 @@ import {
 } from "../../executor/systemCalls.js";
 import { crc32 } from "../../primitives/crc32.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import type { JsonValue } from "../../primitives/json.js";
 import {
   type BlobParams,
   type BlobSchedule,
@@ -26,7 +28,6 @@ import {
 import { type ForkPoints, forkIdAt, forkIdGenesisHash, forkPoints, scheduledForkTimes } from "../../spec/forkId.js";
 import { Fork } from "../../spec/forks.js";
 import { RpcError } from "../errors.js";
-import type { Json } from "../format.js";
 import { qty } from "../format.js";
 
 /** The chain's genesis as a fork id sees it: the hash it starts from and the time before which time forks are genesis rules. */
@@ -83,7 +84,7 @@ function addressHex(a: bigint): string {
 }
 
 /** Keys sorted, as Go's map and Rust's BTreeMap serialise them. */
-function sortedObject(entries: [string, string][]): Record<string, Json> {
+function sortedObject(entries: [string, string][]): Record<string, JsonValue> {
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries);
 }
@@ -102,7 +103,7 @@ function forkConfig(
   points: ForkPoints,
   t: number,
   f: ForkFields,
-): Record<string, Json> {
+): Record<string, JsonValue> {
   // Every block fork counts as passed (geth: Rules(LondonBlock, true, t) and NewID(…, MaxUint64, t);
   // reth: Head { number: u64::MAX, timestamp }).
   const rules = rulesAt(cfg, Number.MAX_SAFE_INTEGER, t);
@@ -143,10 +144,10 @@ function latestL1Fork(cfg: ChainConfig, t: number): number {
   return -1;
 }
 
-function l1Config(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Record<string, Json> {
+function l1Config(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Record<string, JsonValue> {
   const points = forkPoints(cfg, genesis.timestamp);
   const deposit = cfg.depositContractAddress === null ? ZERO_ADDRESS : bytesToHex(cfg.depositContractAddress);
-  const assemble = (i: number): Record<string, Json> | null => {
+  const assemble = (i: number): Record<string, JsonValue> | null => {
     const t = i < 0 || i >= L1_FORKS.length ? null : cfg[L1_FORKS[i].time];
     if (t === null) return null;
     const blob = L1_FORKS[latestL1Fork(cfg, t)].blob;
@@ -170,14 +171,14 @@ function l1Config(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Reco
   };
 }
 
-function opConfig(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Record<string, Json> {
+function opConfig(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Record<string, JsonValue> {
   const points = forkPoints(cfg, genesis.timestamp);
   // op-reth: the forks are every scheduled time fork, OP forks included and those at genesis too.
   const times = scheduledForkTimes(cfg);
   let current = -1;
   while (current + 1 < times.length && times[current + 1] <= headTime) current++;
   if (current < 0) throw RpcError.internal("no active timestamp fork found");
-  const assemble = (t: number): Record<string, Json> => {
+  const assemble = (t: number): Record<string, JsonValue> => {
     const fork = rulesAt(cfg, Number.MAX_SAFE_INTEGER, t).fork;
     return forkConfig(cfg, genesis.hash, points, t, {
       // reth reports the fork's own timestamp, also for forks at genesis.
@@ -200,7 +201,7 @@ function opConfig(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Reco
 }
 
 /** The eth_config result for a head at `headTime` (geth's rules on L1 chains, op-reth's on OP chains). */
-export function ethConfigAt(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Record<string, Json> {
+export function ethConfigAt(cfg: ChainConfig, genesis: GenesisRef, headTime: number): Record<string, JsonValue> {
   return cfg.optimism === null ? l1Config(cfg, genesis, headTime) : opConfig(cfg, genesis, headTime);
 }
 
@@ -218,7 +219,7 @@ function genesisOf(chain: ChainView): GenesisRef {
 }
 
 /** eth_config at the chain's head. Cheap (a few dozen CRC-32 updates), computed per call, so never stale. */
-export function ethConfig(chain: ChainView): Record<string, Json> {
+export function ethConfig(chain: ChainView): Record<string, JsonValue> {
   return ethConfigAt(chain.config, genesisOf(chain), chain.head.timestamp);
 }
 

@@ -3,13 +3,15 @@
  * with geth's texts, eth_getLogs range rules, installed filters that expire after 5 minutes without
  * a poll, and the newHeads / logs / newPendingTransactions subscriptions fed by the EventHub.
  */
+
 import { headerHash } from "../../block/header.js";
 import type { HeadChange } from "../../chain/blockchain.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import type { JsonValue } from "../../primitives/json.js";
 import type { PooledTx } from "../../txpool/pooledTx.js";
 import { RpcError } from "../errors.js";
 import type { EventHub } from "../events.js";
-import { headerJson, type Json } from "../format.js";
+import { headerJson } from "../format.js";
 import { type BlockNumberSelector, blockNumber, hash, type ParamDecoder, ParamError } from "../params.js";
 import { newSubscriptionId, type Subscription } from "../subscriptions.js";
 import { pendingTxJson } from "../txpoolApi.js";
@@ -159,7 +161,7 @@ export function queryLogs(
   reader: ChainReader,
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
-): Record<string, Json>[] {
+): Record<string, JsonValue>[] {
   if (crit.blockHash !== null) {
     const b = reader.block(crit.blockHash);
     if (b === null) throw RpcError.server("unknown block");
@@ -184,7 +186,7 @@ export function queryLogs(
   if (end === Number.MAX_SAFE_INTEGER) end = head;
   if (begin > end) throw RpcError.invalidParams("invalid block range params");
   if (end > head) throw RpcError.invalidParams("block range extends beyond current head block");
-  const out: Record<string, Json>[] = [];
+  const out: Record<string, JsonValue>[] = [];
   for (let n = begin; n <= end; n++) {
     const h = reader.chain.store.canonicalHash(n);
     const b = h === null ? null : reader.block(h);
@@ -199,14 +201,18 @@ export function getLogs(
   reader: ChainReader,
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
-): Record<string, Json>[] {
+): Record<string, JsonValue>[] {
   checkLogQueryLimit(crit, limits.logQueryLimit);
   return queryLogs(reader, crit, limits);
 }
 
 /** Logs of a head change: removed blocks (flagged) then added ones. */
-export function headChangeLogs(reader: ChainReader, change: HeadChange, crit: FilterCriteria): Record<string, Json>[] {
-  const out: Record<string, Json>[] = [];
+export function headChangeLogs(
+  reader: ChainReader,
+  change: HeadChange,
+  crit: FilterCriteria,
+): Record<string, JsonValue>[] {
+  const out: Record<string, JsonValue>[] = [];
   for (const h of change.removed) {
     const b = reader.block(headerHash(h));
     if (b !== null) out.push(...reader.blockLogs(b, crit.addresses, crit.topics, true));
@@ -219,7 +225,7 @@ export function headChangeLogs(reader: ChainReader, change: HeadChange, crit: Fi
 }
 
 /** geth `RPCMarshalHeader` (newHeads): the block fields without size. */
-export function newHeadJson(reader: ChainReader, h: HeadChange["added"][number]): Record<string, Json> {
+export function newHeadJson(reader: ChainReader, h: HeadChange["added"][number]): Record<string, JsonValue> {
   const hash = headerHash(h);
   const o = headerJson(h, hash, 0);
   delete o.size;
@@ -234,7 +240,7 @@ interface Installed {
   readonly crit: FilterCriteria | null;
   deadline: number;
   hashes: string[];
-  logs: Record<string, Json>[];
+  logs: Record<string, JsonValue>[];
   readonly unsubscribe: () => void;
 }
 
@@ -325,7 +331,7 @@ export class FilterManager {
     return true;
   }
 
-  changes(id: string): Json[] {
+  changes(id: string): JsonValue[] {
     this.expire();
     const f = this.filters.get(id);
     if (f === undefined) throw RpcError.server("filter not found");
@@ -340,7 +346,7 @@ export class FilterManager {
     return h;
   }
 
-  filterLogs(id: string): Record<string, Json>[] {
+  filterLogs(id: string): Record<string, JsonValue>[] {
     this.expire();
     const f = this.filters.get(id);
     if (f === undefined || f.kind !== "logs" || f.crit === null) throw RpcError.server("filter not found");

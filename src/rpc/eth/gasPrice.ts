@@ -4,14 +4,16 @@
  * op-geth's variant on OP chains (the minimum suggested tip, 1e6 wei by default, unless the head
  * block was near full), and eth_feeHistory (eth/gasprice/feehistory.go) with its error texts.
  */
+
 import type { Header } from "../../block/header.js";
 import type { ChainView } from "../../chain/blockchain.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "../../chain/validateHeader.js";
+import type { JsonValue } from "../../primitives/json.js";
 import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
 import { type Tx, TxType, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../../tx/tx.js";
 import { RpcError } from "../errors.js";
-import { type Json, qty } from "../format.js";
+import { qty } from "../format.js";
 import type { BlockNumberSelector } from "../params.js";
 import type { ChainReader, DecodedBlock } from "./chainReader.js";
 
@@ -127,7 +129,7 @@ export function feeHistory(
   blockCount: number,
   last: BlockNumberSelector,
   percentiles: readonly number[] | undefined,
-): Record<string, Json> {
+): Record<string, JsonValue> {
   const pct = percentiles ?? [];
   if (pct.length > MAX_BLOCK_COUNT_PERCENTILES) {
     throw RpcError.invalidParams(
@@ -160,11 +162,11 @@ export function feeHistory(
   }
   const blocks = Math.min(count, lastN + 1);
   const oldest = lastN + 1 - blocks;
-  const baseFees: Json[] = [];
-  const ratios: Json[] = [];
-  const blobFees: Json[] = [];
-  const blobRatios: Json[] = [];
-  const rewards: Json[] = [];
+  const baseFees: JsonValue[] = [];
+  const ratios: JsonValue[] = [];
+  const blobFees: JsonValue[] = [];
+  const blobRatios: JsonValue[] = [];
+  const rewards: JsonValue[] = [];
   let lastHeader: Header | null = null;
   for (let n = oldest; n <= lastN; n++) {
     const hash = chain.store.canonicalHash(n);
@@ -189,7 +191,7 @@ export function feeHistory(
         : expectedExcessBlobGas(lastHeader, chain.config, nextRules.fork, lastHeader.timestamp);
     blobFees.push(qty(nextExcess === null ? 0n : headerBlobBaseFee(chain.config, nextExcess, lastHeader.timestamp)));
   }
-  const out: Record<string, Json> = { oldestBlock: qty(oldest) };
+  const out: Record<string, JsonValue> = { oldestBlock: qty(oldest) };
   if (pct.length > 0) out.reward = rewards;
   out.baseFeePerGas = baseFees;
   out.gasUsedRatio = ratios;
@@ -199,7 +201,7 @@ export function feeHistory(
 }
 
 /** geth `processBlock` rewards: gas-weighted percentiles of the effective tips. */
-function blockRewards(b: DecodedBlock, pct: readonly number[]): Json[] {
+function blockRewards(b: DecodedBlock, pct: readonly number[]): JsonValue[] {
   if (b.txs.length === 0 || b.receipts === null) return pct.map(() => "0x0");
   const items: { tip: bigint; gas: number }[] = [];
   let prev = 0;
@@ -209,7 +211,7 @@ function blockRewards(b: DecodedBlock, pct: readonly number[]): Json[] {
     prev = cum;
   }
   items.sort((a, c) => (a.tip < c.tip ? -1 : a.tip > c.tip ? 1 : 0));
-  const out: Json[] = [];
+  const out: JsonValue[] = [];
   let idx = 0;
   let sum = items[0].gas;
   for (const p of pct) {

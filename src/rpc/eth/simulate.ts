@@ -5,71 +5,57 @@
  * hash, size) and returned with its per-call results. Error codes are the spec's -380xx.
  *
  * `traceTransfers` adds geth's synthetic ERC-20 Transfer logs from 0xeeee… for value transfers;
- * `movePrecompileToAddress` relocates a precompile for its block. Calls with `blobVersionedHashes`
+ * `movePrecompileToAddress` relocates a precompile for its block (the block's Evm gets the moved
+ * table as `EvmOptions.precompiles`). Calls with `blobVersionedHashes`
  * become blob txs (no sidecar: the hashes are what execution sees).
  */
+
 import { encodeBlock } from "../../block/block.js";
 import { EMPTY_OMMERS_HASH, type Header, headerHash } from "../../block/header.js";
-import type { Log } from "../../block/log.js";
+import type { ReceiptLog } from "../../block/log.js";
 import { blockLogsBloom, logsBloom } from "../../block/logsBloom.js";
 import type { Receipt } from "../../block/receipt.js";
 import { encodeReceiptsForRoot } from "../../block/receipt.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "../../chain/validateHeader.js";
 import { keccak256 } from "../../crypto/keccak.js";
-import type { BlockContext } from "../../evm/context.js";
-import { buildPrecompileTable, type PrecompileTable } from "../../evm/precompiles/table.js";
+import { precompileTable } from "../../evm/precompiles/table.js";
 import type { Precompile } from "../../evm/precompiles/types.js";
 import type { CallKind, EvmTracer } from "../../evm/tracer.js";
 import { BlockExecutor } from "../../executor/executeBlock.js";
 import { executeTx, type TxOutcome } from "../../executor/executeTx.js";
 import { toChecksumAddress } from "../../primitives/address.js";
-import { bytesKey } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import type { JsonValue } from "../../primitives/json.js";
+import { MAX_U64 } from "../../primitives/u256.js";
 import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
-import { Fork } from "../../spec/forks.js";
+import { Fork, type ForkRules } from "../../spec/forks.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { addressToBigint, WorldState } from "../../state/worldState.js";
-import type { KvReader, WriteBatch } from "../../storage/kv.js";
 import { type Overlay, OverlayKv } from "../../storage/overlayKv.js";
 import { orderedTrieRoot } from "../../trie/orderedRoot.js";
 import { updateStateRoot } from "../../trie/stateRoot.js";
 import { encodeTx, txHash } from "../../tx/envelope.js";
 import { type SignedTx, TxType } from "../../tx/tx.js";
 import { RpcError } from "../errors.js";
-import { blockJson, type Json, logJson, qty, txJson } from "../format.js";
-import type { BlockSelector } from "../params.js";
-import { address, bigQuantity, bool, data, hash, ParamError, uint64 } from "../params.js";
-import type { EthBackend } from "./api.js";
+import { blockJson, logJson, qty, txJson } from "../format.js";
+import { type BlockSelector, bool, ParamError } from "../params.js";
+import type { EthBackend } from "./backend.js";
 import { decodeTxArgs, revertError, type TxArgs } from "./callArgs.js";
+import {
+  applyBatch,
+  applyStateOverrides,
+  type BlockOverrides,
+  lowerKeys,
+  parseBlockOverrides,
+  parseStateOverrides,
+  type StateOverrides,
+} from "./overrides.js";
 
 const MAX_SIMULATE_BLOCKS = 256;
-const U64_MAX = (1n << 64n) - 1n;
 const TIMESTAMP_INCREMENT = 12;
 const ZERO32 = new Uint8Array(32);
 const EMPTY_WITHDRAWALS_ROOT = orderedTrieRoot([]);
-
-export type StateOverrides = Map<string, [Uint8Array, AccountOverride]>;
-
-export interface BlockOverrides {
-  number?: bigint;
-  time?: bigint;
-  gasLimit?: bigint;
-  feeRecipient?: Uint8Array;
-  prevRandao?: Uint8Array;
-  baseFeePerGas?: bigint;
-  blobBaseFee?: bigint;
-  beaconRoot?: Uint8Array;
-}
-
-export interface AccountOverride {
-  balance?: bigint;
-  nonce?: bigint;
-  code?: Uint8Array;
-  state?: Map<string, [Uint8Array, Uint8Array]>;
-  stateDiff?: Map<string, [Uint8Array, Uint8Array]>;
-  movePrecompileToAddress?: Uint8Array;
-}
 
 interface SimBlock {
   overrides: BlockOverrides;
@@ -77,138 +63,14 @@ interface SimBlock {
   calls: TxArgs[];
 }
 
-function lower(o: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) out[k.toLowerCase()] = v;
-  return out;
-}
-
-function opt<T>(f: (v: unknown) => T, v: unknown): T | undefined {
-  return v === null || v === undefined ? undefined : f(v);
-}
-
-function slots(v: unknown): Map<string, [Uint8Array, Uint8Array]> {
-  const m = new Map<string, [Uint8Array, Uint8Array]>();
-  for (const [k, val] of Object.entries((v ?? {}) as Record<string, unknown>)) {
-    const key = hash.decode(k);
-    m.set(bytesKey(key), [key, hash.decode(val)]);
-  }
-  return m;
-}
-
-/** geth `override.BlockOverrides`. */
-export function parseBlockOverrides(v: unknown): BlockOverrides {
-  const ov = lower((v ?? {}) as Record<string, unknown>);
-  const overrides: BlockOverrides = {};
-  const num = opt((x) => bigQuantity.decode(x), ov.number);
-  if (num !== undefined) overrides.number = num;
-  const time = opt((x) => uint64.decode(x), ov.time);
-  if (time !== undefined) overrides.time = time;
-  const gl = opt((x) => uint64.decode(x), ov.gaslimit);
-  if (gl !== undefined) overrides.gasLimit = gl;
-  const fr = opt((x) => address.decode(x), ov.feerecipient);
-  if (fr !== undefined) overrides.feeRecipient = fr;
-  const pr = opt((x) => hash.decode(x), ov.prevrandao);
-  if (pr !== undefined) overrides.prevRandao = pr;
-  const bf = opt((x) => bigQuantity.decode(x), ov.basefeepergas);
-  if (bf !== undefined) overrides.baseFeePerGas = bf;
-  const bbf = opt((x) => bigQuantity.decode(x), ov.blobbasefee);
-  if (bbf !== undefined) overrides.blobBaseFee = bbf;
-  const br = opt((x) => hash.decode(x), ov.beaconroot);
-  if (br !== undefined) overrides.beaconRoot = br;
-  return overrides;
-}
-
-/** geth `override.StateOverride`. */
-export function parseStateOverrides(v: unknown): StateOverrides {
-  const state = new Map<string, [Uint8Array, AccountOverride]>();
-  for (const [k, acc] of Object.entries((v ?? {}) as Record<string, unknown>)) {
-    const a = address.decode(k);
-    const ao = lower((acc ?? {}) as Record<string, unknown>);
-    const x: AccountOverride = {};
-    const bal = opt((y) => bigQuantity.decode(y), ao.balance);
-    if (bal !== undefined) x.balance = bal;
-    const n = opt((y) => uint64.decode(y), ao.nonce);
-    if (n !== undefined) x.nonce = n;
-    const c = opt((y) => data.decode(y), ao.code);
-    if (c !== undefined) x.code = c;
-    if (ao.state !== null && ao.state !== undefined) x.state = slots(ao.state);
-    if (ao.statediff !== null && ao.statediff !== undefined) x.stateDiff = slots(ao.statediff);
-    const mv = opt((y) => address.decode(y), ao.moveprecompiletoaddress);
-    if (mv !== undefined) x.movePrecompileToAddress = mv;
-    if (x.state !== undefined && x.stateDiff !== undefined) {
-      throw RpcError.server(`account ${bytesToHex(a)} has both 'state' and 'stateDiff'`);
-    }
-    state.set(bytesKey(a), [a, x]);
-  }
-  return state;
-}
-
-/** Applies the account fields of `overrides` to `state` (moves are the caller's). */
-export function applyStateOverrides(state: WorldState, overrides: StateOverrides): void {
-  for (const [addr, x] of overrides.values()) {
-    const acct = state.account(addressToBigint(addr));
-    if (x.nonce !== undefined) state.setNonce(acct, x.nonce);
-    if (x.code !== undefined) state.setCode(acct, x.code);
-    if (x.balance !== undefined) state.setBalance(acct, x.balance);
-    if (x.state !== undefined) {
-      const keepNonce = acct.nonce;
-      const keepCode = state.code(acct);
-      const keepBalance = acct.balance;
-      state.createContract(acct);
-      state.setNonce(acct, keepNonce);
-      state.setCode(acct, keepCode);
-      state.setBalance(acct, keepBalance);
-      for (const [k, val] of x.state.values()) state.sstore(acct, BigInt(bytesToHex(k)), BigInt(bytesToHex(val)));
-    }
-    if (x.stateDiff !== undefined) {
-      for (const [k, val] of x.stateDiff.values()) state.sstore(acct, BigInt(bytesToHex(k)), BigInt(bytesToHex(val)));
-    }
-  }
-  state.finalizeTx(false);
-}
-
-/**
- * eth_call / eth_estimateGas / eth_createAccessList state overrides: a view of `base` with the
- * overridden accounts written over it (flat rows only; no state root is needed to execute).
- */
-export function overriddenView(base: KvReader, overrides: StateOverrides): KvReader {
-  for (const [addr, x] of overrides.values()) {
-    if (x.movePrecompileToAddress !== undefined) {
-      throw RpcError.server(`movePrecompileToAddress is not supported here (account ${toChecksumAddress(addr)})`);
-    }
-  }
-  const overlay: Overlay = new Map();
-  const kv = new OverlayKv(base, overlay);
-  const state = new WorldState(new KvStateReader(kv), kv);
-  applyStateOverrides(state, overrides);
-  applyBatch(overlay, state.commitBlock().batch);
-  return kv;
-}
-
-/** A block context with geth's `BlockOverrides.Apply` fields replaced. */
-export function overriddenBlock(block: BlockContext, o: BlockOverrides): BlockContext {
-  return {
-    ...block,
-    number: o.number ?? block.number,
-    timestamp: o.time ?? block.timestamp,
-    gasLimit: o.gasLimit ?? block.gasLimit,
-    coinbase: o.feeRecipient === undefined ? block.coinbase : addressToBigint(o.feeRecipient),
-    prevRandao: o.prevRandao === undefined ? block.prevRandao : BigInt(bytesToHex(o.prevRandao)),
-    baseFee: o.baseFeePerGas ?? block.baseFee,
-    blobBaseFee: o.blobBaseFee ?? block.blobBaseFee,
-    blockHash: block.blockHash,
-  };
-}
-
 function parseOpts(v: unknown): { blocks: SimBlock[]; validation: boolean; fullTx: boolean; traceTransfers: boolean } {
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
     throw new ParamError("json: cannot unmarshal non-object into Go value of type ethapi.simOpts");
   }
-  const o = lower(v as Record<string, unknown>);
+  const o = lowerKeys(v as Record<string, unknown>);
   const raw = Array.isArray(o.blockstatecalls) ? o.blockstatecalls : [];
   const blocks = raw.map((b: unknown): SimBlock => {
-    const bo = lower((b ?? {}) as Record<string, unknown>);
+    const bo = lowerKeys((b ?? {}) as Record<string, unknown>);
     const overrides = parseBlockOverrides(bo.blockoverrides);
     const state = parseStateOverrides(bo.stateoverrides);
     const calls = Array.isArray(bo.calls) ? bo.calls.map((c: unknown) => decodeTxArgs(c)) : [];
@@ -247,17 +109,6 @@ function sanitizeChain(base: Header, blocks: SimBlock[]): SimBlock[] {
     out.push(b);
   }
   return out;
-}
-
-function applyBatch(overlay: Overlay, batch: WriteBatch): void {
-  for (const op of batch.ops) {
-    let t = overlay.get(op.table);
-    if (t === undefined) {
-      t = new Map();
-      overlay.set(op.table, t);
-    }
-    t.set(bytesKey(op.key), { key: op.key, value: op.type === "put" ? op.value : null });
-  }
 }
 
 const TRANSFER_TOPIC = keccak256(new TextEncoder().encode("Transfer(address,address,uint256)"));
@@ -325,7 +176,7 @@ class TransferTracer implements EvmTracer {
   }
 
   /** The logs in order, real ones (null marks) taken from `real`. */
-  logs(real: readonly Log[]): Entry[] {
+  logs(real: readonly ReceiptLog[]): Entry[] {
     const out: Entry[] = [];
     let k = 0;
     for (const e of this.result) {
@@ -338,24 +189,31 @@ class TransferTracer implements EvmTracer {
 }
 
 interface Entry {
-  readonly log: Log | null;
+  readonly log: ReceiptLog | null;
   readonly index: number;
 }
 
 /**
- * A precompile table with moved entries; `keys()` still lists the fork's own precompiles, because
- * geth warms `ActivePrecompiles(rules)` (the static set) at tx start, not the moved addresses.
+ * The precompiles calls reach in a block whose state overrides move some (`movePrecompileToAddress`,
+ * geth `StateOverride.Apply` on the simulator's table), or null when none moves: the fork's table by
+ * address, each moved one deleted from its address and set at its destination. The Evm gets it as
+ * `EvmOptions.precompiles`; the warm set at tx start stays the fork's.
  */
-class MovedPrecompiles extends Map<number, Precompile> {
-  readonly movedTo = new Set<number>();
-  private readonly staticKeys: number[];
-  constructor(table: PrecompileTable) {
-    super(table);
-    this.staticKeys = [...table.keys()];
+function movedPrecompiles(rules: ForkRules, overrides: StateOverrides): Map<bigint, Precompile> | null {
+  let moved: Map<bigint, Precompile> | null = null;
+  for (const [addr, x] of overrides.values()) {
+    if (x.movePrecompileToAddress === undefined) continue;
+    if (moved === null) {
+      moved = new Map();
+      for (const [id, fn] of precompileTable(rules)) moved.set(BigInt(id), fn);
+    }
+    const from = addressToBigint(addr);
+    const fn = moved.get(from);
+    if (fn === undefined) throw RpcError.server(`account ${toChecksumAddress(addr)} is not a precompile`);
+    moved.delete(from);
+    moved.set(addressToBigint(x.movePrecompileToAddress), fn);
   }
-  override keys(): MapIterator<number> {
-    return this.staticKeys.values();
-  }
+  return moved;
 }
 
 /** Tx-level refusals of a simulated call: the spec's codes, geth's "err: … (supplied gas N)". */
@@ -400,7 +258,7 @@ function callTx(a: TxArgs, nonce: bigint, gas: bigint, chainId: bigint): SignedT
   return { type: TxType.FeeMarket, ...typed, to };
 }
 
-export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector): Json[] {
+export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector): JsonValue[] {
   const parsed = parseOpts(rawOpts);
   if (parsed.blocks.length === 0) throw RpcError.invalidParams("empty input");
   const base = be.stateAt(sel);
@@ -409,12 +267,12 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
   const blocks = sanitizeChain(base.header, parsed.blocks);
   const overlay: Overlay = new Map();
   const kv = new OverlayKv(base.view, overlay);
-  const results: Json[] = [];
+  const results: JsonValue[] = [];
   const simHashes = new Map<bigint, Uint8Array>();
   let parent = base.header;
   let parentHash = base.hash;
   // geth's gasBudget: the RPC gas cap shared by every call of the request.
-  let budget = be.deps.gasCap === 0n ? (1n << 64n) - 1n : be.deps.gasCap;
+  let budget = be.deps.gasCap === 0n ? MAX_U64 : be.deps.gasCap;
   const ZERO_ADDR = new Uint8Array(20);
   for (const b of blocks) {
     const ov = b.overrides;
@@ -471,27 +329,13 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
     };
     const state = new WorldState(new KvStateReader(kv), kv);
     // Precompile moves first (geth `StateOverride.Apply`), then the account fields.
-    const staticTable = buildPrecompileTable(rules);
-    let moved: MovedPrecompiles | null = null;
-    for (const [addr, x] of b.state.values()) {
-      if (x.movePrecompileToAddress === undefined) continue;
-      moved ??= new MovedPrecompiles(staticTable);
-      const key = Number(addressToBigint(addr));
-      const fn = moved.get(key);
-      if (fn === undefined) throw RpcError.server(`account ${toChecksumAddress(addr)} is not a precompile`);
-      const dst = Number(addressToBigint(x.movePrecompileToAddress));
-      moved.delete(key);
-      moved.set(dst, fn);
-      moved.movedTo.add(dst);
-    }
+    const moved = movedPrecompiles(rules, b.state);
     applyStateOverrides(state, b.state);
-    const exec = new BlockExecutor(state, header, env);
-    if (moved !== null) {
-      const table = moved;
-      const evm = exec.evm as unknown as { precompiles: PrecompileTable; isPrecompile(a: bigint): boolean };
-      evm.precompiles = table;
-      evm.isPrecompile = (a: bigint) => table.has(Number(a));
-    }
+    const exec = new BlockExecutor(
+      state,
+      header,
+      moved === null ? env : { ...env, evmOptions: { precompiles: moved } },
+    );
     exec.begin();
     const txs: SignedTx[] = [];
     const senders: Uint8Array[] = [];
@@ -542,7 +386,7 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
       gasUsed += r.gasUsed;
       budget -= BigInt(r.gasUsed);
       // geth's uint64 nonce wraps when a simulated call bumps the maximum.
-      if (acct.nonce > U64_MAX) state.setNonce(acct, acct.nonce & U64_MAX);
+      if (acct.nonce > MAX_U64) state.setNonce(acct, acct.nonce & MAX_U64);
       // A creation returns the deployed code (geth `ExecutionResult.Return`): the EVM's result carries it.
       outputs.push(r.output);
       blobGasUsed += r.blobGasUsed;
@@ -583,9 +427,9 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
     const size = encodeBlock({ header, body }).length;
     simHashes.set(BigInt(number), blockHash);
     const hashes = txs.map((t) => txHash(t));
-    const calls: Json[] = outcomes.map((r, i) => {
+    const calls: JsonValue[] = outcomes.map((r, i) => {
       const logs = (r.status === 1 ? callLogs[i] : []).map((e) =>
-        logJson(e.log as Log, {
+        logJson(e.log as ReceiptLog, {
           blockHash,
           blockNumber: number,
           blockTimestamp: timestamp,
@@ -594,7 +438,7 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
           logIndex: e.index,
         }),
       );
-      const c: Record<string, Json> = {
+      const c: Record<string, JsonValue> = {
         returnData: r.status === 1 ? bytesToHex(outputs[i]) : "0x",
         logs,
         gasUsed: qty(r.gasUsed),
@@ -609,7 +453,7 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
       }
       return c;
     });
-    const transactions: Json[] = parsed.fullTx
+    const transactions: JsonValue[] = parsed.fullTx
       ? txs.map((t, i) =>
           txJson(
             t,

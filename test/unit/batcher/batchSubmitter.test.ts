@@ -29,7 +29,7 @@ import { BATCH_INBOX } from "../../utils/actions/l1Miner.js";
 import { l2Transfer, Rollup, type Verifier } from "../../utils/actions/rollup.js";
 import { tempDir } from "../node/helpers.js";
 
-const quiet = { info() {}, warn() {} };
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 async function serve(server: RpcHttpServer): Promise<string> {
   return `http://127.0.0.1:${(await server.listen()).port}`;

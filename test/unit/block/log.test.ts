@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import { decodeLog, encodeLog, type Log } from "../../../src/block/log.js";
+import { decodeLog, encodeLog, type ReceiptLog } from "../../../src/block/log.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { encodeRlp } from "../../../src/rlp/encode.js";
 import { errorCode, isTypedError } from "./helpers.js";
@@ -12,7 +12,7 @@ describe("block/log", () => {
   it("encodes rlp([address, [topics], data]) like the generic encoder", () => {
     for (const data of [new Uint8Array(0), Uint8Array.of(0x01), Uint8Array.of(0x80), new Uint8Array(100).fill(7)]) {
       for (const topics of [[], [TOPIC], [TOPIC, TOPIC, TOPIC, TOPIC]]) {
-        const log: Log = { address: ADDR, topics, data };
+        const log: ReceiptLog = { address: ADDR, topics, data };
         const enc = encodeLog(log);
         assert.equal(bytesToHex(enc), bytesToHex(encodeRlp([ADDR, topics, data])));
         assert.deepEqual(decodeLog(enc), log);

@@ -1,13 +1,13 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import type { Log } from "../../../src/block/log.js";
+import type { ReceiptLog } from "../../../src/block/log.js";
 import { blockLogsBloom, logsBloom, logsBlooms } from "../../../src/block/logsBloom.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { BLOOM_BYTES, bloomAddHash, bloomHasHash } from "../../../src/primitives/bloom.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 
 /** Reference: one keccak per address and topic, no batching. */
-function naiveBloom(logs: readonly Log[]): Uint8Array {
+function naiveBloom(logs: readonly ReceiptLog[]): Uint8Array {
   const bloom = new Uint8Array(BLOOM_BYTES);
   for (const l of logs) {
     bloomAddHash(bloom, keccak256(l.address));
@@ -16,7 +16,7 @@ function naiveBloom(logs: readonly Log[]): Uint8Array {
   return bloom;
 }
 
-const logArb: fc.Arbitrary<Log> = fc.record(
+const logArb: fc.Arbitrary<ReceiptLog> = fc.record(
   {
     address: fc.uint8Array({ minLength: 20, maxLength: 20 }),
     topics: fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 4 }),
@@ -33,7 +33,7 @@ describe("block/logsBloom", () => {
   });
 
   it("sets the bits of the address and every topic (data is not hashed)", () => {
-    const log: Log = {
+    const log: ReceiptLog = {
       address: new Uint8Array(20).fill(0x11),
       topics: [new Uint8Array(32).fill(0xde)],
       data: Uint8Array.of(1, 2, 3),

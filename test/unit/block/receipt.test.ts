@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import type { Log } from "../../../src/block/log.js";
+import type { ReceiptLog } from "../../../src/block/log.js";
 import { logsBloom } from "../../../src/block/logsBloom.js";
 import {
   CANYON_DEPOSIT_RECEIPT_VERSION,
@@ -21,7 +21,7 @@ const word = (hex: string): Uint8Array => hexToBytes(`0x${hex.padStart(64, "0")}
 const addr = (hex: string): Uint8Array => hexToBytes(`0x${hex.padStart(40, "0")}`);
 
 /** The receipt of go-ethereum core/types/receipt_test.go (legacyReceipt): failed, cumulative gas 1, two logs. */
-const GETH_LOGS: Log[] = [
+const GETH_LOGS: ReceiptLog[] = [
   { address: addr("11"), topics: [word("dead"), word("beef")], data: Uint8Array.of(0x01, 0x00, 0xff) },
   { address: addr("0111"), topics: [word("dead"), word("beef")], data: Uint8Array.of(0x01, 0x00, 0xff) },
 ];
@@ -289,6 +289,6 @@ describe("block/receipt", () => {
   });
 });
 
-function logItem(l: Log): RlpInput {
+function logItem(l: ReceiptLog): RlpInput {
   return [l.address, l.topics, l.data];
 }

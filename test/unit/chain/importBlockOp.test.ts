@@ -34,7 +34,6 @@ import {
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import { executeBlock } from "../../../src/executor/executeBlock.js";
 import { fastLzCompressedLength } from "../../../src/executor/op/fastLz.js";
-import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/executor/op/l1BlockInfo.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { type ChainConfig, parseChainConfig, rulesAt } from "../../../src/spec/chainConfig.js";
 import { Fork, OpFork } from "../../../src/spec/forks.js";
@@ -44,6 +43,7 @@ import { MemoryKv } from "../../../src/storage/memory.js";
 import { orderedTrieRoot } from "../../../src/trie/orderedRoot.js";
 import { updateStateRoot } from "../../../src/trie/stateRoot.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
+import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type BlobTx, type DepositTx, type FeeMarketTx, type Tx, TxType } from "../../../src/tx/tx.js";
 import { blobTx, DEV_KEY } from "../tx/builders.js";

@@ -110,10 +110,13 @@ interface Run {
   err: string[];
 }
 
-async function run(...args: string[]): Promise<Run> {
+/** Runs in-process; a leading object is the environment (default: none). */
+async function run(...argv: (string | Record<string, string>)[]): Promise<Run> {
+  const env = typeof argv[0] === "object" ? argv[0] : {};
+  const args = argv.filter((a): a is string => typeof a === "string");
   const out: string[] = [];
   const err: string[] = [];
-  const code = await batchDecodeMain(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  const code = await batchDecodeMain(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, env);
   return { code, out: out.join("\n"), err };
 }
 
@@ -227,6 +230,15 @@ describe("cli/batchDecode", function () {
         assert.match(tx.hash, /^0x[0-9a-f]{64}$/);
         assert.match(tx.sender, /^0x[0-9a-fA-F]{40}$/);
       }
+    });
+
+    it("takes the options from $OP_NODE_BATCH_DECODE_* too; a flag wins over its env var", async () => {
+      const env = { OP_NODE_BATCH_DECODE_NETWORK: "op-mainnet", OP_NODE_BATCH_DECODE_TXS: "true" };
+      const viaEnv = await run(env, RAW_TX);
+      assert.deepEqual(viaEnv.err, []);
+      assert.deepEqual(JSON.parse(viaEnv.out), await decode("--network", "op-mainnet", "--txs", RAW_TX));
+      const flagWins = await run(env, "--txs=false", RAW_TX);
+      assert.deepEqual(JSON.parse(flagWins.out), await decode("--network", "op-mainnet", RAW_TX));
     });
   });
 
@@ -454,14 +466,28 @@ describe("cli/batchDecode", function () {
     });
 
     it("bad options", async () => {
-      assert.match(await fails(EXIT_USAGE), /no input FILE/);
-      assert.match(await fails(EXIT_USAGE, "--kind", "blob", RAW_TX), /--kind: want one of tx, txdata, channel, auto/);
-      assert.match(await fails(EXIT_USAGE, "--network", "nowhere", RAW_TX), /--network: unknown network "nowhere"/);
+      // The shared flag machinery's wording (cli/parseArgs.ts), as opal-node's own options have it.
+      const cmd = "opal-node batch-decode: ";
+      assert.equal(await fails(EXIT_USAGE), `${cmd}missing argument <FILE>`);
+      assert.equal(
+        await fails(EXIT_USAGE, "--kind", "blob", RAW_TX),
+        `${cmd}invalid value "blob" for flag --kind: expected one of tx, txdata, channel, auto`,
+      );
+      assert.equal(
+        await fails(EXIT_USAGE, "--network", "nowhere", RAW_TX),
+        `${cmd}invalid value "nowhere" for flag --network: expected a known network name (list them with: opal-node networks)`,
+      );
       assert.match(await fails(EXIT_USAGE, "--network", "op-mainnet", "--rollup.config", "x", RAW_TX), /exclusive/);
       assert.match(await fails(EXIT_USAGE, "--rollup.config", at("none.json"), RAW_TX), /none\.json: no such file/);
-      assert.match(await fails(EXIT_USAGE, "--l2-chain-id", "ten", RAW_TX), /--l2-chain-id: want a positive integer/);
-      assert.match(await fails(EXIT_USAGE, "--bogus", RAW_TX), /unknown flag --bogus/);
-      assert.match(await fails(EXIT_USAGE, RAW_TX, "--out"), /--out: missing value/);
+      for (const id of ["ten", "0", `${1n << 256n}`]) {
+        assert.equal(
+          await fails(EXIT_USAGE, "--l2-chain-id", id, RAW_TX),
+          `${cmd}invalid value "${id}" for flag --l2-chain-id: expected a positive integer below 2^256`,
+        );
+      }
+      assert.match(await fails(EXIT_USAGE, "--bogus", RAW_TX), /^opal-node batch-decode: unknown flag --bogus\b/);
+      assert.equal(await fails(EXIT_USAGE, RAW_TX, "--out"), `${cmd}flag --out needs a value (a non-empty path)`);
+      assert.equal(await fails(EXIT_USAGE, "--txs", "--txs", RAW_TX), `${cmd}flag --txs given more than once`);
     });
   });
 
@@ -470,6 +496,9 @@ describe("cli/batchDecode", function () {
     assert.equal(help.code, EXIT_OK);
     assert.equal(help.out, BATCH_DECODE_USAGE);
     assert.match(help.out, /auto decides per file/);
+    assert.match(help.out, /^NAME:\n {3}opal-node batch-decode - /);
+    assert.match(help.out, /\nUSAGE:\n {3}opal-node batch-decode \[global options\] <FILE>\.\.\.\n/);
+    assert.match(help.out, /--kind value +\(default: "auto"\) +\(\$OP_NODE_BATCH_DECODE_KIND\)/);
 
     const out = at("out.json");
     const r = await run("--out", out, RAW_TX);

@@ -18,7 +18,9 @@ import {
   parseGoDuration,
   parseValue,
   renderHelp,
+  type Supplies,
   sliceConfig,
+  usageLine,
   validateCli,
 } from "../../../src/cli/flagTable.js";
 import { closest, editDistance, type ParseResult, parseArgs } from "../../../src/cli/parseArgs.js";
@@ -268,6 +270,34 @@ describe("cli/parseArgs: argv forms", () => {
   it("repeated flags are errors, also through an alias", () => {
     assert.equal(error(["--http.port=1", "--http.port", "2"]), "flag --http.port given more than once");
     assert.equal(error(["--verbose", "-V"]), "flag --verbose given more than once");
+    assert.equal(error(["--apis=a", "--apis=b"]), "flag --apis given more than once");
+  });
+  it("a repeatable list adds up its occurrences; validate sees them joined; env gives the one value", () => {
+    const spec = defineCli({
+      name: "rep",
+      version: "0",
+      usage: "repeatable lists",
+      envPrefix: "REP",
+      flags: {
+        pair: {
+          type: "list",
+          repeatable: true,
+          validate: (t) => (t.split(",").every((x) => x === "" || x.includes("=")) ? undefined : "want k=v"),
+          help: "Pairs",
+        },
+      },
+    });
+    const ok = parseArgs(spec, ["--pair", "a=1", "--pair=b=2,c=3", "-pair", "d=4"], { REP_PAIR: "z=9" });
+    assert.ok(ok.kind === "run");
+    assert.deepEqual(ok.config.pair, ["a=1", "b=2", "c=3", "d=4"]);
+    const env = parseArgs(spec, [], { REP_PAIR: "z=9,y=8" });
+    assert.ok(env.kind === "run");
+    assert.deepEqual(env.config.pair, ["z=9", "y=8"]);
+    const bad = parseArgs(spec, ["--pair", "a=1", "--pair", "b"], {});
+    assert.ok(bad.kind === "error");
+    assert.equal(bad.error, 'invalid value "a=1,b" for flag --pair: expected a comma-separated list (want k=v)');
+    assert.match(renderHelp(spec), /--pair value +\(\$REP_PAIR\)\n {10}Pairs \(may be repeated\)\n/);
+    assert.deepEqual(validateCli(spec), []);
   });
   it("unknown flags name the flag and suggest a close one", () => {
     assert.equal(error(["--htpp.port", "1"]), "unknown flag --htpp.port (did you mean --http.port?)");
@@ -568,6 +598,17 @@ describe("cli/parseArgs: help, version, results", () => {
     assert.match(r.text, /USAGE:\n {3}tool \[global options\] gen \[command options\] \[extra\]/);
     assert.match(r.text, /--id value +\(default: 901\) +\(\$TOOL_GEN_ID\)/);
   });
+  it("a CLI's description follows VERSION; lines kept, each wrapped at 90, indents kept", () => {
+    const long = "word ".repeat(30).trim();
+    const spec = defineCli({ ...SPEC, description: `First line.\n  - an item\n\n${long}` });
+    const text = renderHelp(spec);
+    assert.match(text, /\nVERSION:\n {3}1\.2\.3\n\nDESCRIPTION:\n {3}First line\.\n {5}- an item\n\n {3}word /);
+    const body = text.slice(text.indexOf("DESCRIPTION:"), text.indexOf("COMMANDS:"));
+    for (const l of body.split("\n")) assert.ok(l.length <= 93, l);
+    assert.equal(renderHelp(SPEC).includes("DESCRIPTION:"), false);
+    assert.equal(usageLine(SPEC), "tool [global options] [command [command options]]");
+    assert.equal(usageLine(SPEC, "gen"), "tool [global options] gen [command options] [extra]");
+  });
   it("--version / -v", () => {
     for (const argv of [["--version"], ["-v"]]) {
       const r = parse(argv);
@@ -743,6 +784,18 @@ describe("cli/flagTable: config helpers", () => {
       void [a, b, e, l, u, s, o];
     };
     void check;
+  });
+  it("Supplies: a lower layer's option type must be supplied whole, optional keys included", () => {
+    type C = InferConfig<Spec["flags"]>;
+    const ok: Supplies<C, { readonly "http.port": number; readonly "l1.rpc"?: string | undefined }> = true;
+    // @ts-expect-error an optional option without a flag ("l1.endpoint" is not in the table)
+    const renamed: Supplies<C, { readonly "l1.endpoint"?: string | undefined }> = true;
+    // @ts-expect-error retyped: the flag gives a number, the reader wants a bigint
+    type Retyped = Supplies<C, { readonly "http.port": bigint }>;
+    // @ts-expect-error may be undefined, the reader wants a value
+    type Unset = Supplies<C, { readonly "l1.rpc": string }>;
+    const none: [Retyped?, Unset?] = [];
+    void [ok, renamed, none];
   });
 });
 

@@ -32,10 +32,14 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[], script = ENTRY): Promise<Run> {
+function run(args: string[], script = ENTRY, env: Record<string, string> = {}): Promise<Run> {
   const nodeArgs = script === ENTRY ? ["--import", "tsx/esm", ENTRY, ...args] : [script, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, nodeArgs, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, nodeArgs, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -141,6 +145,22 @@ describe("cli: opal-evm", function () {
       assert.equal(none.stdout, "0 passed, 0 failed\n");
     });
 
+    it("the filters also come from $OPAL_EVM_STATETEST_*; a flag wins over its env var", async () => {
+      const [env, both] = await Promise.all([
+        run(["statetest", TWO_FORKS], ENTRY, { OPAL_EVM_STATETEST_FORK: "Prague" }),
+        run(["statetest", "--fork", "Cancun", TWO_FORKS], ENTRY, { OPAL_EVM_STATETEST_FORK: "Prague" }),
+      ]);
+      assert.equal(env.code, 0, env.stderr);
+      assert.deepEqual(
+        parseOut(env.stdout).cases.map((c) => c.fork),
+        ["Prague"],
+      );
+      assert.deepEqual(
+        parseOut(both.stdout).cases.map((c) => c.fork),
+        ["Cancun"],
+      );
+    });
+
     it("--run keeps only tests whose name matches (also as --run=REGEX)", async () => {
       const runs = await Promise.all([
         run(["statetest", "--run", "one_blob_tx\\]$", TWO_NAMES]),
@@ -230,8 +250,8 @@ describe("cli: opal-evm", function () {
         run(["statetest", "--fork", "Osaka"]),
       ]);
       assertUsage(cmd, /unknown command "runtest"/);
-      assertUsage(none, /missing command/);
-      assertUsage(path, /missing PATH/);
+      assertUsage(none, /: a command is required: statetest, blocktest /);
+      assertUsage(path, /: missing argument <PATH> for command statetest /);
     });
 
     it("bad regex, flag without value, --trace on blocktest", async () => {
@@ -240,9 +260,9 @@ describe("cli: opal-evm", function () {
         run(["statetest", ONE_CASE, "--fork"]),
         run(["blocktest", "--trace", ONE_CASE]),
       ]);
-      assertUsage(regex, /bad --run regular expression/);
-      assertUsage(noValue, /--fork needs a value/);
-      assertUsage(trace, /--trace is not supported by blocktest/);
+      assertUsage(regex, /: invalid value "\(" for flag --run: expected a regular expression \(.+\) /);
+      assertUsage(noValue, /: flag --fork needs a value \(a fork name\) /);
+      assertUsage(trace, /: flag --trace is not supported by command blocktest \(only statetest\) /);
     });
   });
 
@@ -253,15 +273,18 @@ describe("cli: opal-evm", function () {
         run(["statetest", "--help"]),
         run(["blocktest", "-h"]),
       ]);
+      // The shared help layout (flagTable.ts renderHelp), as opal-exec and opal-node print it.
       assert.equal(top.code, 0);
-      assert.match(top.stdout, /^Usage: opal-evm COMMAND/);
-      assert.match(top.stdout, /statetest/);
-      assert.match(top.stdout, /blocktest/);
+      assert.match(top.stdout, /^NAME:\n {3}opal-evm - /);
+      assert.match(top.stdout, /\nUSAGE:\n {3}opal-evm \[global options\] command \[command options\]\n/);
+      assert.match(top.stdout, /\nCOMMANDS:\n {3}statetest {2}.*\n {3}blocktest {2}/);
       assert.equal(st.code, 0);
-      assert.match(st.stdout, /^Usage: opal-evm statetest \[flags\] PATH\.\.\./);
+      assert.match(st.stdout, /^NAME:\n {3}opal-evm statetest - /);
+      assert.match(st.stdout, /\nUSAGE:\n {3}opal-evm \[global options\] statetest \[command options\] <PATH>\.\.\.\n/);
       for (const f of ["--fork", "--run", "--trace"]) assert.ok(st.stdout.includes(f), f);
+      assert.match(st.stdout, /--run value +\(\$OPAL_EVM_STATETEST_RUN\)/);
       assert.equal(bt.code, 0);
-      assert.match(bt.stdout, /^Usage: opal-evm blocktest/);
+      assert.match(bt.stdout, /^NAME:\n {3}opal-evm blocktest - /);
       assert.ok(!bt.stdout.includes("--trace"));
     });
 

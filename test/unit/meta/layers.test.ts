@@ -2,6 +2,7 @@
  * Import-direction guard (ARCHITECTURE.md "Layers"). Every import between src/ folders must point
  * down the layer order; workers/ may import any src/ file; src/ never imports workers/, test/ or
  * bench/. The order is parsed from ARCHITECTURE.md so the map and the check cannot drift apart.
+ * On top of the order, `BANNED` lists downward edges that are still forbidden.
  */
 import { strict as assert } from "node:assert";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -34,6 +35,20 @@ function walk(dir: string, out: string[] = []): string[] {
   }
   return out;
 }
+
+/**
+ * Downward edges the order allows but the design forbids (code-models §9.2): the rollup node, its
+ * P2P stack and the batcher reach an execution client only through the Engine API and JSON-RPC
+ * (engine/, rpc/ and their own clients), so they drive a remote EL unchanged, as op-node never
+ * links op-geth. What both sides need (the L1-info calldata codec, the predeploy addresses) lives
+ * in a tier both may import (tx/, spec/).
+ */
+const EXECUTION_SIDE = ["state", "evm", "executor", "chain", "txpool", "payload"] as const;
+const BANNED: Readonly<Record<string, readonly string[]>> = {
+  rollup: EXECUTION_SIDE,
+  p2p: EXECUTION_SIDE,
+  batcher: EXECUTION_SIDE,
+};
 
 const IMPORT_RE = /(?:^|\n)\s*(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
@@ -88,6 +103,23 @@ describe("layers: import direction", () => {
     assert.deepEqual(violations, []);
   });
 
+  it("rollup/, p2p/ and batcher/ never import the execution side (the ban list)", () => {
+    const violations: string[] = [];
+    for (const file of walk(join(ROOT, "src"))) {
+      const from = srcFolder(file)!;
+      const banned = BANNED[from];
+      if (banned === undefined) continue;
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith(".")) continue;
+        const to = srcFolder(resolve(dirname(file), spec));
+        if (to !== null && banned.includes(to)) {
+          violations.push(`${relative(ROOT, file)} → ${spec}: ${from} may not import ${to} (ban list)`);
+        }
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+
   it("workers/ files are thin: they import only src/ and packages", () => {
     const bad: string[] = [];
     for (const file of walk(join(ROOT, "workers"))) {
@@ -103,6 +135,15 @@ describe("layers: import direction", () => {
     // A self-test so the guard cannot silently pass: rank lookups must order the known layers.
     assert.ok(rank.get("primitives")! < rank.get("rlp")!);
     assert.ok(rank.get("rlp")! < rank.get("trie")!);
+    // The ban list names only folders of the order, each below the folder it is banned from (so a
+    // rename cannot silently empty it).
+    for (const [from, banned] of Object.entries(BANNED)) {
+      assert.ok(rank.has(from), `ban list: ${from} is not in the layer order`);
+      for (const to of banned) {
+        assert.ok(rank.has(to), `ban list: ${to} is not in the layer order`);
+        assert.ok(rank.get(to)! < rank.get(from)!, `ban list: ${to} is not below ${from}`);
+      }
+    }
     const fake = `import {x} from "../trie/node.js";`;
     const m = [...fake.matchAll(IMPORT_RE)];
     assert.equal(m[0]![1], "../trie/node.js");

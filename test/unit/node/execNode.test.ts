@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { signJwt } from "../../../src/engine/jwt.js";
-import { ExecNode, Logger, NodeError } from "../../../src/node/execNode.js";
+import { ExecLogger, ExecNode, NodeError } from "../../../src/node/execNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { decodeTx, txHash } from "../../../src/tx/envelope.js";
 import { configOf, devTransfer, rpc, tempDir, waitFor } from "./helpers.js";
@@ -198,11 +198,11 @@ describe("node/execNode", function () {
     }
   });
 
-  it("Logger formats lines as geth's terminal, logfmt and json handlers", () => {
+  it("ExecLogger formats lines as geth's terminal, logfmt and json handlers", () => {
     const at = new Date(2026, 10, 22, 8, 45, 1, 23);
     const lines: string[] = [];
     const mk = (f: "terminal" | "logfmt" | "json", v = 3) =>
-      new Logger(
+      new ExecLogger(
         v,
         f,
         (l) => lines.push(l),

@@ -8,12 +8,13 @@ import { join } from "node:path";
 import { type ExecConfig, parseExecArgs } from "../../../src/cli/execFlags.js";
 import { parseNodeArgs } from "../../../src/cli/nodeFlags.js";
 import { DEV_CHAIN_ID, devAccounts } from "../../../src/node/devGenesis.js";
-import { type NodeLog, nodeRollupConfigOf, RollupNode } from "../../../src/node/rollupNode.js";
+import { nodeRollupConfigOf, RollupNode } from "../../../src/node/rollupNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import type { RollupConfig } from "../../../src/rollup/config.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
+import type { Logger } from "../../../src/util/log.js";
 
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), `opal-${prefix}-`));
@@ -119,7 +120,7 @@ export async function call(url: string, method: string, params: unknown[] = []):
 export async function startRollupNode(
   argv: readonly string[],
   cfg: RollupConfig,
-  log: NodeLog = { error() {}, warn() {}, info() {}, debug() {} },
+  log: Logger = { error() {}, warn() {}, info() {}, debug() {} },
 ): Promise<RollupNode> {
   // P2P stays off unless the test asks for it (else it would bind 9222 and write its files into cwd).
   const p2p = argv.some((a) => a.startsWith("--p2p."));

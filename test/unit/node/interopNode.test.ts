@@ -20,17 +20,18 @@ import { main as opalExec } from "../../../src/cli/opalExec.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { signJwt } from "../../../src/engine/jwt.js";
 import { ExecNode } from "../../../src/node/execNode.js";
-import { type NodeLog, nodeRollupConfigOf, RollupNode, RollupNodeError } from "../../../src/node/rollupNode.js";
+import { nodeRollupConfigOf, RollupNode, RollupNodeError } from "../../../src/node/rollupNode.js";
 import { concatBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { applyForkOverrides, type RollupConfig, rollupConfigToJson } from "../../../src/rollup/config.js";
 import { RpcHttpServer } from "../../../src/rpc/httpServer.js";
+import type { Logger } from "../../../src/util/log.js";
 import { Rollup } from "../../utils/actions/rollup.js";
 import { call, configOf, startRollupNode, tempDir, waitFor } from "./helpers.js";
 
 type Json = Record<string, unknown>;
 
-function recordingLog(): NodeLog & { warnings: string[] } {
+function recordingLog(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
   return { warnings, error() {}, warn: (m) => warnings.push(m), info() {}, debug() {} };
 }
@@ -107,10 +108,11 @@ class WsRpc {
 }
 
 /** The node shell from options without derivation (no `--l1`): it only reads the engine's heads. */
-function startShell(argv: readonly string[], cfg: RollupConfig, log: NodeLog): Promise<RollupNode> {
+function startShell(argv: readonly string[], cfg: RollupConfig, log: Logger): Promise<RollupNode> {
   const parsed = parseNodeArgs([...argv, "--p2p.disable"], {});
   if (parsed.kind !== "run") throw new Error(JSON.stringify(parsed));
-  return RollupNode.start((({ l1: _l1, ...rest }) => rest)(parsed.config), {
+  const withoutL1 = { ...parsed.config, l1: undefined };
+  return RollupNode.start(withoutL1, {
     log,
     rollup: nodeRollupConfigOf(cfg),
     version: "test",

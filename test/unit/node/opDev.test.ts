@@ -12,10 +12,10 @@ import { createPublicClient, createWalletClient, defineChain, type Hex, http, pa
 import { privateKeyToAccount } from "viem/accounts";
 import { chainConfig, getSourceHash, publicActionsL2 } from "viem/op-stack";
 import { main } from "../../../src/cli/opalExec.js";
-import { parseL1BlockInfo } from "../../../src/executor/op/l1BlockInfo.js";
 import { DEV_L1_ORIGIN } from "../../../src/node/devGenesis.js";
 import { ExecNode } from "../../../src/node/execNode.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
+import { parseL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { configOf, rpc, tempDir } from "./helpers.js";
 
 const KEY0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";

@@ -14,7 +14,6 @@ import { headerBlobBaseFee } from "../../../src/chain/importBlock.js";
 import { main } from "../../../src/cli/opalExec.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { blockContext } from "../../../src/executor/executeBlock.js";
-import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT } from "../../../src/executor/op/daFootprint.js";
 import { call } from "../../../src/executor/simulate.js";
 import { devAccounts, OP_DEV_PREDEPLOYS, opDevGenesis } from "../../../src/node/devGenesis.js";
 import { DevSealer } from "../../../src/node/devSealer.js";
@@ -22,6 +21,7 @@ import { hexToBytes } from "../../../src/primitives/hex.js";
 import { rulesAt } from "../../../src/spec/chainConfig.js";
 import { Fork, OpFork } from "../../../src/spec/forks.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
+import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT } from "../../../src/tx/l1BlockInfo.js";
 import { TxPool } from "../../../src/txpool/txPool.js";
 
 function selector(sig: string): Uint8Array {

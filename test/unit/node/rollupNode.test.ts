@@ -14,7 +14,6 @@ import { keccak256 } from "../../../src/crypto/keccak.js";
 import { blockToPayload } from "../../../src/engine/payload.js";
 import { ExecNode } from "../../../src/node/execNode.js";
 import {
-  type NodeLog,
   type NodeRollupConfig,
   nodeRollupConfigOf,
   RollupNode,
@@ -24,9 +23,10 @@ import {
 } from "../../../src/node/rollupNode.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { parseRollupConfig } from "../../../src/rollup/config.js";
+import type { Logger } from "../../../src/util/log.js";
 import { configOf, rpc, tempDir, waitFor } from "./helpers.js";
 
-const quietLog: NodeLog = { error() {}, warn() {}, info() {}, debug() {} };
+const quietLog: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
 function recordingMetrics(): ShellMetrics & { calls: string[] } {
   const calls: string[] = [];

@@ -172,6 +172,20 @@ describe("primitives", () => {
         }),
       );
     });
+
+    it("bytesToBigint: any length, leading zeros and 0xff runs, against a hex parse", () => {
+      const ref = (b: Uint8Array): bigint => (b.length === 0 ? 0n : BigInt(bytesToHex(b)));
+      assert.equal(bytesToBigint(new Uint8Array(0)), 0n);
+      for (let n = 1; n <= 80; n++) {
+        assert.equal(bytesToBigint(new Uint8Array(n).fill(0xff)), (1n << BigInt(8 * n)) - 1n, `0xff × ${n}`);
+        assert.equal(bytesToBigint(new Uint8Array(n)), 0n, `0x00 × ${n}`);
+      }
+      fc.assert(
+        fc.property(fc.uint8Array({ minLength: 0, maxLength: 80 }), (b) => {
+          assert.equal(bytesToBigint(b), ref(b));
+        }),
+      );
+    });
   });
 
   describe("bytes", () => {

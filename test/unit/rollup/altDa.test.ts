@@ -7,6 +7,7 @@
 import { strict as assert } from "node:assert";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ReceiptLog } from "../../../src/block/log.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { bytesKey, concatBytes, utf8ToBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
@@ -41,7 +42,6 @@ import {
   CHALLENGE_STATUS_EVENT_TOPIC,
   ChallengeDecodeError,
   ChallengeStatus,
-  type DaLog,
   type DaReceipt,
   type DaTx,
   decodeChallengeStatusLog,
@@ -379,7 +379,7 @@ function word(n: number | bigint): Uint8Array {
   return w;
 }
 
-function statusLog(c: AltDaCommitment, commBlock: number, status: number): DaLog {
+function statusLog(c: AltDaCommitment, commBlock: number, status: number): ReceiptLog {
   const enc = encodeCommitment(c);
   const padded = new Uint8Array(Math.ceil(enc.length / 32) * 32);
   padded.set(enc);
@@ -581,7 +581,7 @@ class FakeL1 implements AltDaL1Source {
   }
 
   /** Adds a transaction emitting `logs` to block n. */
-  emit(n: number, logs: DaLog[], data: Uint8Array = new Uint8Array(0)): void {
+  emit(n: number, logs: ReceiptLog[], data: Uint8Array = new Uint8Array(0)): void {
     const b = this.block(n);
     b.receipts.push({ status: 1, logs });
     b.txs.push({ data });

@@ -82,7 +82,7 @@ function setup(blocks: L2BlockRef[]) {
       promoted.push(`finalized ${ref.number}`);
     },
     replaceBlock: () => Promise.reject(new Error("no derivation in this test")),
-    log: { info() {}, warn() {}, debug() {} },
+    log: { error() {}, warn() {}, info() {}, debug() {} },
   });
   return { m, resets: () => resets, promoted };
 }

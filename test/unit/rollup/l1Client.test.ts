@@ -14,6 +14,7 @@ import { encodeReceipt, type Receipt } from "../../../src/block/receipt.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { sha256 } from "../../../src/crypto/sha256.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import type { JsonValue } from "../../../src/primitives/json.js";
 import { encodeRlp, uintToRlpBytes } from "../../../src/rlp/encode.js";
 import {
   availableReceiptsMethods,
@@ -27,7 +28,7 @@ import { L1HeadPoller } from "../../../src/rollup/l1HeadPoller.js";
 import { L1VerifyError, receiptsRoot } from "../../../src/rollup/l1Json.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";
 import { RpcCallError } from "../../../src/rollup/rpcClient.js";
-import { blockJson, headerJson, type Json, qty, receiptJson, txJson } from "../../../src/rpc/format.js";
+import { blockJson, headerJson, qty, receiptJson, txJson } from "../../../src/rpc/format.js";
 import { encodeAccount } from "../../../src/trie/account.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";
 import { EMPTY_TRIE_ROOT, orderedTrieRoot } from "../../../src/trie/orderedRoot.js";
@@ -150,7 +151,7 @@ for (const b of [...chain, BAD]) {
   for (let i = 0; i < b.txs.length; i++) txIndex.set(bytesToHex(txHash(b.txs[i]!)), { b, i });
 }
 
-function blockObj(b: ChainBlock, full: boolean): Record<string, Json> {
+function blockObj(b: ChainBlock, full: boolean): Record<string, JsonValue> {
   return blockJson({
     header: b.header,
     hash: b.hash,
@@ -175,7 +176,7 @@ function blockObj(b: ChainBlock, full: boolean): Record<string, Json> {
   });
 }
 
-function receiptObj(b: ChainBlock, i: number): Record<string, Json> {
+function receiptObj(b: ChainBlock, i: number): Record<string, JsonValue> {
   let firstLogIndex = 0;
   for (let k = 0; k < i; k++) firstLogIndex += b.receipts[k]!.logs.length;
   return receiptJson(

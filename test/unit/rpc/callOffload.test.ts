@@ -20,7 +20,8 @@ import { CallWorker, OFFLOADED_METHODS, offloadCalls } from "../../../src/rpc/ca
 import { debugApi } from "../../../src/rpc/debug/api.js";
 import { traceApi } from "../../../src/rpc/debug/traceApi.js";
 import type { Dispatcher, RpcConnection } from "../../../src/rpc/dispatch.js";
-import { EthBackend, ethCallMethods } from "../../../src/rpc/eth/api.js";
+import { ethCallMethods } from "../../../src/rpc/eth/api.js";
+import { EthBackend } from "../../../src/rpc/eth/backend.js";
 import { ChainReader } from "../../../src/rpc/eth/chainReader.js";
 import { type AnyMethod, Registry } from "../../../src/rpc/registry.js";
 import { encodeBatch } from "../../../src/storage/batchCodec.js";

@@ -7,7 +7,6 @@
 import { strict as assert } from "node:assert";
 import { readdirSync, readFileSync } from "node:fs";
 import { keccak256 } from "../../../src/crypto/keccak.js";
-import { l1InfoSourceHash } from "../../../src/executor/op/l1InfoDeposit.js";
 import { utf8ToBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { bigintToBytes32 } from "../../../src/primitives/u256.js";
@@ -16,6 +15,7 @@ import { interopUpgradeTxs, upgradeSourceHash } from "../../../src/rollup/derive
 import { invalidatedBlockSourceHash } from "../../../src/rollup/interop/replacement.js";
 import { DepositSourceDomain, depositSourceHash } from "../../../src/tx/depositSourceHash.js";
 import { decodeTx } from "../../../src/tx/envelope.js";
+import { l1InfoSourceHash } from "../../../src/tx/l1InfoDeposit.js";
 import { TxType } from "../../../src/tx/tx.js";
 import { fixturePath } from "../../utils/fixtures.js";
 

@@ -6,12 +6,12 @@
 import { strict as assert } from "node:assert";
 import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
-import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/executor/op/l1BlockInfo.js";
 import { l1Cost } from "../../../src/executor/op/l1Cost.js";
 import { operatorFee } from "../../../src/executor/op/operatorFee.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
 import { rulesAt } from "../../../src/spec/chainConfig.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
+import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type BlobTx, type SignedTx, TxType } from "../../../src/tx/tx.js";
 import {

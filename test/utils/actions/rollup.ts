@@ -30,8 +30,9 @@ import type { SingularBatch } from "../../../src/rollup/derive/batchTypes.js";
 import { type CompressionAlgo, compressChannel } from "../../../src/rollup/derive/channelReader.js";
 import type { AltDaResolver, BlobSource } from "../../../src/rollup/derive/dataSource.js";
 import { encodeFramesTxData, type Frame } from "../../../src/rollup/derive/frame.js";
-import { encodeSpanBatch, spanBatchFromSingulars } from "../../../src/rollup/derive/spanBatch.js";
-import { Driver, type DriverLog, type DriverOptions } from "../../../src/rollup/driver.js";
+import { encodeSpanBatch } from "../../../src/rollup/derive/rawSpanBatch.js";
+import { spanBatchFromSingulars } from "../../../src/rollup/derive/spanBatchBuilder.js";
+import { Driver, type DriverOptions } from "../../../src/rollup/driver.js";
 import { EngineClient, type PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
 import { EngineController } from "../../../src/rollup/engine/engineController.js";
 import { L1Client } from "../../../src/rollup/l1Client.js";
@@ -41,6 +42,7 @@ import type { RpcTransport } from "../../../src/rollup/rpcTransport.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
+import type { Logger } from "../../../src/util/log.js";
 import { InProcessExec } from "../inProcessExec.js";
 import { addressKey } from "./genesisAlloc.js";
 import { BATCH_INBOX, L1Miner, PORTAL, SYSTEM_CONFIG } from "./l1Miner.js";
@@ -92,10 +94,10 @@ export interface RollupOptions {
   readonly sequencerTxPool?: boolean;
 }
 
-export const SILENT_LOG: DriverLog = { debug() {}, info() {}, warn() {}, error() {} };
+export const SILENT_LOG: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A log that keeps every line (tests check what was warned). */
-export function recordingLog(): DriverLog & { lines: string[] } {
+export function recordingLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
   const put = (level: string) => (msg: string, ctx?: Record<string, unknown>) =>
     lines.push(
@@ -212,7 +214,7 @@ export class Rollup {
    * A fresh verifier: its own opal-exec from genesis and a Driver following L1 only, with `driver`
    * in place of the rollup's driver options when given.
    */
-  verifier(log: DriverLog = SILENT_LOG, driver?: DriverOptions): Verifier {
+  verifier(log: Logger = SILENT_LOG, driver?: DriverOptions): Verifier {
     return new Verifier(this, log, driver);
   }
 }
@@ -258,7 +260,7 @@ export class Verifier {
   readonly driver: Driver;
   readonly l1: L1Source;
 
-  constructor(rollup: Rollup, log: DriverLog, driver?: DriverOptions) {
+  constructor(rollup: Rollup, log: Logger, driver?: DriverOptions) {
     this.exec = InProcessExec.create(rollup.l2Genesis);
     this.rpc = new EngineRpcBridge(this.exec.rpc);
     this.engine = new EngineClient(this.rpc, rollup.cfg);

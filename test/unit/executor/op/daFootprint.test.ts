@@ -12,8 +12,8 @@ import {
   txDaFootprint,
 } from "../../../../src/executor/op/daFootprint.js";
 import { fastLzCompressedLength } from "../../../../src/executor/op/fastLz.js";
-import { L1InfoFormat, newL1BlockInfo } from "../../../../src/executor/op/l1BlockInfo.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
+import { L1InfoFormat, newL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { depositTx, feeMarketTx, signedSamples } from "../../tx/builders.js";
 
 /** The spec's `max(minTransactionSize, (intercept + fastlzCoef * fastlzSize) // 1e6)`, floor division. */

@@ -6,7 +6,6 @@
 import { strict as assert } from "node:assert";
 import { estimatedDaSize, txDaFootprint } from "../../../../src/executor/op/daFootprint.js";
 import { fastLzCompressedLength } from "../../../../src/executor/op/fastLz.js";
-import { type L1BlockInfo, newL1BlockInfo } from "../../../../src/executor/op/l1BlockInfo.js";
 import {
   formatFeeScalar,
   L1CostModel,
@@ -18,6 +17,7 @@ import {
 } from "../../../../src/executor/op/l1Cost.js";
 import { Fork, l1Rules, OpFork, opRules } from "../../../../src/spec/forks.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
+import { type L1BlockInfo, newL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { depositTx, signedSamples } from "../../tx/builders.js";
 
 const BEDROCK_INFO = newL1BlockInfo({ baseFee: 30_000_000_000n, l1FeeOverhead: 188n, l1FeeScalar: 684_000n });

@@ -20,18 +20,13 @@ import { writeAlloc } from "../../../../src/chain/genesisState.js";
 import { privateKeyToAddress } from "../../../../src/crypto/secp256k1.js";
 import { type BlockExecFailure, type BlockExecResult, executeBlock } from "../../../../src/executor/executeBlock.js";
 import { fastLzCompressedLength } from "../../../../src/executor/op/fastLz.js";
-import {
-  encodeL1BlockInfo,
-  type L1BlockInfo,
-  L1InfoFormat,
-  newL1BlockInfo,
-} from "../../../../src/executor/op/l1BlockInfo.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { OpFork, opRules } from "../../../../src/spec/forks.js";
 import { KvStateReader } from "../../../../src/state/kvStateReader.js";
 import { addressToBigint, WorldState } from "../../../../src/state/worldState.js";
 import { MemoryKv } from "../../../../src/storage/memory.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
+import { encodeL1BlockInfo, type L1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { type DepositTx, type FeeMarketTx, type LegacyTx, type Tx, TxType } from "../../../../src/tx/tx.js";
 import { validateTx } from "../../../../src/tx/validateTx.js";

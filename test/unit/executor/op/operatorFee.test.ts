@@ -4,9 +4,9 @@
  * formulas here; the vectors in test/spec/l1FeeVectors.test.ts pin upstream numbers.
  */
 import { strict as assert } from "node:assert";
-import { newL1BlockInfo } from "../../../../src/executor/op/l1BlockInfo.js";
 import { operatorFee, operatorFeeRefund } from "../../../../src/executor/op/operatorFee.js";
 import { Fork, l1Rules, OpFork, opRules } from "../../../../src/spec/forks.js";
+import { newL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 
 const INFO = newL1BlockInfo({ operatorFeeScalar: 1_439_103_868, operatorFeeConstant: 1_000_000_007n });
 const OP_FORKS = Object.values(OpFork).filter((v): v is OpFork => typeof v === "number");

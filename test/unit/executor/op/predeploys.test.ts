@@ -34,20 +34,12 @@ import { type BlockExecFailure, type BlockExecResult, executeBlock } from "../..
 import type { TxOutcome, TxRejectCode } from "../../../../src/executor/executeTx.js";
 import { executeDeposit } from "../../../../src/executor/op/executeDeposit.js";
 import { fastLzCompressedLength } from "../../../../src/executor/op/fastLz.js";
-import {
-  encodeL1BlockInfo,
-  type L1BlockInfo,
-  L1InfoFormat,
-  newL1BlockInfo,
-} from "../../../../src/executor/op/l1BlockInfo.js";
 import { fjordL1Cost, l1Cost } from "../../../../src/executor/op/l1Cost.js";
 import { operatorFee } from "../../../../src/executor/op/operatorFee.js";
 import {
-  GAS_PRICE_ORACLE_ADDRESS,
   GAS_PRICE_ORACLE_RUNTIME_HEX,
   gasPriceOracleGenesisStorage,
   gasPriceOracleRuntimeCode,
-  L1_BLOCK_ADDRESS,
   L1_BLOCK_RUNTIME_HEX,
   l1BlockRuntimeCode,
   l1BlockStorage,
@@ -58,10 +50,12 @@ import { type CallMessage, call } from "../../../../src/executor/simulate.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { bigintToBytes32, bytesToBigint, MAX_U256 } from "../../../../src/primitives/u256.js";
 import { type ForkRules, OpFork, opRules } from "../../../../src/spec/forks.js";
+import { GAS_PRICE_ORACLE_ADDRESS, L1_BLOCK_ADDRESS } from "../../../../src/spec/opAddresses.js";
 import { KvStateReader } from "../../../../src/state/kvStateReader.js";
 import { addressToBigint, WorldState } from "../../../../src/state/worldState.js";
 import { MemoryKv } from "../../../../src/storage/memory.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
+import { encodeL1BlockInfo, type L1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { signingPayload, signTx } from "../../../../src/tx/signer.js";
 import { type DepositTx, type FeeMarketTx, type Tx, TxType } from "../../../../src/tx/tx.js";
 import { testHeader } from "../../../utils/blocks.js";

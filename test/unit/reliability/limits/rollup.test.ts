@@ -16,6 +16,7 @@ import { SnappyError, snappyCompress, snappyFrameDecode, snappyFrameEncode } fro
 import { writeUint32BE } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import type { RollupConfig } from "../../../../src/rollup/config.js";
+import { BatchDecodeError } from "../../../../src/rollup/derive/batchErrors.js";
 import { MAX_BLOB_DATA_SIZE } from "../../../../src/rollup/derive/blobCodec.js";
 import { ChannelAssembler } from "../../../../src/rollup/derive/channelAssembler.js";
 import {
@@ -38,11 +39,10 @@ import {
   parseFrames,
 } from "../../../../src/rollup/derive/frame.js";
 import {
-  BatchDecodeError,
   MAX_SPAN_BATCH_ELEMENT_COUNT,
   readRawSpanBatch,
   writeUvarint,
-} from "../../../../src/rollup/derive/spanBatch.js";
+} from "../../../../src/rollup/derive/rawSpanBatch.js";
 import { L1Client } from "../../../../src/rollup/l1Client.js";
 import { RateLimiter, Semaphore } from "../../../../src/rollup/limits.js";
 import type { RpcTransport } from "../../../../src/rollup/rpcTransport.js";

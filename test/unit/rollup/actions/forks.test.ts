@@ -9,7 +9,6 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
-import { L1InfoFormat, parseL1BlockInfo } from "../../../../src/executor/op/l1BlockInfo.js";
 import { type DevAccount, devAccounts } from "../../../../src/node/devGenesis.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
@@ -23,6 +22,7 @@ import {
   jovianUpgradeTxs,
 } from "../../../../src/rollup/derive/upgradeTxs.js";
 import { decodeTx, encodeTx } from "../../../../src/tx/envelope.js";
+import { L1InfoFormat, parseL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../../src/tx/tx.js";
 import { L1Miner, PORTAL } from "../../../utils/actions/l1Miner.js";

@@ -11,7 +11,6 @@
 import { strict as assert } from "node:assert";
 import { readdirSync, readFileSync } from "node:fs";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
-import { L1InfoFormat, parseL1BlockInfo } from "../../../../src/executor/op/l1BlockInfo.js";
 import { devAccounts } from "../../../../src/node/devGenesis.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
@@ -24,6 +23,7 @@ import type { L2BlockRef } from "../../../../src/rollup/refs.js";
 import { Sequencer } from "../../../../src/rollup/sequencer.js";
 import { SequencerControl } from "../../../../src/rollup/sequencerControl.js";
 import { decodeTx } from "../../../../src/tx/envelope.js";
+import { L1InfoFormat, parseL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { TxType } from "../../../../src/tx/tx.js";
 import { L1Miner, PORTAL } from "../../../utils/actions/l1Miner.js";
 import { l2Transfer, Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";
@@ -223,7 +223,7 @@ describe("actions: the Interop activation block", function () {
       return build(parent, attrs);
     };
     const clock = { now: r.cfg.genesis.l2Time };
-    const quiet = { info() {}, warn() {}, error() {} };
+    const quiet = { error() {}, warn() {}, info() {}, debug() {} };
     const seq = new Sequencer({
       cfg: r.cfg,
       controller,

@@ -141,7 +141,7 @@ async function runKarst(opts: { keep: boolean; setGasLimit?: bigint }): Promise<
     { enabled: true, stopped: false, adminStatePath: null, conductorEnabled: false },
     () => controller.state.unsafe.hash,
   );
-  const quiet = { info() {}, warn() {}, error() {} };
+  const quiet = { error() {}, warn() {}, info() {}, debug() {} };
   const seq = new Sequencer({
     cfg: r.cfg,
     controller,

@@ -12,7 +12,7 @@ import { type Conductor, Sequencer, type SequencerStep } from "../../../../src/r
 import { SequencerControl } from "../../../../src/rollup/sequencerControl.js";
 import { Rollup, type RollupOptions } from "../../../utils/actions/rollup.js";
 
-const quiet = { info() {}, warn() {}, error() {} };
+const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 
 async function setup(opts: RollupOptions = {}, extra: { maxSafeLag?: number; conductor?: Conductor } = {}) {
   const r = new Rollup(opts);

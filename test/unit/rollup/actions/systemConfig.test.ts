@@ -5,13 +5,13 @@
  * update is skipped. The sequencer and a verifier must agree block by block.
  */
 import { strict as assert } from "node:assert";
-import { L1InfoFormat, parseL1BlockInfo } from "../../../../src/executor/op/l1BlockInfo.js";
 import type { DevAccount } from "../../../../src/node/devGenesis.js";
 import { concatBytes, padLeft } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { bigintToBytes32 } from "../../../../src/primitives/u256.js";
 import { encodeFramesTxData, type Frame } from "../../../../src/rollup/derive/frame.js";
 import { CONFIG_UPDATE_TOPIC, ConfigUpdateType } from "../../../../src/rollup/derive/systemConfig.js";
+import { L1InfoFormat, parseL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { BATCH_INBOX, L1Miner, SYSTEM_CONFIG } from "../../../utils/actions/l1Miner.js";
 import { Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";
 

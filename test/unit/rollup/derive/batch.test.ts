@@ -13,14 +13,14 @@ import { hexToBytes } from "../../../../src/primitives/hex.js";
 import { decodeHeader } from "../../../../src/rlp/decode.js";
 import { encodeRlp, uintToRlpBytes } from "../../../../src/rlp/encode.js";
 import { decodeBatch, decodeSingularBatch, encodeSingularBatch } from "../../../../src/rollup/derive/batch.js";
-import { BatchType, type SingularBatch } from "../../../../src/rollup/derive/batchTypes.js";
 import {
   BatchDecodeError,
   type BatchDecodeReason,
   BatchEncodeError,
-  encodeSpanBatch,
-  spanBatchFromSingulars,
-} from "../../../../src/rollup/derive/spanBatch.js";
+} from "../../../../src/rollup/derive/batchErrors.js";
+import { BatchType, type SingularBatch } from "../../../../src/rollup/derive/batchTypes.js";
+import { encodeSpanBatch } from "../../../../src/rollup/derive/rawSpanBatch.js";
+import { spanBatchFromSingulars } from "../../../../src/rollup/derive/spanBatchBuilder.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { fixturePath } from "../../../utils/fixtures.js";

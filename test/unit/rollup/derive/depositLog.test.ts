@@ -5,7 +5,7 @@
  * filtered by status, address and topic, with block-wide log indices.
  */
 import { strict as assert } from "node:assert";
-import type { Log } from "../../../../src/block/log.js";
+import type { ReceiptLog } from "../../../../src/block/log.js";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
 import { utf8ToBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
@@ -74,7 +74,7 @@ function abiBytes(content: Uint8Array): Uint8Array {
   return cat(word(32n), word(BigInt(content.length)), padded);
 }
 
-function depositLog(f: DepositFields = {}): Log {
+function depositLog(f: DepositFields = {}): ReceiptLog {
   return {
     address: PORTAL,
     topics: [DEPOSIT_EVENT_TOPIC, topicOf(f.from ?? FROM), topicOf(f.to ?? TO), new Uint8Array(32)],
@@ -182,8 +182,8 @@ describe("rollup/derive/depositLog", () => {
 
     describe("rejects malformed logs with a critical DepositLogError", () => {
       const good = depositLog({ data: Uint8Array.of(9, 9) });
-      const withData = (data: Uint8Array): Log => ({ ...good, data });
-      const cases: [string, Log][] = [
+      const withData = (data: Uint8Array): ReceiptLog => ({ ...good, data });
+      const cases: [string, ReceiptLog][] = [
         ["3 topics", { ...good, topics: good.topics.slice(0, 3) }],
         ["5 topics", { ...good, topics: [...good.topics, new Uint8Array(32)] }],
         ["no topics", { ...good, topics: [] }],
@@ -217,7 +217,7 @@ describe("rollup/derive/depositLog", () => {
 
   describe("depositsFromReceipts", () => {
     const other = hexToBytes("0x000000000000000000000000000000000000dead");
-    const noise = (address: Uint8Array): Log => ({
+    const noise = (address: Uint8Array): ReceiptLog => ({
       address,
       topics: [keccak256(utf8ToBytes("Other()"))],
       data: new Uint8Array(0),
@@ -261,7 +261,7 @@ describe("rollup/derive/depositLog", () => {
     });
 
     it("throws a critical DepositLogError naming the receipt and log of a malformed deposit", () => {
-      const bad: Log = { ...depositLog(), topics: depositLog().topics.slice(0, 3) };
+      const bad: ReceiptLog = { ...depositLog(), topics: depositLog().topics.slice(0, 3) };
       const e = errorOf(() =>
         depositsFromReceipts(
           [
@@ -277,7 +277,7 @@ describe("rollup/derive/depositLog", () => {
     });
 
     it("ignores a malformed deposit-topic log from another address", () => {
-      const bad: Log = { ...depositLog(), topics: depositLog().topics.slice(0, 3), address: other };
+      const bad: ReceiptLog = { ...depositLog(), topics: depositLog().topics.slice(0, 3), address: other };
       assert.deepEqual(depositsFromReceipts([{ status: 1, logs: [bad] }], L1_HASH, PORTAL), []);
     });
   });

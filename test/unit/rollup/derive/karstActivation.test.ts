@@ -9,7 +9,6 @@
 import { strict as assert } from "node:assert";
 import { encodeJovianExtraData } from "../../../../src/block/opExtraData.js";
 import type { Receipt } from "../../../../src/block/receipt.js";
-import { encodeL1BlockInfo, L1InfoFormat } from "../../../../src/executor/op/l1BlockInfo.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { bigintToBytes32 } from "../../../../src/primitives/u256.js";
@@ -36,6 +35,7 @@ import {
 } from "../../../../src/rollup/engine/engineClient.js";
 import { networkRollupConfig } from "../../../../src/rollup/network.js";
 import type { L2BlockRef } from "../../../../src/rollup/refs.js";
+import { encodeL1BlockInfo, L1InfoFormat } from "../../../../src/tx/l1BlockInfo.js";
 
 /** fixtures/op-stack/nuts/SOURCE.md: the bundle's gas limits summed. */
 const UPGRADE_GAS = 55_370_657n;

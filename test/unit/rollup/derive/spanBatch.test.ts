@@ -14,28 +14,29 @@ import { concatBytes, equalBytes } from "../../../../src/primitives/bytes.js";
 import { hexToBytes } from "../../../../src/primitives/hex.js";
 import { decodeHeader } from "../../../../src/rlp/decode.js";
 import { decodeBatch } from "../../../../src/rollup/derive/batch.js";
-import { BatchType, type SingularBatch } from "../../../../src/rollup/derive/batchTypes.js";
 import {
   BatchDecodeError,
   type BatchDecodeReason,
   BatchEncodeError,
   type BatchEncodeReason,
+} from "../../../../src/rollup/derive/batchErrors.js";
+import { BatchType, type SingularBatch } from "../../../../src/rollup/derive/batchTypes.js";
+import { deriveSpanBatch } from "../../../../src/rollup/derive/deriveSpanBatch.js";
+import {
   decodeRawSpanBatch,
-  deriveSpanBatch,
   encodeRawSpanBatch,
   encodeSpanBatch,
   MAX_SPAN_BATCH_ELEMENT_COUNT,
   packSpanBitlist,
   type RawSpanBatch,
   readRawSpanBatch,
-  SpanBatchBuilder,
-  spanBatchFromSingulars,
   spanBatchLegacyTxCount,
   spanBatchTxCount,
   spanBitlistGet,
   uvarintLength,
   writeUvarint,
-} from "../../../../src/rollup/derive/spanBatch.js";
+} from "../../../../src/rollup/derive/rawSpanBatch.js";
+import { SpanBatchBuilder, spanBatchFromSingulars } from "../../../../src/rollup/derive/spanBatchBuilder.js";
 import { decodeTx, encodeTx } from "../../../../src/tx/envelope.js";
 import { recoverSender, signTx } from "../../../../src/tx/signer.js";
 import { type SignedTx, type Tx, TxType } from "../../../../src/tx/tx.js";
@@ -459,6 +460,18 @@ describe("rollup/derive/spanBatch", () => {
       expectEncodeError(() => encodeRawSpanBatch({ ...raw, relTimestamp: 1n << 64n }), "INCONSISTENT");
       expectDecodeError(() => deriveSpanBatch({ ...raw, blockTxCounts: [] }, OP_MAINNET), "EMPTY_SPAN", "derive");
       expectDecodeError(() => deriveSpanBatch({ ...raw, blockTxCounts: [1] }, OP_MAINNET), "INCONSISTENT", "derive");
+    });
+
+    it("encodeRawSpanBatch takes u64 nonces and gas limits up to 2^64 - 1, not beyond", () => {
+      const tx = encodeTx(signTx(legacy(), DEV_KEY));
+      const raw = spanBatchFromSingulars([block({ transactions: [tx] })], { ...OP_MAINNET, firstSeqNum: 0 });
+      const max = (1n << 64n) - 1n;
+      for (const over of [{ txNonces: [max] }, { txGases: [max] }]) {
+        assert.deepEqual(decodeRawSpanBatch(encodeRawSpanBatch({ ...raw, ...over })), { ...raw, ...over });
+      }
+      expectEncodeError(() => encodeRawSpanBatch({ ...raw, txNonces: [max + 1n] }), "INCONSISTENT");
+      expectEncodeError(() => encodeRawSpanBatch({ ...raw, txGases: [max + 1n] }), "INCONSISTENT");
+      expectEncodeError(() => encodeRawSpanBatch({ ...raw, txGases: [-1n] }), "INCONSISTENT");
     });
   });
 

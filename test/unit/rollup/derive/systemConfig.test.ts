@@ -4,7 +4,7 @@
  * malformation skipped with a warning and the config left as it was; receipt filtering.
  */
 import { strict as assert } from "node:assert";
-import type { Log } from "../../../../src/block/log.js";
+import type { ReceiptLog } from "../../../../src/block/log.js";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
 import { utf8ToBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
@@ -52,7 +52,7 @@ const START: SystemConfig = Object.freeze({
 });
 
 /** A ConfigUpdate log; `data` defaults to abi.encode(bytes payload). */
-function updateLog(type: number | Uint8Array, payload: Uint8Array, over: Partial<Log> = {}): Log {
+function updateLog(type: number | Uint8Array, payload: Uint8Array, over: Partial<ReceiptLog> = {}): ReceiptLog {
   return {
     address: SYSCFG,
     topics: [CONFIG_UPDATE_TOPIC, new Uint8Array(32), typeof type === "number" ? word(BigInt(type)) : type],
@@ -61,13 +61,17 @@ function updateLog(type: number | Uint8Array, payload: Uint8Array, over: Partial
   };
 }
 
-function apply(logs: Log[], l1Time = ECOTONE_TIME, sc: SystemConfig = START): { sc: SystemConfig; warnings: string[] } {
+function apply(
+  logs: ReceiptLog[],
+  l1Time = ECOTONE_TIME,
+  sc: SystemConfig = START,
+): { sc: SystemConfig; warnings: string[] } {
   const out = applyConfigUpdateLogs(sc, [{ status: 1, logs }], SYSCFG, CFG, l1Time);
   return { sc: out.config, warnings: out.warnings };
 }
 
 /** The log is skipped: config unchanged, exactly one warning. */
-function assertSkipped(log: Log, l1Time = ECOTONE_TIME): string {
+function assertSkipped(log: ReceiptLog, l1Time = ECOTONE_TIME): string {
   const { sc, warnings } = apply([log], l1Time);
   assert.deepEqual(sc, START);
   assert.equal(warnings.length, 1, "one warning");
@@ -242,8 +246,8 @@ describe("rollup/derive/systemConfig", () => {
 
   describe("malformed logs are skipped with a warning", () => {
     const good = updateLog(2, word(60_000_000n));
-    const withData = (data: Uint8Array): Log => ({ ...good, data });
-    const cases: [string, Log][] = [
+    const withData = (data: Uint8Array): ReceiptLog => ({ ...good, data });
+    const cases: [string, ReceiptLog][] = [
       ["unknown type 8", updateLog(8, word(1n))],
       ["type topic wider than uint8", updateLog(cat(new Uint8Array(30), Uint8Array.of(1, 2)), word(1n))],
       ["version 1", { ...good, topics: [CONFIG_UPDATE_TOPIC, word(1n), good.topics[2]] }],

@@ -10,10 +10,10 @@ import { defaultSuiteDir } from "../../../../scripts/rpcCompat.js";
 import { headerHash } from "../../../../src/block/header.js";
 import type { Blockchain, HeadChange } from "../../../../src/chain/blockchain.js";
 import { privateKeyToAddress } from "../../../../src/crypto/secp256k1.js";
+import { unpackRevert } from "../../../../src/evm/tracers/format.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ethApi } from "../../../../src/rpc/eth/api.js";
-import { revertReason } from "../../../../src/rpc/eth/callArgs.js";
 import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
 import { crc32Update } from "../../../../src/rpc/eth/config.js";
 import { FILTER_TIMEOUT_MS, FilterManager } from "../../../../src/rpc/eth/filters.js";
@@ -336,10 +336,10 @@ describe("rpc/eth api", function () {
 
   it("revert reasons and crc32", () => {
     assert.equal(
-      revertReason(hexToBytes("0x4e487b710000000000000000000000000000000000000000000000000000000000000011")),
+      unpackRevert(hexToBytes("0x4e487b710000000000000000000000000000000000000000000000000000000000000011")),
       "arithmetic underflow or overflow",
     );
-    assert.equal(revertReason(hexToBytes("0x1234")), undefined);
+    assert.equal(unpackRevert(hexToBytes("0x1234")), null);
     assert.equal(crc32Update(0, new TextEncoder().encode("123456789")), 0xcbf43926);
   });
 });

@@ -13,8 +13,8 @@
  * A fork's activation block still uses the previous fork's call (the L1Block contract is upgraded by
  * that block's own upgrade deposits), so the format is read from the selector, never from the fork.
  */
-import { readUint32BE, writeUint32BE } from "../../primitives/bytes.js";
-import { bigintToBytes32, bytesToBigint, MAX_U64, MAX_U256 } from "../../primitives/u256.js";
+import { readUint32BE, writeUint32BE } from "../primitives/bytes.js";
+import { bigintToBytes32, bytesToBigint, MAX_U64, MAX_U256 } from "../primitives/u256.js";
 
 export enum L1InfoFormat {
   Bedrock = 0,
@@ -62,9 +62,16 @@ export interface L1BlockInfo {
   readonly operatorFeeScalar: number;
   /** Isthmus+ u64 operator fee constant (wei); 0 before. */
   readonly operatorFeeConstant: bigint;
-  /** Jovian+ u16 DA footprint gas scalar; 0 before (see daFootprint.ts for the default 400). */
+  /** Jovian+ u16 DA footprint gas scalar; 0 before (`DA_FOOTPRINT_GAS_SCALAR_DEFAULT` for a SystemConfig 0). */
   readonly daFootprintGasScalar: number;
 }
+
+/**
+ * What the rollup node writes into the Jovian L1-attributes calldata when the SystemConfig's DA
+ * footprint gas scalar is 0 (SPEC: jovian/l1-attributes.md; op-node `DAFootprintGasScalarDefault`).
+ * The execution side uses the calldata value as written (op-geth `CalcDAFootprint`).
+ */
+export const DA_FOOTPRINT_GAS_SCALAR_DEFAULT = 400;
 
 export const BEDROCK_L1_INFO_SELECTOR = 0x015d8eb9;
 export const ECOTONE_L1_INFO_SELECTOR = 0x440a5e20;

@@ -4,9 +4,11 @@
  * l1-attributes.md), encode(parse(x)) = x, and bad input yields null.
  */
 import { strict as assert } from "node:assert";
-import { keccak256 } from "../../../../src/crypto/keccak.js";
+import { keccak256 } from "../../../src/crypto/keccak.js";
+import { utf8ToBytes } from "../../../src/primitives/bytes.js";
 import {
   BEDROCK_L1_INFO_SELECTOR,
+  DA_FOOTPRINT_GAS_SCALAR_DEFAULT,
   ECOTONE_L1_INFO_SELECTOR,
   encodeL1BlockInfo,
   ISTHMUS_L1_INFO_SELECTOR,
@@ -15,8 +17,7 @@ import {
   L1InfoFormat,
   newL1BlockInfo,
   parseL1BlockInfo,
-} from "../../../../src/executor/op/l1BlockInfo.js";
-import { utf8ToBytes } from "../../../../src/primitives/bytes.js";
+} from "../../../src/tx/l1BlockInfo.js";
 
 function selectorOf(signature: string): number {
   const h = keccak256(utf8ToBytes(signature));
@@ -96,7 +97,7 @@ const FORMATS: { format: L1InfoFormat; calldata: () => Uint8Array }[] = [
   { format: L1InfoFormat.Jovian, calldata: () => packedCalldata("setL1BlockValuesJovian()", 178) },
 ];
 
-describe("executor/op/l1BlockInfo", () => {
+describe("tx/l1BlockInfo", () => {
   it("uses the selectors of the spec signatures", () => {
     assert.equal(
       BEDROCK_L1_INFO_SELECTOR,
@@ -179,6 +180,11 @@ describe("executor/op/l1BlockInfo", () => {
     assert.equal(asJovian.baseFee, ecotone.baseFee);
     assert.equal(asJovian.daFootprintGasScalar, 400);
     assert.equal(asJovian.operatorFeeScalar, 0);
+  });
+
+  it("writes op-node's DAFootprintGasScalarDefault, 400, for a SystemConfig scalar of 0", () => {
+    // SPEC: jovian/l1-attributes.md; op-node derive.DAFootprintGasScalarDefault.
+    assert.equal(DA_FOOTPRINT_GAS_SCALAR_DEFAULT, 400);
   });
 
   it("returns null for an unknown selector or a wrong length, without throwing", () => {

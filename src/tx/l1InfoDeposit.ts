@@ -10,19 +10,15 @@
  * upgraded by that block's own upgrade deposits (`l1InfoFormatAt`).
  */
 
-import { keccak256 } from "../../crypto/keccak.js";
-import { concatBytes } from "../../primitives/bytes.js";
-import { hexToBytes } from "../../primitives/hex.js";
-import { bigintToBytes32 } from "../../primitives/u256.js";
-import type { ChainConfig } from "../../spec/chainConfig.js";
-import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
-import { type DepositTx, TxType } from "../../tx/tx.js";
+import { keccak256 } from "../crypto/keccak.js";
+import { concatBytes } from "../primitives/bytes.js";
+import { bigintToBytes32 } from "../primitives/u256.js";
+import type { ChainConfig } from "../spec/chainConfig.js";
+import { L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from "../spec/opAddresses.js";
+import { DepositSourceDomain, depositSourceHash } from "./depositSourceHash.js";
 import { encodeL1BlockInfo, type L1BlockInfo, L1InfoFormat } from "./l1BlockInfo.js";
+import { type DepositTx, TxType } from "./tx.js";
 
-/** The system account that sends the L1-attributes deposit. */
-export const L1_INFO_DEPOSITOR: Uint8Array = hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001");
-/** The L1Block predeploy, the deposit's target. */
-export const L1_BLOCK_ADDRESS: Uint8Array = hexToBytes("0x4200000000000000000000000000000000000015");
 /** Gas of the deposit from Regolith on (a non-system tx that must not fail). */
 export const L1_INFO_GAS_REGOLITH = 1_000_000n;
 /** Gas of the deposit before Regolith (a system tx, its gas not charged to the block). */

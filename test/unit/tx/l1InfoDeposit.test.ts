@@ -6,21 +6,16 @@
 import { strict as assert } from "node:assert";
 import { randomBytes } from "node:crypto";
 import { getSourceHash } from "viem/op-stack";
-import { L1InfoFormat, newL1BlockInfo, parseL1BlockInfo } from "../../../../src/executor/op/l1BlockInfo.js";
-import {
-  L1_BLOCK_ADDRESS,
-  L1_INFO_DEPOSITOR,
-  l1InfoDepositTx,
-  l1InfoFormatAt,
-  l1InfoSourceHash,
-} from "../../../../src/executor/op/l1InfoDeposit.js";
-import { BLOCK_FORKS_AT_ZERO } from "../../../../src/node/devGenesis.js";
-import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
-import { parseChainConfig } from "../../../../src/spec/chainConfig.js";
-import { decodeTx, encodeTx } from "../../../../src/tx/envelope.js";
-import { TxType } from "../../../../src/tx/tx.js";
+import { BLOCK_FORKS_AT_ZERO } from "../../../src/node/devGenesis.js";
+import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { parseChainConfig } from "../../../src/spec/chainConfig.js";
+import { L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from "../../../src/spec/opAddresses.js";
+import { decodeTx, encodeTx } from "../../../src/tx/envelope.js";
+import { L1InfoFormat, newL1BlockInfo, parseL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
+import { l1InfoDepositTx, l1InfoFormatAt, l1InfoSourceHash } from "../../../src/tx/l1InfoDeposit.js";
+import { TxType } from "../../../src/tx/tx.js";
 
-describe("executor/op/l1InfoDeposit", () => {
+describe("tx/l1InfoDeposit", () => {
   it("source hash: viem's published vector and agreement on random origins", () => {
     const h = l1InfoSourceHash(hexToBytes("0x9ba3933dc6ce43c145349770a39c30f9b647f17668f004bd2e05c80a2e7262f7"), 1n);
     assert.equal(bytesToHex(h), "0x722c43232e2f9dc07ebc07a02a3056993a2ed1328a1c81377ea99d135af39536");

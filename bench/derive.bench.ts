@@ -8,11 +8,11 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { readInputBytes } from "../src/cli/batchDecode.js";
+import { networkRollupConfig } from "../src/rollup/config/network.js";
 import { BatchType } from "../src/rollup/derive/batchTypes.js";
 import { readChannelBatches } from "../src/rollup/derive/channelReader.js";
 import { deriveSpanBatch, type SpanBatchContext } from "../src/rollup/derive/deriveSpanBatch.js";
 import { decodeRawSpanBatch } from "../src/rollup/derive/rawSpanBatch.js";
-import { networkRollupConfig } from "../src/rollup/network.js";
 import { REPO_ROOT } from "../test/utils/fixtures.js";
 import { type BenchRow, measure } from "./lib.js";
 

@@ -1,5 +1,5 @@
 /**
- * Generates src/rollup/networks.ts: the rollup.json (op-node shape) of every chain of the
+ * Generates src/rollup/config/networks.ts: the rollup.json (op-node shape) of every chain of the
  * superchain-registry snapshot in the shared fixtures, one per `--network` name, converted as
  * op-node's registry loader does (op-node/rollup/superchain.go `LoadOPStackRollupConfig` +
  * `applyHardforks`): regolith at 0, channel timeout 300, deposit contract = OptimismPortalProxy,
@@ -18,10 +18,10 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse as parseToml } from "smol-toml";
-import { parseRollupConfig, rollupConfigToJson } from "../src/rollup/config.js";
+import { parseRollupConfig, rollupConfigToJson } from "../src/rollup/config/rollupConfig.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const NETWORKS_FILE = join(REPO_ROOT, "src", "rollup", "networks.ts");
+export const NETWORKS_FILE = join(REPO_ROOT, "src", "rollup", "config", "networks.ts");
 
 /** The snapshot's provenance, as fixtures/op-stack/SOURCE.md §1 records it. */
 const SNAPSHOT =
@@ -180,7 +180,7 @@ export function renderNetworksModule(dir = registryConfigsDir()): string {
     " * the superchain-registry snapshot in fixtures/op-stack/superchain-registry/configs, which is",
     ` * ${SNAPSHOT}.`,
     ` * Inputs sha256: ${digest}.`,
-    " * One rollup.json object (op-node shape) per `--network` name; read it through src/rollup/network.ts.",
+    " * One rollup.json object (op-node shape) per `--network` name; read it through src/rollup/config/network.ts.",
     " */",
     "export const NETWORK_ROLLUP_JSON = Object.freeze({",
     ...entries,
@@ -189,7 +189,7 @@ export function renderNetworksModule(dir = registryConfigsDir()): string {
   ].join("\n");
 }
 
-/** True when src/rollup/networks.ts equals what the snapshot generates. */
+/** True when src/rollup/config/networks.ts equals what the snapshot generates. */
 export function networksUpToDate(dir = registryConfigsDir()): boolean {
   return existsSync(NETWORKS_FILE) && readFileSync(NETWORKS_FILE, "utf8") === renderNetworksModule(dir);
 }
@@ -199,14 +199,14 @@ function main(argv: string[]): number {
   if (argv.includes("--check")) {
     const current = existsSync(NETWORKS_FILE) ? readFileSync(NETWORKS_FILE, "utf8") : "";
     if (current !== text) {
-      console.error("src/rollup/networks.ts is out of date: run npm run bundle:networks");
+      console.error("src/rollup/config/networks.ts is out of date: run npm run bundle:networks");
       return 1;
     }
-    console.log("src/rollup/networks.ts is up to date");
+    console.log("src/rollup/config/networks.ts is up to date");
     return 0;
   }
   writeFileSync(NETWORKS_FILE, text);
-  console.log(`wrote src/rollup/networks.ts`);
+  console.log(`wrote src/rollup/config/networks.ts`);
   return 0;
 }
 

@@ -2,11 +2,11 @@
 /**
  * Compiles Opal's own L1 contracts for a local devnet (contracts/l1/OptimismPortal.sol,
  * contracts/l1/SystemConfig.sol) with solc-js (the `solc` devDependency, pinned) and writes
- * src/rollup/l1Contracts.ts: the runtime bytecode of each, the method selectors, the solc version,
+ * src/node/devnet/l1Contracts.ts: the runtime bytecode of each, the method selectors, the solc version,
  * a hash of the sources, the storage layout solc reports, and helpers that build the devnet L1
  * genesis `alloc` entries (runtime code + initialised storage), so the contracts need no deployment.
  *
- *   node scripts/compileL1Contracts.mjs           # (re)write src/rollup/l1Contracts.ts
+ *   node scripts/compileL1Contracts.mjs           # (re)write src/node/devnet/l1Contracts.ts
  *   node scripts/compileL1Contracts.mjs --check   # exit 1 if the file differs from a fresh build
  *
  * Deterministic, like scripts/compilePredeploys.mjs: fixed settings (optimizer on, 200 runs,
@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import solc from "solc";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUT = "src/rollup/l1Contracts.ts";
+const OUT = "src/node/devnet/l1Contracts.ts";
 /** [source path, contract name, exported constant prefix], in output order. */
 const CONTRACTS = [
   ["contracts/l1/OptimismPortal.sol", "OptimismPortal", "OPTIMISM_PORTAL"],
@@ -117,10 +117,10 @@ function render({ version, sourcesSha256, contracts }) {
  * Sources: sha256 ${sourcesSha256}
  * (over "path NUL content NUL" of ${contracts.map((c) => c.path).join(", then ")}).
  */
-import { bytesToHex } from "../primitives/hex.js";
-import { bigintToBytes32, bytesToBigint } from "../primitives/u256.js";
-import type { GenesisSystemConfig } from "./config.js";
-import { UNSAFE_BLOCK_SIGNER_SLOT } from "./runtimeConfig.js";
+import { bytesToHex } from "../../primitives/hex.js";
+import { bigintToBytes32, bytesToBigint } from "../../primitives/u256.js";
+import type { GenesisSystemConfig } from "../../rollup/config/rollupConfig.js";
+import { UNSAFE_BLOCK_SIGNER_SLOT } from "../../rollup/config/runtimeConfig.js";
 
 export const L1_CONTRACTS_SOLC_VERSION = "${version}";
 export const L1_CONTRACTS_SOURCES_SHA256 = "${sourcesSha256}";

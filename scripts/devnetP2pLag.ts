@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEVNET_PORTS } from "../src/node/devnet.js";
+import { DEVNET_PORTS } from "../src/node/devnet/devnet.js";
 import { printFailureContext } from "./devnetLogs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

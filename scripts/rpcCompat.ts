@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseExecArgs } from "../src/cli/execFlags.js";
 import { main as opalExec } from "../src/cli/opalExec.js";
 import { signJwt } from "../src/engine/jwt.js";
-import { ExecNode } from "../src/node/execNode.js";
+import { ExecNode } from "../src/node/exec/execNode.js";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 

@@ -10,12 +10,12 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
-import { isForkActive, type RollupConfig } from "../rollup/config.js";
+import { isForkActive, type RollupConfig } from "../rollup/config/rollupConfig.js";
 import { MAX_BLOB_DATA_SIZE } from "../rollup/derive/blobCodec.js";
 import type { CompressionAlgo } from "../rollup/derive/channelReader.js";
 import { encodeFramesTxData } from "../rollup/derive/frame.js";
 import type { EngineClient } from "../rollup/engine/engineClient.js";
-import type { RpcTransport } from "../rollup/rpcTransport.js";
+import type { RpcTransport } from "../rollup/transport/rpcTransport.js";
 import type { Logger } from "../util/log.js";
 import { type BlockBatch, fillChannel, framesOf } from "./channelOut.js";
 import type { TxSender } from "./txSender.js";

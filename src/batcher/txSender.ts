@@ -17,7 +17,7 @@ import { computeCellProofs, loadKzg } from "../crypto/kzg.js";
 import { privateKeyToAddress } from "../crypto/secp256k1.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { encodeBlob } from "../rollup/derive/blobCodec.js";
-import type { RpcTransport } from "../rollup/rpcTransport.js";
+import type { RpcTransport } from "../rollup/transport/rpcTransport.js";
 import { encodeBlobTxNetwork, kzgToVersionedHash } from "../tx/blobNetwork.js";
 import { encodeTx } from "../tx/envelope.js";
 import { signTx } from "../tx/signer.js";

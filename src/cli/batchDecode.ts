@@ -19,7 +19,8 @@ import { toChecksumAddress } from "../primitives/address.js";
 import { bytesKey } from "../primitives/bytes.js";
 import { bytesToHex, bytesToHexRaw, hexToBytes } from "../primitives/hex.js";
 import { stringLength } from "../rlp/encode.js";
-import { parseRollupConfig, type RollupConfig } from "../rollup/config.js";
+import { networkRollupConfig } from "../rollup/config/network.js";
+import { parseRollupConfig, type RollupConfig } from "../rollup/config/rollupConfig.js";
 import { decodeSingularBatch } from "../rollup/derive/batch.js";
 import { BatchDecodeError } from "../rollup/derive/batchErrors.js";
 import { BatchType } from "../rollup/derive/batchTypes.js";
@@ -28,7 +29,6 @@ import { detectCompression, readChannelBatches } from "../rollup/derive/channelR
 import { deriveSpanBatch, type SpanBatchContext } from "../rollup/derive/deriveSpanBatch.js";
 import { DERIVATION_VERSION_0, type Frame, FrameParseError, parseFrames } from "../rollup/derive/frame.js";
 import { type RawSpanBatch, readRawSpanBatch } from "../rollup/derive/rawSpanBatch.js";
-import { networkRollupConfig } from "../rollup/network.js";
 import { ZERO_L1_REF } from "../rollup/refs.js";
 import { decodeTx, txHash } from "../tx/envelope.js";
 import { recoverSender } from "../tx/signer.js";

@@ -4,7 +4,7 @@
  * given twice, forks in order, later than `--forks`) are checked by `opalDevnet.ts` after the parse
  * (node/devnetConfig.ts `devnetForkOffsets`), still before anything starts.
  */
-import { DEVNET_FORKS } from "../node/devnetConfig.js";
+import { DEVNET_FORKS } from "../node/devnet/devnetConfig.js";
 import { defineCli, type InferConfig } from "./flagTable.js";
 import { type Env, type ParseResult, parseArgs } from "./parseArgs.js";
 import { OPAL_VERSION } from "./version.js";

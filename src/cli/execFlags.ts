@@ -7,8 +7,8 @@
  * node.DefaultConfig supplies net,web3 plus eth from cmd/geth/config.go).
  */
 import { availableParallelism } from "node:os";
-import { OP_DEV_GENESIS_FORKS } from "../node/devGenesis.js";
-import type { ExecNodeConfig } from "../node/execNode.js";
+import { OP_DEV_GENESIS_FORKS } from "../node/exec/devGenesis.js";
+import type { ExecNodeConfig } from "../node/exec/execNode.js";
 import { defaultThreads } from "../node/pools.js";
 import type { PprofServerConfig, ProfileOnExitConfig } from "../node/pprofServer.js";
 import { DB_ENGINES } from "../storage/engine.js";

@@ -1,12 +1,13 @@
 /**
  * `opal-node networks`: one line per `--network` name (the bundled superchain-registry chains,
- * src/rollup/networks.ts): the name, the L2 chain id, the L1 it settles on, and every scheduled fork
+ * src/rollup/config/networks.ts): the name, the L2 chain id, the L1 it settles on, and every scheduled fork
  * time by the fork's override name (`canyon=1704992401 … karst=1783526401`), ordered by L1 (mainnet,
  * then sepolia, then others by chain id) and then by name. op-node has no such command: it lists the
  * names in `--network`'s help (op-service/flags `CLINetworkFlag`), which `opal-node --help` does too.
  */
-import { OPTIONAL_ROLLUP_FORKS, ROLLUP_FORKS, type RollupConfig } from "../rollup/config.js";
-import { BUNDLED_NETWORKS, l1NetworkName, networkRollupConfig } from "../rollup/network.js";
+
+import { BUNDLED_NETWORKS, l1NetworkName, networkRollupConfig } from "../rollup/config/network.js";
+import { OPTIONAL_ROLLUP_FORKS, ROLLUP_FORKS, type RollupConfig } from "../rollup/config/rollupConfig.js";
 import { defineCli } from "./flagTable.js";
 import { parseArgs } from "./parseArgs.js";
 import { EXIT_OK, EXIT_USAGE, type Io } from "./processIo.js";

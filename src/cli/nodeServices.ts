@@ -5,10 +5,11 @@
  * owned service the node closes on shutdown; a failure closes what was already started and
  * surfaces as one line.
  */
-import { type Metricer, NodeMetrics, NoopMetrics } from "../node/metrics.js";
+
 import { MetricsServer } from "../node/metricsServer.js";
 import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofServer.js";
-import type { OwnedService } from "../node/rollupNode.js";
+import { type Metricer, NodeMetrics, NoopMetrics } from "../node/rollup/metrics.js";
+import type { OwnedService } from "../node/rollup/rollupNode.js";
 import type { Logger } from "../util/log.js";
 import type { NodeConfig } from "./nodeFlags.js";
 import { makeNodeLogger } from "./nodeLogger.js";

@@ -7,10 +7,10 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { devAccounts, formatDevAccounts } from "../node/devGenesis.js";
-import { activationNews, Devnet, formatHeads } from "../node/devnet.js";
-import { DEVNET_FORKS, devnetForkOffsets } from "../node/devnetConfig.js";
-import type { RollupFork } from "../rollup/config.js";
+import { activationNews, Devnet, formatHeads } from "../node/devnet/devnet.js";
+import { DEVNET_FORKS, devnetForkOffsets } from "../node/devnet/devnetConfig.js";
+import { devAccounts, formatDevAccounts } from "../node/exec/devGenesis.js";
+import type { RollupFork } from "../rollup/config/rollupConfig.js";
 import { type DevnetConfig, parseDevnetArgs } from "./devnetFlags.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
 

@@ -14,8 +14,8 @@ import {
   type RollupConfigFlags,
   RollupNode,
   resolveRollupConfig,
-} from "../node/rollupNode.js";
-import type { RollupFork } from "../rollup/config.js";
+} from "../node/rollup/rollupNode.js";
+import type { RollupFork } from "../rollup/config/rollupConfig.js";
 import type { ChainConfig } from "../spec/chainConfig.js";
 import { batchDecodeMain } from "./batchDecode.js";
 import { networksMain } from "./networks.js";

@@ -16,7 +16,7 @@ import { encode, heap, time } from "@datadog/pprof";
 import { closeGracefully, listenError } from "../util/httpServe.js";
 import type { Logger } from "../util/log.js";
 import { GETH_METRICS_PATH, type MetricsSource } from "./metricsServer.js";
-import type { OwnedService } from "./rollupNode.js";
+import type { OwnedService } from "./rollup/rollupNode.js";
 
 /** A profiler failure: one line for the operator. */
 export class PprofError extends Error {

@@ -24,7 +24,7 @@ import type { GossipSub as GossipSubApi, TopicValidatorResult } from "@libp2p/go
 import type { Connection, Libp2p, PeerId, PrivateKey } from "@libp2p/interface";
 import type { Multiaddr } from "@multiformats/multiaddr";
 import { bytesToHex } from "../primitives/hex.js";
-import type { RollupConfig } from "../rollup/config.js";
+import type { RollupConfig } from "../rollup/config/rollupConfig.js";
 import { envelopeOf, type PayloadEnvelope } from "../rollup/engine/engineClient.js";
 import type { Logger } from "../util/log.js";
 import type { BlockSigner } from "./blockSigner.js";

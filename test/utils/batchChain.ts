@@ -3,8 +3,9 @@
  * block time 2, sequencing window 4 and only Regolith active (tests switch forks on), and L1/L2
  * references with recognisable hashes — L1 block n at 1000 + 12·(n − 10), L2 block n at 800 + 2n.
  */
-import type { RollupConfig } from "../../src/rollup/config.js";
-import { networkRollupConfig } from "../../src/rollup/network.js";
+
+import { networkRollupConfig } from "../../src/rollup/config/network.js";
+import type { RollupConfig } from "../../src/rollup/config/rollupConfig.js";
 import type { L1BlockRef, L2BlockRef } from "../../src/rollup/refs.js";
 
 const base = networkRollupConfig("op-mainnet");

@@ -3,7 +3,7 @@
  * Jovian at genesis, with a caller-given allocation.
  */
 import { encodeJovianExtraData } from "../../src/block/opExtraData.js";
-import { BLOCK_FORKS_AT_ZERO } from "../../src/node/devGenesis.js";
+import { BLOCK_FORKS_AT_ZERO } from "../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../src/primitives/hex.js";
 
 export const L1_CHAIN_ID = 1337n;

@@ -7,9 +7,9 @@ import { Blockchain } from "../../src/chain/blockchain.js";
 import { parseGenesis } from "../../src/chain/genesis.js";
 import { EngineApi } from "../../src/engine/engineApi.js";
 import { engineMethods, testingMethods } from "../../src/engine/methods.js";
-import { coreApis } from "../../src/node/execNode.js";
-import { RpcCallError, RpcTransportError } from "../../src/rollup/rpcClient.js";
-import type { RpcTransport } from "../../src/rollup/rpcTransport.js";
+import { coreApis } from "../../src/node/exec/execNode.js";
+import { RpcCallError, RpcTransportError } from "../../src/rollup/transport/rpcClient.js";
+import type { RpcTransport } from "../../src/rollup/transport/rpcTransport.js";
 import type { Dispatcher, RpcConnection } from "../../src/rpc/dispatch.js";
 import { Registry } from "../../src/rpc/registry.js";
 import { MemoryKv } from "../../src/storage/memory.js";
@@ -76,7 +76,7 @@ export class InProcessExec {
   /** `txPool`: payloads built without `noTxPool` take the pool's txs, as opal-exec's engine does. */
   static create(genesis: Record<string, unknown>, opts: { readonly txPool?: boolean } = {}): InProcessExec {
     const chain = Blockchain.init(new MemoryKv(), parseGenesis(genesis), genesis.config as never);
-    // As src/node/execNode.ts wires a dev L1: the store knows the chain (its head's fork decides the
+    // As src/node/exec/execNode.ts wires a dev L1: the store knows the chain (its head's fork decides the
     // blob wrapper version it takes) and the Engine API reads its blobs from it (getBlobs, bundles).
     const sidecars = chain.config.optimism === null ? new BlobSidecarStore(undefined, chain) : null;
     const pool = new TxPool({}, { chain, acceptBlobs: sidecars !== null });

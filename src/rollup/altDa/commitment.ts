@@ -17,7 +17,7 @@
 import { keccak256 } from "../../crypto/keccak.js";
 import { bytesKey, concatBytes, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex, bytesToHexRaw, hexToBytes } from "../../primitives/hex.js";
-import type { AltDaCommitmentType } from "../config.js";
+import type { AltDaCommitmentType } from "../config/rollupConfig.js";
 
 /** The derivation version byte of a batcher transaction carrying an alt-DA commitment. */
 export const TX_DATA_VERSION_ALT_DA = 0x01;

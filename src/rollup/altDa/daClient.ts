@@ -17,7 +17,7 @@
  *   `maxConcurrent` requests are in flight (FIFO Semaphore), gets and puts together.
  */
 import { hexToBytes } from "../../primitives/hex.js";
-import { Semaphore } from "../limits.js";
+import { Semaphore } from "../l1/limits.js";
 import {
   type AltDaCommitment,
   AltDaCommitmentError,

@@ -31,7 +31,7 @@ import type { ReceiptLog } from "../../block/log.js";
 import { concatBytes, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHexRaw, hexToBytes } from "../../primitives/hex.js";
 import { bytesToBigint, MAX_U64 } from "../../primitives/u256.js";
-import type { AltDaConfig } from "../config.js";
+import type { AltDaConfig } from "../config/rollupConfig.js";
 import { criticalError, resetError, temporaryError } from "../derive/errors.js";
 import type { BlockId, L1BlockRef } from "../refs.js";
 import { ZERO_L1_REF } from "../refs.js";

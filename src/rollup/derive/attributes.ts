@@ -20,7 +20,7 @@ import { blobParamsAt, type ChainConfig, DEFAULT_CANCUN_BLOB_PARAMS } from "../.
 import { encodeTx } from "../../tx/envelope.js";
 import { DA_FOOTPRINT_GAS_SCALAR_DEFAULT, type L1BlockInfo, L1InfoFormat } from "../../tx/l1BlockInfo.js";
 import { l1InfoDepositTx } from "../../tx/l1InfoDeposit.js";
-import { isForkActivationBlock, isForkActive, type RollupConfig } from "../config.js";
+import { isForkActivationBlock, isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../refs.js";
 import { DepositLogError, depositsFromReceipts } from "./depositLog.js";
 import { criticalError, resetError, temporaryError } from "./errors.js";

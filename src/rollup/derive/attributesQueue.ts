@@ -6,7 +6,7 @@
  */
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
-import type { RollupConfig } from "../config.js";
+import type { RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef, L2BlockRef } from "../refs.js";
 import { type AttributesDeps, type AttributesWithParent, preparePayloadAttributes } from "./attributes.js";
 import type { NextBatch, SingularBatchProvider } from "./batchQueue.js";

@@ -8,7 +8,7 @@
  * batch stage: buffered batches and any pending span are discarded, the L1 window and origin carry
  * over because the first Holocene channel still holds batches on pre-Holocene epochs.
  */
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef, L2BlockRef } from "../refs.js";
 import {
   type BatchCheckObserver,

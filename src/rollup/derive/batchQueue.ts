@@ -10,7 +10,7 @@
  * handed out one singular batch at a time.
  */
 import { equalBytes } from "../../primitives/bytes.js";
-import type { RollupConfig } from "../config.js";
+import type { RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef, L2BlockRef } from "../refs.js";
 import { BatchType, type BatchWithInclusion, type SingularBatch, type SpanBatchElement } from "./batchTypes.js";
 import { type BatchCheck, BatchValidity, checkBatch, type L2Reader } from "./batchValidity.js";

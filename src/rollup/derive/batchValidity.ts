@@ -15,7 +15,7 @@
  * first byte drop the batch. op-node/kona only test for empty, 0x7e and pre-Isthmus 0x04.
  */
 import { equalBytes } from "../../primitives/bytes.js";
-import { isForkActivationBlock, isForkActive, maxSequencerDriftAt, type RollupConfig } from "../config.js";
+import { isForkActivationBlock, isForkActive, maxSequencerDriftAt, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef, L2BlockRef } from "../refs.js";
 import { type Batch, BatchType, type SingularBatch, type SpanBatch } from "./batchTypes.js";
 

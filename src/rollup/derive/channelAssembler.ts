@@ -12,7 +12,7 @@
  *   checked before each frame;
  * - a closing frame completes the channel, which is handed out at once.
  */
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef } from "../refs.js";
 import { type AddFrameError, Channel } from "./channel.js";
 import { isChannelTimedOut, type RawChannel } from "./channelBank.js";

@@ -16,7 +16,7 @@
  * the next frame, and again.
  */
 import { bytesKey } from "../../primitives/bytes.js";
-import { channelTimeoutAt, isForkActive, type RollupConfig } from "../config.js";
+import { channelTimeoutAt, isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef } from "../refs.js";
 import { type AddFrameError, Channel } from "./channel.js";
 import type { Frame } from "./frame.js";

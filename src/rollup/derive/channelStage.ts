@@ -9,7 +9,7 @@
  */
 
 import { bytesToHex } from "../../primitives/hex.js";
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef } from "../refs.js";
 import { decodeBatch } from "./batch.js";
 import { BatchDecodeError } from "./batchErrors.js";

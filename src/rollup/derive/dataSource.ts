@@ -17,7 +17,7 @@ import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { recoverSender } from "../../tx/signer.js";
 import { type Tx, TxType } from "../../tx/tx.js";
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef } from "../refs.js";
 import { decodeBlob } from "./blobCodec.js";
 import { temporaryError } from "./errors.js";

@@ -5,7 +5,7 @@
  * payload with any bad frame is dropped whole), and from Holocene prunes frames that do not continue
  * their channel in order. EOF means the L1 block is exhausted.
  */
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef } from "../refs.js";
 import { type DataSourceDeps, openData } from "./dataSource.js";
 import { EOF, NOT_ENOUGH_DATA, type StageSignal } from "./errors.js";

@@ -7,7 +7,7 @@
 import type { Receipt } from "../../block/receipt.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
-import type { RollupConfig } from "../config.js";
+import type { RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef } from "../refs.js";
 import { EOF, resetError, temporaryError } from "./errors.js";
 import { applyConfigUpdateLogs, type SystemConfig } from "./systemConfig.js";

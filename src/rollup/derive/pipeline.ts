@@ -11,7 +11,7 @@
  * channels that were still open at the safe head are read again (`initialReset` in op-node).
  */
 import type { ChainConfig } from "../../spec/chainConfig.js";
-import { channelTimeoutAt, type RollupConfig } from "../config.js";
+import { channelTimeoutAt, type RollupConfig } from "../config/rollupConfig.js";
 import type { L1BlockRef, L2BlockRef } from "../refs.js";
 import type { AttributesWithParent, L1InfoSource, SystemConfigSource } from "./attributes.js";
 import { AttributesQueue } from "./attributesQueue.js";

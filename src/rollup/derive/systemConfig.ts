@@ -33,7 +33,7 @@ import { keccak256 } from "../../crypto/keccak.js";
 import { equalBytes, isZeroBytes, readUint32BE, utf8ToBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { bytesToBigint } from "../../primitives/u256.js";
-import { type GenesisSystemConfig, isForkActive, type RollupConfig } from "../config.js";
+import { type GenesisSystemConfig, isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import { criticalError } from "./errors.js";
 
 /**

@@ -29,7 +29,7 @@ import { GAS_PRICE_ORACLE_ADDRESS, L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from ".
 import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
 import { encodeTx } from "../../tx/envelope.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";
-import { isForkActivationBlock, type RollupConfig, type RollupFork } from "../config.js";
+import { isForkActivationBlock, type RollupConfig, type RollupFork } from "../config/rollupConfig.js";
 import { KARST_NUT_BUNDLE_TXS, KARST_NUT_BUNDLE_VERSION, type NutBundleTx } from "./karstNutBundle.js";
 import {
   ECOTONE_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,

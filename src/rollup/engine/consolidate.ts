@@ -11,7 +11,7 @@ import { keccak256 } from "../../crypto/keccak.js";
 import { equalBytes, isZeroBytes, readUint32BE } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { EMPTY_TRIE_ROOT } from "../../trie/orderedRoot.js";
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { PayloadAttributes } from "../derive/attributes.js";
 import type { L2Block } from "./engineClient.js";
 

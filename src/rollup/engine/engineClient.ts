@@ -13,13 +13,13 @@ import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import { bigintToBytes32 } from "../../primitives/u256.js";
 import { encodeTx } from "../../tx/envelope.js";
 import { L1InfoFormat, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import { attributesJson, type PayloadAttributes } from "../derive/attributes.js";
 import type { SystemConfig } from "../derive/systemConfig.js";
 import { upgradeGasToStrip } from "../derive/upgradeTxs.js";
-import { parseRpcTx } from "../l1Json.js";
 import type { L2BlockRef } from "../refs.js";
-import type { RpcTransport } from "../rpcTransport.js";
+import { parseRpcTx } from "../transport/ethJson.js";
+import type { RpcTransport } from "../transport/rpcTransport.js";
 
 export class EngineClientError extends Error {
   override readonly name = "EngineClientError";

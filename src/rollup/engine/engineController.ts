@@ -31,11 +31,11 @@
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { type Logger, SILENT_LOGGER } from "../../util/log.js";
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { AttributesWithParent, PayloadAttributes } from "../derive/attributes.js";
 import { criticalError, resetError, temporaryError } from "../derive/errors.js";
 import type { L1BlockRef, L2BlockRef } from "../refs.js";
-import { RpcCallError } from "../rpcClient.js";
+import { RpcCallError } from "../transport/rpcClient.js";
 import { attributesMismatch } from "./consolidate.js";
 import type { EngineClient, PayloadEnvelope, PayloadStatus } from "./engineClient.js";
 

@@ -39,10 +39,10 @@ import { hash, jsonKind, type ParamDecoder, ParamError } from "../../rpc/params.
 import { type AnyMethod, type AnySubscription, defineMethod, defineSubscription } from "../../rpc/registry.js";
 import type { Subscription } from "../../rpc/subscriptions.js";
 import type { Logger } from "../../util/log.js";
-import { isForkActive, type RollupConfig } from "../config.js";
+import type { L2Source } from "../api/l2Source.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { PayloadAttributes } from "../derive/attributes.js";
 import type { EngineClient } from "../engine/engineClient.js";
-import type { L2Source } from "../l2Source.js";
 import {
   type BlockId,
   type L1BlockRef,
@@ -52,7 +52,7 @@ import {
   type SyncStatus,
   ZERO_L1_REF,
 } from "../refs.js";
-import type { RpcTransport } from "../rpcTransport.js";
+import type { RpcTransport } from "../transport/rpcTransport.js";
 import { attributesToReplaceInvalidBlock } from "./replacement.js";
 
 /** op-service rpc.OutOfEventsErrCode. */

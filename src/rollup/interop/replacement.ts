@@ -18,7 +18,7 @@ import { hexToBytes } from "../../primitives/hex.js";
 import { DepositSourceDomain, depositSourceHash } from "../../tx/depositSourceHash.js";
 import { decodeTx, encodeTx } from "../../tx/envelope.js";
 import { type DepositTx, TxType } from "../../tx/tx.js";
-import { isForkActive, type RollupConfig } from "../config.js";
+import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import type { PayloadAttributes } from "../derive/attributes.js";
 import type { PayloadEnvelope } from "../engine/engineClient.js";
 

@@ -20,9 +20,9 @@ import { readChannelBatches } from "../../../src/rollup/derive/channelReader.js"
 import type { BlobSource } from "../../../src/rollup/derive/dataSource.js";
 import { parseFrames } from "../../../src/rollup/derive/frame.js";
 import { EngineClient } from "../../../src/rollup/engine/engineClient.js";
-import { parseRpcTx } from "../../../src/rollup/l1Json.js";
 import { l2RefJson } from "../../../src/rollup/refs.js";
-import { RpcClient } from "../../../src/rollup/rpcClient.js";
+import { parseRpcTx } from "../../../src/rollup/transport/ethJson.js";
+import { RpcClient } from "../../../src/rollup/transport/rpcClient.js";
 import { RpcHttpServer } from "../../../src/rpc/httpServer.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { BATCH_INBOX } from "../../utils/actions/l1Miner.js";

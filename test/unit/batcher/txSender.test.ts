@@ -8,9 +8,9 @@
 import { strict as assert } from "node:assert";
 import { l1OsakaTime, TxSender } from "../../../src/batcher/txSender.js";
 import { loadKzg } from "../../../src/crypto/kzg.js";
-import { devAccounts } from "../../../src/node/devGenesis.js";
+import { devAccounts } from "../../../src/node/exec/devGenesis.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
-import type { RpcTransport } from "../../../src/rollup/rpcTransport.js";
+import type { RpcTransport } from "../../../src/rollup/transport/rpcTransport.js";
 import { decodeBlobTxNetwork } from "../../../src/tx/blobNetwork.js";
 
 const P256 = { P256VERIFY: "0x0000000000000000000000000000000000000100" };

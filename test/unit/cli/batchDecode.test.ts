@@ -19,10 +19,10 @@ import {
 } from "../../../src/cli/batchDecode.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../../../src/cli/processIo.js";
 import { bytesToHexRaw, hexToBytes } from "../../../src/primitives/hex.js";
+import { NETWORK_ROLLUP_JSON } from "../../../src/rollup/config/networks.js";
 import { encodeSingularBatch } from "../../../src/rollup/derive/batch.js";
 import { compressChannel } from "../../../src/rollup/derive/channelReader.js";
 import { encodeFramesTxData, type Frame } from "../../../src/rollup/derive/frame.js";
-import { NETWORK_ROLLUP_JSON } from "../../../src/rollup/networks.js";
 import { decodeTx } from "../../../src/tx/envelope.js";
 import { fixturePath } from "../../utils/fixtures.js";
 

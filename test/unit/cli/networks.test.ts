@@ -11,9 +11,9 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseNodeArgs } from "../../../src/cli/nodeFlags.js";
 import { main, rollupConfigFlagsOf } from "../../../src/cli/opalNode.js";
-import { resolveRollupConfig } from "../../../src/node/rollupNode.js";
+import { resolveRollupConfig } from "../../../src/node/rollup/rollupNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import type { RollupConfig } from "../../../src/rollup/config.js";
+import type { RollupConfig } from "../../../src/rollup/config/rollupConfig.js";
 import { fixturePath, readJson } from "../../utils/fixtures.js";
 import { readToml, type TomlValue } from "../../utils/superchain.js";
 

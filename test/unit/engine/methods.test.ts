@@ -8,7 +8,7 @@ import { Blockchain } from "../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { EngineApi } from "../../../src/engine/engineApi.js";
 import { engineMethods } from "../../../src/engine/methods.js";
-import { l1DevGenesis } from "../../../src/node/devGenesis.js";
+import { l1DevGenesis } from "../../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import type { Dispatcher } from "../../../src/rpc/dispatch.js";
 import { Registry } from "../../../src/rpc/registry.js";

@@ -14,7 +14,7 @@ import { parseGenesis } from "../../../src/chain/genesis.js";
 import { type CKzg, loadKzg } from "../../../src/crypto/kzg.js";
 import { EngineApi } from "../../../src/engine/engineApi.js";
 import { engineMethods } from "../../../src/engine/methods.js";
-import { devAccounts, l1DevGenesis } from "../../../src/node/devGenesis.js";
+import { devAccounts, l1DevGenesis } from "../../../src/node/exec/devGenesis.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
 import type { Dispatcher } from "../../../src/rpc/dispatch.js";

@@ -5,8 +5,8 @@
  */
 import { strict as assert } from "node:assert";
 import WebSocket from "ws";
-import { DEV_CHAIN_ID, devAccounts } from "../../../src/node/devGenesis.js";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { DEV_CHAIN_ID, devAccounts } from "../../../src/node/exec/devGenesis.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";

@@ -17,7 +17,7 @@ import {
   webSocket,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { configOf, tempDir } from "./helpers.js";
 
 const SOURCE = `// SPDX-License-Identifier: MIT

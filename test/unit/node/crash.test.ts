@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { configOf, devTransfer, rpc, tempDir, waitFor } from "./helpers.js";
 

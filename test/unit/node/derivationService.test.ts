@@ -5,11 +5,11 @@
  */
 import { strict as assert } from "node:assert";
 import { parseNodeArgs } from "../../../src/cli/nodeFlags.js";
-import { DerivationService } from "../../../src/node/derivationService.js";
+import { DerivationService } from "../../../src/node/rollup/derivationService.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
+import { encodeProtocolVersion } from "../../../src/rollup/config/protocolVersion.js";
+import { REQUIRED_PROTOCOL_VERSION_SLOT } from "../../../src/rollup/config/runtimeConfig.js";
 import { EngineClient } from "../../../src/rollup/engine/engineClient.js";
-import { encodeProtocolVersion } from "../../../src/rollup/protocolVersion.js";
-import { REQUIRED_PROTOCOL_VERSION_SLOT } from "../../../src/rollup/runtimeConfig.js";
 import { RpcHttpServer } from "../../../src/rpc/httpServer.js";
 import { Rollup, SILENT_LOG } from "../../utils/actions/rollup.js";
 import { InProcessExec } from "../../utils/inProcessExec.js";

@@ -11,11 +11,11 @@
 import { strict as assert } from "node:assert";
 import { TxSender } from "../../../src/batcher/txSender.js";
 import { loadKzg } from "../../../src/crypto/kzg.js";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import { BeaconClient } from "../../../src/rollup/beaconClient.js";
 import { decodeBlob, encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
-import { RpcClient } from "../../../src/rollup/rpcClient.js";
+import { BeaconClient } from "../../../src/rollup/l1/beaconClient.js";
+import { RpcClient } from "../../../src/rollup/transport/rpcClient.js";
 import { encodeBlobTxNetwork, kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type BlobTx, TxType } from "../../../src/tx/tx.js";

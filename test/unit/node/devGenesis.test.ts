@@ -17,7 +17,7 @@ import {
   OP_DEV_PREDEPLOYS,
   opDevGenesis,
   SYSTEM_CONTRACTS,
-} from "../../../src/node/devGenesis.js";
+} from "../../../src/node/exec/devGenesis.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { rulesAt } from "../../../src/spec/chainConfig.js";
 import { Fork, OpFork } from "../../../src/spec/forks.js";

@@ -8,10 +8,10 @@ import { Blockchain } from "../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { main as devnetMain } from "../../../src/cli/opalDevnet.js";
 import { EXIT_USAGE, type Io } from "../../../src/cli/processIo.js";
-import { DEVNET_SYSTEM_CONFIG, devnetConfig, devnetForkOffsets } from "../../../src/node/devnetConfig.js";
+import { DEVNET_SYSTEM_CONFIG, devnetConfig, devnetForkOffsets } from "../../../src/node/devnet/devnetConfig.js";
+import { SYSTEM_CONFIG_RUNTIME_HEX } from "../../../src/node/devnet/l1Contracts.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { parseRollupConfig } from "../../../src/rollup/config.js";
-import { SYSTEM_CONFIG_RUNTIME_HEX } from "../../../src/rollup/l1Contracts.js";
+import { parseRollupConfig } from "../../../src/rollup/config/rollupConfig.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 
 describe("node/devnetConfig", () => {

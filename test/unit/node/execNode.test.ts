@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { signJwt } from "../../../src/engine/jwt.js";
-import { ExecLogger, ExecNode, NodeError } from "../../../src/node/execNode.js";
+import { ExecLogger, ExecNode, NodeError } from "../../../src/node/exec/execNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { decodeTx, txHash } from "../../../src/tx/envelope.js";
 import { configOf, devTransfer, rpc, tempDir, waitFor } from "./helpers.js";

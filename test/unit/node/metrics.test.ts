@@ -8,16 +8,16 @@
 import { strict as assert } from "node:assert";
 import { createServer, type Server } from "node:net";
 import client from "prom-client";
+import { MetricsServer } from "../../../src/node/metricsServer.js";
 import {
   METRICS_PREFIX,
   NodeMetrics,
   NoopMetrics,
   refHashValue,
   rpcClientErrorLabel,
-} from "../../../src/node/metrics.js";
-import { MetricsServer } from "../../../src/node/metricsServer.js";
+} from "../../../src/node/rollup/metrics.js";
 import type { L1BlockRef, L2BlockRef } from "../../../src/rollup/refs.js";
-import { RpcCallError, RpcTransportError } from "../../../src/rollup/rpcClient.js";
+import { RpcCallError, RpcTransportError } from "../../../src/rollup/transport/rpcClient.js";
 
 // ---------------------------------------------------------------------------------------------
 // A strict parser of the Prometheus text exposition format, version 0.0.4.

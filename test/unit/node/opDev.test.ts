@@ -12,8 +12,8 @@ import { createPublicClient, createWalletClient, defineChain, type Hex, http, pa
 import { privateKeyToAccount } from "viem/accounts";
 import { chainConfig, getSourceHash, publicActionsL2 } from "viem/op-stack";
 import { main } from "../../../src/cli/opalExec.js";
-import { DEV_L1_ORIGIN } from "../../../src/node/devGenesis.js";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { DEV_L1_ORIGIN } from "../../../src/node/exec/devGenesis.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
 import { parseL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { configOf, rpc, tempDir } from "./helpers.js";

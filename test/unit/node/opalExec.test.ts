@@ -11,7 +11,7 @@ import { headerHash } from "../../../src/block/header.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
 import { genesisBlockOf, parseGenesis } from "../../../src/chain/genesis.js";
 import { main } from "../../../src/cli/opalExec.js";
-import { l1DevGenesis, OP_DEV_PREDEPLOYS } from "../../../src/node/devGenesis.js";
+import { l1DevGenesis, OP_DEV_PREDEPLOYS } from "../../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { main as opalExec } from "../../../src/cli/opalExec.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { blockToPayload } from "../../../src/engine/payload.js";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import {
   type NodeRollupConfig,
   nodeRollupConfigOf,
@@ -20,9 +20,9 @@ import {
   type RollupNodeConfig,
   RollupNodeError,
   type ShellMetrics,
-} from "../../../src/node/rollupNode.js";
+} from "../../../src/node/rollup/rollupNode.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import { parseRollupConfig } from "../../../src/rollup/config.js";
+import { parseRollupConfig } from "../../../src/rollup/config/rollupConfig.js";
 import type { Logger } from "../../../src/util/log.js";
 import { configOf, rpc, tempDir, waitFor } from "./helpers.js";
 

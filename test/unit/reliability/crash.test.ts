@@ -5,7 +5,7 @@
  * -- crash` runs all six kinds, 50 cycles each). The seed is printed in every failure message.
  */
 import { strict as assert } from "node:assert";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { CrashCheckError, checkStored, runCrashKind } from "../../reliability/crashHarness.js";
 import { crashKindsOf } from "../../reliability/crashSection.js";
 import { configOf, tempDir } from "../node/helpers.js";

@@ -49,7 +49,7 @@ import {
   encodeResolveCalldata,
   hasChallengeLogs,
 } from "../../../src/rollup/altDa/daState.js";
-import type { AltDaConfig } from "../../../src/rollup/config.js";
+import type { AltDaConfig } from "../../../src/rollup/config/rollupConfig.js";
 import { DeriveError } from "../../../src/rollup/derive/errors.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";
 

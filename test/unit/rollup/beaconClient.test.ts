@@ -15,6 +15,7 @@ import type { AddressInfo } from "node:net";
 import { loadKzg } from "../../../src/crypto/kzg.js";
 import { PiscinaPool } from "../../../src/node/pools.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
+import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
 import {
   BeaconClient,
   type BeaconClientOptions,
@@ -23,9 +24,8 @@ import {
   BlobFetchError,
   type IndexedBlobHash,
   parseBeaconHeader,
-} from "../../../src/rollup/beaconClient.js";
-import { InThreadBlobVerifier, kzgCommitments, PoolBlobVerifier } from "../../../src/rollup/blobVerifier.js";
-import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
+} from "../../../src/rollup/l1/beaconClient.js";
+import { InThreadBlobVerifier, kzgCommitments, PoolBlobVerifier } from "../../../src/rollup/l1/blobVerifier.js";
 import { kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
 
 interface KzgProver {

@@ -15,6 +15,7 @@ import {
 } from "../../../scripts/bundleNetworks.js";
 import { NETWORKS } from "../../../src/cli/nodeFlags.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
+import { BUNDLED_NETWORKS, canonicalNetworkName, networkRollupConfig } from "../../../src/rollup/config/network.js";
 import {
   applyForkOverrides,
   channelTimeoutAt,
@@ -28,8 +29,7 @@ import {
   type RollupConfig,
   RollupConfigError,
   rollupConfigToJson,
-} from "../../../src/rollup/config.js";
-import { BUNDLED_NETWORKS, canonicalNetworkName, networkRollupConfig } from "../../../src/rollup/network.js";
+} from "../../../src/rollup/config/rollupConfig.js";
 import { ChainConfigError } from "../../../src/spec/chainConfig.js";
 
 type Toml = Record<string, any>;
@@ -229,8 +229,8 @@ describe("rollup/config: bundled networks against the superchain-registry TOML",
     assert.equal(j.keep_karst_upgrade_gas, true);
   });
 
-  it("src/rollup/networks.ts is what scripts/bundleNetworks.ts generates", () => {
-    assert.ok(networksUpToDate(), "src/rollup/networks.ts is out of date: run npm run bundle:networks");
+  it("src/rollup/config/networks.ts is what scripts/bundleNetworks.ts generates", () => {
+    assert.ok(networksUpToDate(), "src/rollup/config/networks.ts is out of date: run npm run bundle:networks");
     assert.match(renderNetworksModule(), /GENERATED FILE.*npm run bundle:networks/);
   });
 });

@@ -5,7 +5,8 @@
  * the supervisor's heads as the sync status reports them, and the reset targets' forms.
  */
 import { strict as assert } from "node:assert";
-import type { RollupConfig } from "../../../src/rollup/config.js";
+import type { L2Source } from "../../../src/rollup/api/l2Source.js";
+import type { RollupConfig } from "../../../src/rollup/config/rollupConfig.js";
 import type { EngineClient } from "../../../src/rollup/engine/engineClient.js";
 import {
   EVENT_QUEUE_SIZE,
@@ -14,9 +15,8 @@ import {
   type ManagedEvent,
   ManagedMode,
 } from "../../../src/rollup/interop/managed.js";
-import type { L2Source } from "../../../src/rollup/l2Source.js";
 import { type L1BlockRef, type L2BlockRef, type SyncStatus, ZERO_L1_REF } from "../../../src/rollup/refs.js";
-import type { RpcTransport } from "../../../src/rollup/rpcTransport.js";
+import type { RpcTransport } from "../../../src/rollup/transport/rpcTransport.js";
 
 const h = (tag: number, n: number): Uint8Array => {
   const b = new Uint8Array(32);

@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import type { RollupConfig } from "../../../src/rollup/config.js";
+import type { RollupConfig } from "../../../src/rollup/config/rollupConfig.js";
 import type { PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
 import {
   attributesToReplaceInvalidBlock,

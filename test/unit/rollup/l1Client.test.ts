@@ -23,11 +23,11 @@ import {
   L1NotFoundError,
   RPC_PROVIDER_KINDS,
   type RpcProviderKind,
-} from "../../../src/rollup/l1Client.js";
-import { L1HeadPoller } from "../../../src/rollup/l1HeadPoller.js";
-import { L1VerifyError, receiptsRoot } from "../../../src/rollup/l1Json.js";
+} from "../../../src/rollup/l1/l1Client.js";
+import { L1HeadPoller } from "../../../src/rollup/l1/l1HeadPoller.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";
-import { RpcCallError } from "../../../src/rollup/rpcClient.js";
+import { L1VerifyError, receiptsRoot } from "../../../src/rollup/transport/ethJson.js";
+import { RpcCallError } from "../../../src/rollup/transport/rpcClient.js";
 import { blockJson, headerJson, qty, receiptJson, txJson } from "../../../src/rpc/format.js";
 import { encodeAccount } from "../../../src/trie/account.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";

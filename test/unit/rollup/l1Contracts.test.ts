@@ -1,5 +1,5 @@
 /**
- * Opal's devnet L1 contracts (contracts/l1/*.sol, compiled into src/rollup/l1Contracts.ts) on an
+ * Opal's devnet L1 contracts (contracts/l1/*.sol, compiled into src/node/devnet/l1Contracts.ts) on an
  * in-process L1 chain whose genesis holds them already initialised (`l1DevnetContractsAlloc`):
  * deposits made through the OptimismPortal decode with the rollup node's own `depositsFromReceipts`
  * into exactly the deposit that was asked for (aliasing a contract caller), and the SystemConfig's
@@ -10,18 +10,6 @@ import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
 import type { Receipt } from "../../../src/block/receipt.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
-import { type DevAccount, devAccounts } from "../../../src/node/devGenesis.js";
-import { concatBytes, utf8ToBytes } from "../../../src/primitives/bytes.js";
-import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import { bigintToBytes32, bytesToBigint } from "../../../src/primitives/u256.js";
-import type { RollupConfig } from "../../../src/rollup/config.js";
-import { depositsFromReceipts } from "../../../src/rollup/derive/depositLog.js";
-import {
-  applyConfigUpdateLogs,
-  ecotoneScalars,
-  operatorFeeParams,
-  type SystemConfig,
-} from "../../../src/rollup/derive/systemConfig.js";
 import {
   L1_CONTRACTS_SOLC_VERSION,
   L1_CONTRACTS_SOURCES_SHA256,
@@ -34,10 +22,22 @@ import {
   SYSTEM_CONFIG_SELECTORS,
   SYSTEM_CONFIG_STORAGE,
   systemConfigStorage,
-} from "../../../src/rollup/l1Contracts.js";
-import { networkRollupConfig } from "../../../src/rollup/network.js";
+} from "../../../src/node/devnet/l1Contracts.js";
+import { type DevAccount, devAccounts } from "../../../src/node/exec/devGenesis.js";
+import { concatBytes, utf8ToBytes } from "../../../src/primitives/bytes.js";
+import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { bigintToBytes32, bytesToBigint } from "../../../src/primitives/u256.js";
+import { networkRollupConfig } from "../../../src/rollup/config/network.js";
+import type { RollupConfig } from "../../../src/rollup/config/rollupConfig.js";
+import { UNSAFE_BLOCK_SIGNER_SLOT } from "../../../src/rollup/config/runtimeConfig.js";
+import { depositsFromReceipts } from "../../../src/rollup/derive/depositLog.js";
+import {
+  applyConfigUpdateLogs,
+  ecotoneScalars,
+  operatorFeeParams,
+  type SystemConfig,
+} from "../../../src/rollup/derive/systemConfig.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";
-import { UNSAFE_BLOCK_SIGNER_SLOT } from "../../../src/rollup/runtimeConfig.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type DepositTx, type FeeMarketTx, TxType } from "../../../src/tx/tx.js";

@@ -22,7 +22,7 @@ import {
   txHashes,
   verifyAccountProof,
   verifyReceipts,
-} from "../../../src/rollup/l1Json.js";
+} from "../../../src/rollup/transport/ethJson.js";
 import { qty, receiptJson, txJson } from "../../../src/rpc/format.js";
 import { encodeAccount } from "../../../src/trie/account.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";

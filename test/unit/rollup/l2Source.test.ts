@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { L2Source } from "../../../src/rollup/l2Source.js";
+import { L2Source } from "../../../src/rollup/api/l2Source.js";
 import { Rollup } from "../../utils/actions/rollup.js";
 
 describe("rollup/l2Source: output roots and --fetch-withdrawal-root-from-state", function () {

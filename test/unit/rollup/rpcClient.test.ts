@@ -8,8 +8,8 @@ import { strict as assert } from "node:assert";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { verifyJwt } from "../../../src/engine/jwt.js";
-import { RateLimiter, Semaphore } from "../../../src/rollup/limits.js";
-import { RpcCallError, RpcClient, RpcTransportError } from "../../../src/rollup/rpcClient.js";
+import { RateLimiter, Semaphore } from "../../../src/rollup/l1/limits.js";
+import { RpcCallError, RpcClient, RpcTransportError } from "../../../src/rollup/transport/rpcClient.js";
 
 type Handler = (body: unknown, req: IncomingMessage) => { status?: number; body: string };
 

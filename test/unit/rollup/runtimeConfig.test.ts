@@ -6,7 +6,6 @@
  */
 import { strict as assert } from "node:assert";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { L1Client } from "../../../src/rollup/l1Client.js";
 import {
   compareProtocolVersions,
   decodeProtocolVersion,
@@ -14,13 +13,14 @@ import {
   formatProtocolVersion,
   OPAL_PROTOCOL_SUPPORT,
   shouldHalt,
-} from "../../../src/rollup/protocolVersion.js";
+} from "../../../src/rollup/config/protocolVersion.js";
 import {
   loadRuntimeConfig,
   RECOMMENDED_PROTOCOL_VERSION_SLOT,
   REQUIRED_PROTOCOL_VERSION_SLOT,
   UNSAFE_BLOCK_SIGNER_SLOT,
-} from "../../../src/rollup/runtimeConfig.js";
+} from "../../../src/rollup/config/runtimeConfig.js";
+import { L1Client } from "../../../src/rollup/l1/l1Client.js";
 import { SYSTEM_CONFIG } from "../../utils/actions/l1Miner.js";
 import { Rollup } from "../../utils/actions/rollup.js";
 

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SafeDb } from "../../../src/rollup/safeDb.js";
+import { SafeDb } from "../../../src/rollup/driver/safeDb.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 
 const h = (b: number) => new Uint8Array(32).fill(b);

@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { AdminStateError, readAdminState, writeAdminState } from "../../../src/rollup/adminState.js";
-import { SequencerControl, SequencerControlError } from "../../../src/rollup/sequencerControl.js";
+import { AdminStateError, readAdminState, writeAdminState } from "../../../src/rollup/sequencer/adminState.js";
+import { SequencerControl, SequencerControlError } from "../../../src/rollup/sequencer/sequencerControl.js";
 
 const HEAD = new Uint8Array(32).fill(0xab);
 const OTHER = new Uint8Array(32).fill(0xcd);

@@ -7,8 +7,8 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEPOSIT_CONTRACT_ADDRESS, DEV_CHAIN_ID } from "../../../src/node/devGenesis.js";
-import { ExecNode } from "../../../src/node/execNode.js";
+import { DEPOSIT_CONTRACT_ADDRESS, DEV_CHAIN_ID } from "../../../src/node/exec/devGenesis.js";
+import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { crc32 } from "../../../src/primitives/crc32.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
 import { ethConfigAt } from "../../../src/rpc/eth/config.js";

@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { randomBytes } from "node:crypto";
 import { getSourceHash } from "viem/op-stack";
-import { BLOCK_FORKS_AT_ZERO } from "../../../src/node/devGenesis.js";
+import { BLOCK_FORKS_AT_ZERO } from "../../../src/node/exec/devGenesis.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { parseChainConfig } from "../../../src/spec/chainConfig.js";
 import { L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from "../../../src/spec/opAddresses.js";

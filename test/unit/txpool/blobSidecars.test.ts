@@ -7,7 +7,7 @@
  */
 import { strict as assert } from "node:assert";
 import { loadKzg } from "../../../src/crypto/kzg.js";
-import { l1DevGenesis } from "../../../src/node/devGenesis.js";
+import { l1DevGenesis } from "../../../src/node/exec/devGenesis.js";
 import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
 import { parseChainConfig } from "../../../src/spec/chainConfig.js";
 import { type BlobTxNetwork, kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";

@@ -7,7 +7,12 @@
  */
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { computeCellProofs, loadKzg } from "../../../src/crypto/kzg.js";
-import { type DevAccount, devAccounts, type L1DevGenesisOptions, l1DevGenesis } from "../../../src/node/devGenesis.js";
+import {
+  type DevAccount,
+  devAccounts,
+  type L1DevGenesisOptions,
+  l1DevGenesis,
+} from "../../../src/node/exec/devGenesis.js";
 import { concatBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { L1BlockRef } from "../../../src/rollup/refs.js";

@@ -14,8 +14,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
-import { devAccounts, opDevGenesis } from "../../../src/node/devGenesis.js";
-import { GETH_FORK_TIME_KEYS } from "../../../src/node/devnetConfig.js";
+import { GETH_FORK_TIME_KEYS } from "../../../src/node/devnet/devnetConfig.js";
+import { devAccounts, opDevGenesis } from "../../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import {
   FORK_TIME_KEYS,
@@ -23,7 +23,7 @@ import {
   ROLLUP_FORKS,
   type RollupConfig,
   type RollupFork,
-} from "../../../src/rollup/config.js";
+} from "../../../src/rollup/config/rollupConfig.js";
 import { type AttributesDeps, preparePayloadAttributes } from "../../../src/rollup/derive/attributes.js";
 import { encodeSingularBatch } from "../../../src/rollup/derive/batch.js";
 import type { SingularBatch } from "../../../src/rollup/derive/batchTypes.js";
@@ -32,13 +32,13 @@ import type { AltDaResolver, BlobSource } from "../../../src/rollup/derive/dataS
 import { encodeFramesTxData, type Frame } from "../../../src/rollup/derive/frame.js";
 import { encodeSpanBatch } from "../../../src/rollup/derive/rawSpanBatch.js";
 import { spanBatchFromSingulars } from "../../../src/rollup/derive/spanBatchBuilder.js";
-import { Driver, type DriverOptions } from "../../../src/rollup/driver.js";
+import { Driver, type DriverOptions } from "../../../src/rollup/driver/driver.js";
 import { EngineClient, type PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
 import { EngineController } from "../../../src/rollup/engine/engineController.js";
-import { L1Client } from "../../../src/rollup/l1Client.js";
-import { L1Source } from "../../../src/rollup/l1Source.js";
+import { L1Client } from "../../../src/rollup/l1/l1Client.js";
+import { L1Source } from "../../../src/rollup/l1/l1Source.js";
 import type { L2BlockRef } from "../../../src/rollup/refs.js";
-import type { RpcTransport } from "../../../src/rollup/rpcTransport.js";
+import type { RpcTransport } from "../../../src/rollup/transport/rpcTransport.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";

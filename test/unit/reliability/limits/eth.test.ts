@@ -11,7 +11,7 @@ import { parseExecArgs } from "../../../../src/cli/execFlags.js";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
 import { Evm } from "../../../../src/evm/evm.js";
 import { Halt } from "../../../../src/evm/status.js";
-import { coreApis } from "../../../../src/node/execNode.js";
+import { coreApis } from "../../../../src/node/exec/execNode.js";
 import { PiscinaPool } from "../../../../src/node/pools.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";

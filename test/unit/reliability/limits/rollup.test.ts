@@ -15,7 +15,7 @@ import { MAX_RESPONSE_BYTES } from "../../../../src/p2p/reqResp.js";
 import { SnappyError, snappyCompress, snappyFrameDecode, snappyFrameEncode } from "../../../../src/p2p/snappy.js";
 import { writeUint32BE } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
-import type { RollupConfig } from "../../../../src/rollup/config.js";
+import type { RollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import { BatchDecodeError } from "../../../../src/rollup/derive/batchErrors.js";
 import { MAX_BLOB_DATA_SIZE } from "../../../../src/rollup/derive/blobCodec.js";
 import { ChannelAssembler } from "../../../../src/rollup/derive/channelAssembler.js";
@@ -43,9 +43,9 @@ import {
   readRawSpanBatch,
   writeUvarint,
 } from "../../../../src/rollup/derive/rawSpanBatch.js";
-import { L1Client } from "../../../../src/rollup/l1Client.js";
-import { RateLimiter, Semaphore } from "../../../../src/rollup/limits.js";
-import type { RpcTransport } from "../../../../src/rollup/rpcTransport.js";
+import { L1Client } from "../../../../src/rollup/l1/l1Client.js";
+import { RateLimiter, Semaphore } from "../../../../src/rollup/l1/limits.js";
+import type { RpcTransport } from "../../../../src/rollup/transport/rpcTransport.js";
 import { L1Miner, PORTAL } from "../../../utils/actions/l1Miner.js";
 import { CFG, l1 } from "../../../utils/batchChain.js";
 

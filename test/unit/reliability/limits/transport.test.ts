@@ -10,7 +10,7 @@ import { type IncomingHttpHeaders, request } from "node:http";
 import { WebSocket } from "ws";
 import { AuthRpcServer, ENGINE_BODY_LIMIT } from "../../../../src/engine/authServer.js";
 import { signJwt } from "../../../../src/engine/jwt.js";
-import { ExecNode } from "../../../../src/node/execNode.js";
+import { ExecNode } from "../../../../src/node/exec/execNode.js";
 import { DEFAULT_DISPATCHER_OPTIONS, type RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { DEFAULT_HTTP_OPTIONS, RpcHttpServer } from "../../../../src/rpc/httpServer.js";
 import { defineMethod, defineSubscription, Registry } from "../../../../src/rpc/registry.js";

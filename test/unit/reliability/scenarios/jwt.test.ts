@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { signJwt } from "../../../../src/engine/jwt.js";
-import { ExecNode } from "../../../../src/node/execNode.js";
+import { ExecNode } from "../../../../src/node/exec/execNode.js";
 import { configOf, rpc, tempDir } from "../../node/helpers.js";
 
 const SECRET = new Uint8Array(32).fill(0x42);

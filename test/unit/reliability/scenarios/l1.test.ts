@@ -5,7 +5,7 @@
  * verifier that derives from the final L1 only.
  */
 import { strict as assert } from "node:assert";
-import { devAccounts } from "../../../../src/node/devGenesis.js";
+import { devAccounts } from "../../../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { l2Transfer, Rollup } from "../../../utils/actions/rollup.js";
 import { assertCanonicalOrigins, assertSameChain, batchTxs, hashAt, l1NonceAt, SequencerNode } from "./harness.js";

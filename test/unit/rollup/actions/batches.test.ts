@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import { randomBytes } from "node:crypto";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
-import type { RollupFork } from "../../../../src/rollup/config.js";
+import type { RollupFork } from "../../../../src/rollup/config/rollupConfig.js";
 import { preparePayloadAttributes } from "../../../../src/rollup/derive/attributes.js";
 import { encodeSingularBatch } from "../../../../src/rollup/derive/batch.js";
 import type { SingularBatch } from "../../../../src/rollup/derive/batchTypes.js";

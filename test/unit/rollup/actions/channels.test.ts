@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
-import type { RollupFork } from "../../../../src/rollup/config.js";
+import type { RollupFork } from "../../../../src/rollup/config/rollupConfig.js";
 import { encodeFramesTxData, type Frame } from "../../../../src/rollup/derive/frame.js";
 import { BATCH_INBOX } from "../../../utils/actions/l1Miner.js";
 import { l2Transfer, Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";

@@ -5,14 +5,14 @@
  * and Alt-DA keccak commitments resolved through the DA storage.
  */
 import { strict as assert } from "node:assert";
-import { devAccounts } from "../../../../src/node/devGenesis.js";
+import { devAccounts } from "../../../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { AltDaSource } from "../../../../src/rollup/altDa/altDaSource.js";
 import { commitmentTxData, keccakCommitment } from "../../../../src/rollup/altDa/commitment.js";
 import { AltDaManager } from "../../../../src/rollup/altDa/daState.js";
 import type { AltDaResolver } from "../../../../src/rollup/derive/dataSource.js";
 import { encodeFramesTxData } from "../../../../src/rollup/derive/frame.js";
-import { L1Client } from "../../../../src/rollup/l1Client.js";
+import { L1Client } from "../../../../src/rollup/l1/l1Client.js";
 import { BATCH_INBOX } from "../../../utils/actions/l1Miner.js";
 import { l2Transfer, Rollup } from "../../../utils/actions/rollup.js";
 

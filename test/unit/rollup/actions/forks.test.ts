@@ -9,7 +9,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
-import { type DevAccount, devAccounts } from "../../../../src/node/devGenesis.js";
+import { type DevAccount, devAccounts } from "../../../../src/node/exec/devGenesis.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { bigintToBytes32 } from "../../../../src/primitives/u256.js";

@@ -23,9 +23,9 @@ import { DEPOSIT_EVENT_TOPIC } from "../../../../src/rollup/derive/depositLog.js
 import { KARST_NUT_BUNDLE_TXS } from "../../../../src/rollup/derive/karstNutBundle.js";
 import { CONFIG_UPDATE_TOPIC, ConfigUpdateType } from "../../../../src/rollup/derive/systemConfig.js";
 import { karstUpgradeTxs } from "../../../../src/rollup/derive/upgradeTxs.js";
-import { Semaphore } from "../../../../src/rollup/limits.js";
-import { Sequencer } from "../../../../src/rollup/sequencer.js";
-import { SequencerControl } from "../../../../src/rollup/sequencerControl.js";
+import { Semaphore } from "../../../../src/rollup/l1/limits.js";
+import { Sequencer } from "../../../../src/rollup/sequencer/sequencer.js";
+import { SequencerControl } from "../../../../src/rollup/sequencer/sequencerControl.js";
 import { registryGenesisAlloc } from "../../../utils/actions/genesisAlloc.js";
 import { L1Miner, PORTAL, SYSTEM_CONFIG } from "../../../utils/actions/l1Miner.js";
 import { l2Transfer, Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";

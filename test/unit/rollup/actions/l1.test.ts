@@ -11,7 +11,7 @@ import { encodeBlob } from "../../../../src/rollup/derive/blobCodec.js";
 import type { BlobSource } from "../../../../src/rollup/derive/dataSource.js";
 import { encodeFramesTxData } from "../../../../src/rollup/derive/frame.js";
 import type { L1BlockRef } from "../../../../src/rollup/refs.js";
-import type { RpcTransport } from "../../../../src/rollup/rpcTransport.js";
+import type { RpcTransport } from "../../../../src/rollup/transport/rpcTransport.js";
 import { kzgToVersionedHash } from "../../../../src/tx/blobNetwork.js";
 import { BATCH_INBOX } from "../../../utils/actions/l1Miner.js";
 import { Rollup, recordingLog, type Verifier } from "../../../utils/actions/rollup.js";

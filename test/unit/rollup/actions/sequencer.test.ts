@@ -7,9 +7,9 @@
 import { strict as assert } from "node:assert";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import type { PayloadEnvelope } from "../../../../src/rollup/engine/engineClient.js";
-import { Semaphore } from "../../../../src/rollup/limits.js";
-import { type Conductor, Sequencer, type SequencerStep } from "../../../../src/rollup/sequencer.js";
-import { SequencerControl } from "../../../../src/rollup/sequencerControl.js";
+import { Semaphore } from "../../../../src/rollup/l1/limits.js";
+import { type Conductor, Sequencer, type SequencerStep } from "../../../../src/rollup/sequencer/sequencer.js";
+import { SequencerControl } from "../../../../src/rollup/sequencer/sequencerControl.js";
 import { Rollup, type RollupOptions } from "../../../utils/actions/rollup.js";
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };

@@ -5,7 +5,7 @@
  * update is skipped. The sequencer and a verifier must agree block by block.
  */
 import { strict as assert } from "node:assert";
-import type { DevAccount } from "../../../../src/node/devGenesis.js";
+import type { DevAccount } from "../../../../src/node/exec/devGenesis.js";
 import { concatBytes, padLeft } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { bigintToBytes32 } from "../../../../src/primitives/u256.js";

@@ -10,7 +10,7 @@
  * @1004 on origin L1 #10; sequencing window 4.
  */
 import { strict as assert } from "node:assert";
-import type { RollupConfig } from "../../../../src/rollup/config.js";
+import type { RollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import { BatchMux } from "../../../../src/rollup/derive/batchMux.js";
 import {
   BatchQueue,

@@ -7,7 +7,7 @@
  * block n at 800 + 2n. The usual safe head is L2 #102 @1004 on origin A, so the next slot is 1006.
  */
 import { strict as assert } from "node:assert";
-import type { RollupConfig } from "../../../../src/rollup/config.js";
+import type { RollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import type { SingularBatch, SpanBatch, SpanBatchElement } from "../../../../src/rollup/derive/batchTypes.js";
 import {
   BatchValidity,

@@ -5,12 +5,13 @@
  * the L1 origin timestamp, and the Holocene single-channel assembler.
  */
 import { strict as assert } from "node:assert";
+import { networkRollupConfig } from "../../../../src/rollup/config/network.js";
 import {
   OPTIONAL_ROLLUP_FORKS,
   ROLLUP_FORKS,
   type RollupConfig,
   type RollupFork,
-} from "../../../../src/rollup/config.js";
+} from "../../../../src/rollup/config/rollupConfig.js";
 import { Channel } from "../../../../src/rollup/derive/channel.js";
 import { ChannelAssembler } from "../../../../src/rollup/derive/channelAssembler.js";
 import {
@@ -21,7 +22,6 @@ import {
 } from "../../../../src/rollup/derive/channelBank.js";
 import { MAX_RLP_BYTES_PER_CHANNEL_FJORD } from "../../../../src/rollup/derive/channelReader.js";
 import type { Frame } from "../../../../src/rollup/derive/frame.js";
-import { networkRollupConfig } from "../../../../src/rollup/network.js";
 import type { L1BlockRef } from "../../../../src/rollup/refs.js";
 
 type ForkTimeOverrides = Partial<Record<`${RollupFork}Time`, number | null>>;

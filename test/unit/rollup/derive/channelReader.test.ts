@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { brotliCompressSync, deflateSync, inflateSync } from "node:zlib";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { encodeRlp } from "../../../../src/rlp/encode.js";
+import { networkRollupConfig } from "../../../../src/rollup/config/network.js";
 import { ChannelBank } from "../../../../src/rollup/derive/channelBank.js";
 import {
   type ChannelBatches,
@@ -20,7 +21,6 @@ import {
   readChannelBatches,
 } from "../../../../src/rollup/derive/channelReader.js";
 import { encodeFramesTxData, parseFrames } from "../../../../src/rollup/derive/frame.js";
-import { networkRollupConfig } from "../../../../src/rollup/network.js";
 import { decodeTx } from "../../../../src/tx/envelope.js";
 import { fixturePath } from "../../../utils/fixtures.js";
 import { fullGc } from "../../../utils/gc.js";

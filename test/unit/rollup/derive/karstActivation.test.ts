@@ -12,7 +12,8 @@ import type { Receipt } from "../../../../src/block/receipt.js";
 import { concatBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { bigintToBytes32 } from "../../../../src/primitives/u256.js";
-import type { RollupConfig } from "../../../../src/rollup/config.js";
+import { networkRollupConfig } from "../../../../src/rollup/config/network.js";
+import type { RollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import {
   type L1Info,
   l1BlockInfoFor,
@@ -33,7 +34,6 @@ import {
   newPayloadVersionAt,
   systemConfigOfBlock,
 } from "../../../../src/rollup/engine/engineClient.js";
-import { networkRollupConfig } from "../../../../src/rollup/network.js";
 import type { L2BlockRef } from "../../../../src/rollup/refs.js";
 import { encodeL1BlockInfo, L1InfoFormat } from "../../../../src/tx/l1BlockInfo.js";
 

@@ -8,7 +8,8 @@ import type { ReceiptLog } from "../../../../src/block/log.js";
 import { keccak256 } from "../../../../src/crypto/keccak.js";
 import { utf8ToBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
-import type { RollupConfig } from "../../../../src/rollup/config.js";
+import { networkRollupConfig } from "../../../../src/rollup/config/network.js";
+import type { RollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import { DeriveError } from "../../../../src/rollup/derive/errors.js";
 import {
   applyConfigUpdateLogs,
@@ -17,7 +18,6 @@ import {
   operatorFeeParams,
   type SystemConfig,
 } from "../../../../src/rollup/derive/systemConfig.js";
-import { networkRollupConfig } from "../../../../src/rollup/network.js";
 
 const SYSCFG = hexToBytes("0x229047fed2591dbec1ef1118d64f7af3db9eb290");
 const ECOTONE_TIME = 1_000;

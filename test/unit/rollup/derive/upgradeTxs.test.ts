@@ -15,7 +15,8 @@ import { keccak256 } from "../../../../src/crypto/keccak.js";
 import { createAddress } from "../../../../src/evm/evm.js";
 import { utf8ToBytes } from "../../../../src/primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
-import type { RollupConfig } from "../../../../src/rollup/config.js";
+import { networkRollupConfig } from "../../../../src/rollup/config/network.js";
+import type { RollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import {
   JOVIAN_GAS_PRICE_ORACLE_DEPLOYMENT_HEX,
   JOVIAN_L1_BLOCK_DEPLOYMENT_HEX,
@@ -33,7 +34,6 @@ import {
   upgradeSourceHash,
   upgradeTxsAt,
 } from "../../../../src/rollup/derive/upgradeTxs.js";
-import { networkRollupConfig } from "../../../../src/rollup/network.js";
 import { decodeTx } from "../../../../src/tx/envelope.js";
 import { type DepositTx, TxType } from "../../../../src/tx/tx.js";
 import { fixturePath } from "../../../utils/fixtures.js";

@@ -1,0 +1,89 @@
+/**
+ * opal-exec's Prometheus metrics (`--metrics`): geth's `chain_head_block`, the worker pools
+ * (`opal_pool_*{pool}`: threads, queued and busy tasks, tasks completed, run and queue-wait time
+ * quantiles from Piscina's histograms), and the process and Node runtime collectors. Every value is
+ * read when scraped (prom-client `collect`), so nothing is recorded on the hot paths. A private
+ * registry, never the global one.
+ */
+import type { Counter, Gauge } from "prom-client";
+import client from "prom-client";
+import type { PoolStats } from "../pools.js";
+
+export interface ExecMetricsSource {
+  /** The pools whose figures are exposed. */
+  pools(): readonly { stats(): PoolStats }[];
+  /** The head block number. */
+  head(): number;
+}
+
+export class ExecMetrics {
+  readonly registry: client.Registry;
+
+  constructor(src: ExecMetricsSource, opts: { processMetrics?: boolean } = {}) {
+    this.registry = new client.Registry();
+    const registers = [this.registry];
+    const poolGauge = (name: string, help: string, pick: (s: PoolStats) => number): Gauge<"pool"> =>
+      new client.Gauge<"pool">({
+        name,
+        help,
+        labelNames: ["pool"],
+        registers,
+        collect(this: Gauge<"pool">) {
+          for (const p of src.pools()) {
+            const s = p.stats();
+            this.set({ pool: s.name }, pick(s));
+          }
+        },
+      });
+    const quantiles = (name: string, help: string, pick: (s: PoolStats) => { p50: number; p99: number }) =>
+      new client.Gauge<"pool" | "quantile">({
+        name,
+        help,
+        labelNames: ["pool", "quantile"],
+        registers,
+        collect(this: Gauge<"pool" | "quantile">) {
+          for (const p of src.pools()) {
+            const s = p.stats();
+            const q = pick(s);
+            this.set({ pool: s.name, quantile: "0.5" }, q.p50 / 1000);
+            this.set({ pool: s.name, quantile: "0.99" }, q.p99 / 1000);
+          }
+        },
+      });
+    new client.Gauge({
+      name: "chain_head_block",
+      help: "Number of the chain head block",
+      registers,
+      collect(this: Gauge) {
+        this.set(src.head());
+      },
+    });
+    poolGauge("opal_pool_threads", "Worker threads of the pool", (s) => s.threads);
+    poolGauge("opal_pool_queue_length", "Tasks waiting for a worker", (s) => s.queued);
+    poolGauge("opal_pool_busy_workers", "Tasks running in workers", (s) => s.busy);
+    new client.Counter<"pool">({
+      name: "opal_pool_tasks_completed_total",
+      help: "Tasks the pool has completed",
+      labelNames: ["pool"],
+      registers,
+      collect(this: Counter<"pool">) {
+        this.reset();
+        for (const p of src.pools()) {
+          const s = p.stats();
+          if (s.completed > 0) this.inc({ pool: s.name }, s.completed);
+        }
+      },
+    });
+    quantiles("opal_pool_task_run_seconds", "Task run time in a worker (quantiles)", (s) => s.runMs);
+    quantiles("opal_pool_task_wait_seconds", "Task wait time in the queue (quantiles)", (s) => s.waitMs);
+    if (opts.processMetrics ?? true) client.collectDefaultMetrics({ register: this.registry });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  async metricsText(): Promise<string> {
+    return (await this.registry.metrics()).replace(/^([^#\n][^\n]*) Nan$/gm, "$1 NaN");
+  }
+}

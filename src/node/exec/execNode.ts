@@ -1,0 +1,582 @@
+/**
+ * The execution node: composition only. `ExecNode.start(config)` opens the store
+ * (`<datadir>/chaindata`, RocksKv behind CachedKv), the chain (a `--dev` datadir without one gets
+ * the dev genesis), the worker pools, the tx pool, the Engine API, the RPC registry and its
+ * servers (HTTP, WS, the JWT-authenticated engine endpoint), dev sealing, and the head-change
+ * fan-out (pool reset, subscription events). `stop()` undoes it in the order the storage bindings
+ * need: producers, servers, worker pools, then the database (storage-bindings.md: pool.destroy()
+ * before db.close()).
+ */
+
+import { mkdirSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { arch, platform } from "node:os";
+import { join } from "node:path";
+import { Blockchain, ChainError, type HeadChange } from "../../chain/blockchain.js";
+import { parseGenesis } from "../../chain/genesis.js";
+import { loadKzg } from "../../crypto/kzg.js";
+import { AuthRpcServer } from "../../engine/authServer.js";
+import { EngineApi } from "../../engine/engineApi.js";
+import { defaultJwtSecretPath, loadOrCreateJwtSecret } from "../../engine/jwtSecret.js";
+import { engineMethods, testingMethods } from "../../engine/methods.js";
+import { toChecksumAddress } from "../../primitives/address.js";
+import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
+import { offloadCalls } from "../../rpc/callOffload.js";
+import { debugApi } from "../../rpc/debug/api.js";
+import { traceApi } from "../../rpc/debug/traceApi.js";
+import { RpcError } from "../../rpc/errors.js";
+import { ethApi } from "../../rpc/eth/api.js";
+import { ChainReader } from "../../rpc/eth/chainReader.js";
+import { DEFAULT_LOG_QUERY_LIMITS, type LogQueryLimits } from "../../rpc/eth/filters.js";
+import { EventHub } from "../../rpc/events.js";
+import { DEFAULT_HTTP_OPTIONS, RpcHttpServer } from "../../rpc/httpServer.js";
+import { netApi } from "../../rpc/net.js";
+import { type AnyMethod, type AnySubscription, Registry } from "../../rpc/registry.js";
+import { txpoolApi } from "../../rpc/txpoolApi.js";
+import { web3Api } from "../../rpc/web3.js";
+import { RpcWsServer } from "../../rpc/wsServer.js";
+import { CachedKv } from "../../storage/cachedKv.js";
+import { type DbEngine, type OpenedStore, openStore } from "../../storage/engine.js";
+import { decodeTx } from "../../tx/envelope.js";
+import { BlobSidecarStore } from "../../txpool/blobSidecars.js";
+import { TxPool } from "../../txpool/txPool.js";
+import { txSourceOf } from "../../txpool/txsByPriceAndNonce.js";
+import { Log, type LogLevelNumber } from "../../util/log.js";
+import { createPools, type Pools } from "../pools.js";
+import { DevBeaconServer } from "./devBeacon.js";
+import { type DevAccount, devAccounts, formatDevAccounts, l1DevGenesis } from "./devGenesis.js";
+import { DevSealer } from "./devSealer.js";
+
+export const CLIENT_NAME = "Opal";
+export const CLIENT_VERSION = "0.1.0";
+/** Longest a signal-triggered shutdown may take before the process exits anyway (servers close in 1 s). */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
+/**
+ * What the node reads from the resolved opal-exec flags (cli/execFlags.ts `ExecConfig` satisfies
+ * it; the node does not import the CLI layer).
+ */
+export interface ExecNodeConfig {
+  readonly datadir: string;
+  readonly networkid: bigint;
+  readonly dev: boolean;
+  readonly "dev.period": number;
+  readonly "dev.gaslimit": bigint;
+  readonly "dev.safe-lag"?: number;
+  readonly "dev.finalized-lag"?: number;
+  readonly "dev.beacon"?: boolean;
+  readonly "dev.beacon.addr"?: string;
+  readonly "dev.beacon.port"?: number;
+  readonly "miner.gaslimit": bigint;
+  readonly http: boolean;
+  readonly "http.addr": string;
+  readonly "http.port": number;
+  readonly "http.api": readonly string[];
+  readonly "http.corsdomain": readonly string[];
+  readonly "http.vhosts": readonly string[];
+  readonly ws: boolean;
+  readonly "ws.addr": string;
+  readonly "ws.port": number;
+  readonly "ws.api": readonly string[];
+  readonly "ws.origins": readonly string[];
+  readonly "authrpc.addr": string;
+  readonly "authrpc.port": number;
+  readonly "authrpc.jwtsecret": string | undefined;
+  readonly "authrpc.vhosts": readonly string[];
+  readonly "rpc.gascap": bigint;
+  readonly "rpc.txfeecap": number;
+  readonly "rpc.evmtimeout": number;
+  readonly "rpc.logquerylimit"?: number;
+  readonly "rpc.rangelimit"?: number;
+  readonly "rpc.batch-request-limit": number;
+  readonly "rpc.http-body-limit"?: number;
+  readonly "rpc.batch-response-max-size": number;
+  readonly "rollup.sequencerhttp": string | undefined;
+  readonly "txpool.nolocals": boolean;
+  readonly "txpool.pricelimit": bigint;
+  readonly "txpool.pricebump": number;
+  readonly "txpool.accountslots": number;
+  readonly "txpool.globalslots": number;
+  readonly "txpool.accountqueue": number;
+  readonly "txpool.globalqueue": number;
+  readonly "txpool.lifetime": number;
+  readonly "workers.sigrecover": number;
+  readonly "workers.triehash": number;
+  readonly "workers.evmcall": number;
+  readonly "db.engine": DbEngine;
+  readonly "workers.evmcall.queue": number;
+  readonly "rpc.callcache": number;
+  readonly verbosity: number;
+  readonly "log.format": "terminal" | "logfmt" | "json";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logging
+
+/**
+ * opal-exec's logger: util/log.ts `Log` at geth's `--verbosity` (0 silent … 5 trace) in one of
+ * geth's formats (terminal, logfmt, json).
+ */
+export class ExecLogger extends Log {
+  constructor(
+    readonly verbosity: number,
+    format: "terminal" | "logfmt" | "json",
+    write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+    now: () => Date = () => new Date(),
+  ) {
+    const level = Math.max(0, Math.min(5, Math.trunc(verbosity))) as LogLevelNumber;
+    super({ level, format, sink: write, clock: now });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RPC namespaces besides engine
+
+/** Where head changes go for subscriptions (rpc/events.ts EventHub fits). */
+export interface HeadEvents {
+  emitHeadChange(change: HeadChange): void;
+}
+
+/**
+ * What the eth/net/web3/txpool namespaces are built from: the fields of rpc/eth/api.ts `EthDeps`
+ * the node owns (the API side adds its ChainReader and EventHub).
+ */
+export interface NodeApiContext {
+  readonly chain: Blockchain;
+  readonly pool: TxPool;
+  readonly networkId: bigint;
+  readonly clientVersion: string;
+  /** --rpc.gascap (0 = no cap). */
+  readonly gasCap: bigint;
+  /** --rpc.txfeecap in ether (0 = no cap). */
+  readonly txFeeCap: number;
+  /** --rpc.evmtimeout, ms. */
+  readonly evmTimeoutMs: number;
+  /** --rpc.logquerylimit and --rpc.rangelimit (geth's defaults when absent). */
+  readonly logQueryLimits?: LogQueryLimits;
+  /** The --dev accounts (empty otherwise). */
+  readonly devAccounts: readonly DevAccount[];
+  /** --rollup.sequencerhttp: forwards a raw tx to the sequencer and returns its hash (null = local pool). */
+  readonly forwardRawTx: ((raw: Uint8Array) => Promise<Uint8Array>) | null;
+  /** A dev L1's blob sidecars (`--dev.beacon`); null otherwise. */
+  readonly blobSidecars?: BlobSidecarStore | null;
+}
+
+/** op-geth's sequencer forwarding: eth_sendRawTransaction on `url`; its errors pass through. */
+export function sequencerForwarder(url: string): (raw: Uint8Array) => Promise<Uint8Array> {
+  let id = 0;
+  return async (raw) => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "eth_sendRawTransaction", params: [bytesToHex(raw)] }),
+    });
+    const text = await res.text();
+    let reply: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
+    try {
+      reply = JSON.parse(text);
+    } catch {
+      throw RpcError.server(`sequencer: HTTP ${res.status}: ${text.slice(0, 200).trim()}`);
+    }
+    if (reply.error !== undefined) {
+      throw new RpcError(reply.error.code ?? -32000, reply.error.message ?? "sequencer error", reply.error.data);
+    }
+    if (typeof reply.result !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(reply.result))
+      throw RpcError.server("sequencer: malformed eth_sendRawTransaction result");
+    return hexToBytes(reply.result);
+  };
+}
+
+/** The non-engine namespaces and, when they serve subscriptions, where head changes go. */
+export interface NodeApis {
+  readonly methods: readonly (AnyMethod | AnySubscription)[];
+  readonly events: HeadEvents | null;
+}
+
+/** Builds the non-engine RPC namespaces; the node's default is `coreApis`. */
+export type ApiFactory = (ctx: NodeApiContext) => NodeApis;
+
+/**
+ * The node's namespaces besides engine: eth (rpc/eth/api.ts over a ChainReader), net, web3,
+ * txpool, debug and trace (served only where `--http.api` / `--ws.api` enable them), and the EventHub (rpc/events.ts) their filters and subscriptions listen on, fed here
+ * with the pool's pending txs and by the node with head changes.
+ */
+export function coreApis(ctx: NodeApiContext): NodeApis {
+  const events = new EventHub();
+  ctx.pool.onPending((txs) => events.emitPending(txs));
+  const reader = new ChainReader(ctx.chain);
+  const eth = ethApi({
+    chain: ctx.chain,
+    reader,
+    pool: ctx.pool,
+    gasCap: ctx.gasCap,
+    txFeeCap: ctx.txFeeCap,
+    evmTimeoutMs: ctx.evmTimeoutMs,
+    logQueryLimits: ctx.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS,
+    networkId: ctx.networkId,
+    clientVersion: ctx.clientVersion,
+    devAccounts: ctx.devAccounts,
+    forwardRawTx: ctx.forwardRawTx,
+    events,
+    blobSidecars: ctx.blobSidecars ?? null,
+  });
+  return {
+    methods: [
+      ...eth,
+      ...netApi({ networkId: ctx.networkId }),
+      ...web3Api({ clientVersion: ctx.clientVersion }),
+      ...txpoolApi({ pool: ctx.pool }),
+      ...debugApi({ chain: ctx.chain, reader, gasCap: ctx.gasCap }),
+      ...traceApi({ chain: ctx.chain, reader, gasCap: ctx.gasCap }),
+    ],
+    events,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The node
+
+export class NodeError extends Error {
+  override readonly name = "NodeError";
+}
+
+export interface ExecNodeDeps {
+  /** Non-engine namespaces (default `coreApis`). */
+  readonly apis?: ApiFactory;
+  /** Extra receiver of head changes, besides the pool and the APIs' own events (tests). */
+  readonly events?: HeadEvents;
+  readonly logger?: ExecLogger;
+  /** Where the dev account listing goes (default stdout). */
+  readonly print?: (text: string) => void;
+  /** Clock for the engine JWT check, Unix seconds (tests). */
+  readonly jwtClock?: () => number;
+}
+
+export interface NodeEndpoints {
+  readonly http: AddressInfo | null;
+  readonly ws: AddressInfo | null;
+  readonly auth: AddressInfo;
+}
+
+function endpoint(a: AddressInfo): string {
+  return a.family === "IPv6" ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
+}
+
+export class ExecNode {
+  private stopping: Promise<void> | null = null;
+  /** The dev L1's beacon API (`--dev --dev.beacon`); null otherwise. */
+  devBeacon: DevBeaconServer | null = null;
+
+  private constructor(
+    readonly config: ExecNodeConfig,
+    readonly log: ExecLogger,
+    readonly store: OpenedStore,
+    readonly chain: Blockchain,
+    readonly pools: Pools,
+    readonly txPool: TxPool,
+    readonly engine: EngineApi,
+    readonly registry: Registry,
+    readonly httpServer: RpcHttpServer | null,
+    readonly wsServer: RpcWsServer | null,
+    readonly authServer: AuthRpcServer,
+    readonly sealer: DevSealer | null,
+    readonly devKeys: readonly DevAccount[],
+    readonly jwtSecret: Uint8Array,
+  ) {}
+
+  /** Opens everything and starts listening; on failure, whatever was opened is closed again. */
+  static async start(config: ExecNodeConfig, deps: ExecNodeDeps = {}): Promise<ExecNode> {
+    const log = deps.logger ?? new ExecLogger(config.verbosity, config["log.format"]);
+    mkdirSync(config.datadir, { recursive: true });
+    const chaindata = join(config.datadir, "chaindata");
+    let store: OpenedStore;
+    try {
+      store = await openStore(chaindata, config["db.engine"]);
+    } catch (e) {
+      throw new NodeError((e as Error).message);
+    }
+    const cleanup: (() => Promise<void>)[] = [() => store.close()];
+    const unwind = async (): Promise<void> => {
+      for (const f of cleanup.reverse()) await f().catch(() => undefined);
+    };
+    try {
+      const kv = new CachedKv(store.kv);
+      const devKeys = config.dev ? devAccounts() : [];
+      let chain: Blockchain;
+      try {
+        chain = Blockchain.open(kv);
+      } catch (e) {
+        if (!(e instanceof ChainError) || !/no chain/.test(e.message)) throw e;
+        if (!config.dev) throw new NodeError(`no chain in ${chaindata}: run opal-exec init <genesis.json>`);
+        const g = l1DevGenesis(config["dev.gaslimit"], devKeys);
+        chain = Blockchain.init(kv, parseGenesis(g), g.config);
+        log.info("Initialised dev chain", { chainid: chain.config.chainId, genesis: chain.headBlockHash });
+      }
+      log.info("Loaded chain head", { number: chain.head.number, hash: chain.headBlockHash });
+
+      const pools = createPools({
+        sigRecoverThreads: config["workers.sigrecover"],
+        trieHashThreads: config["workers.triehash"],
+        trieStore: store,
+        evmCall: {
+          threads: config["workers.evmcall"],
+          maxQueue: config["workers.evmcall.queue"],
+          store,
+          gasCap: config["rpc.gascap"],
+        },
+      });
+      cleanup.push(() => pools.destroy());
+      chain.storagePool = pools.storageRoots;
+      // A dev L1 with --dev.beacon takes blob txs and keeps their sidecars for its beacon API.
+      const blobSidecars =
+        config.dev && config["dev.beacon"] === true && chain.config.optimism === null
+          ? new BlobSidecarStore(undefined, chain)
+          : null;
+      // Its first blob tx needs the KZG trusted setup, whose load blocks the thread for 1.2–1.6 s
+      // here: load it while starting, not under the first blob tx (the soak saw a 2.6 s event-loop
+      // stall on the dev L1 when the batcher's first blob arrived).
+      if (blobSidecars !== null) loadKzg();
+      const txPool = new TxPool(
+        {
+          priceLimit: config["txpool.pricelimit"],
+          priceBump: config["txpool.pricebump"],
+          accountSlots: config["txpool.accountslots"],
+          globalSlots: config["txpool.globalslots"],
+          accountQueue: config["txpool.accountqueue"],
+          globalQueue: config["txpool.globalqueue"],
+          lifetime: config["txpool.lifetime"],
+          noLocals: config["txpool.nolocals"],
+        },
+        { chain, recoveryPool: pools.sigRecover, acceptBlobs: blobSidecars !== null },
+      );
+      const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
+        gasCeil: config["miner.gaslimit"],
+        recoveryPool: pools.sigRecover,
+        blobs: blobSidecars,
+      });
+      const networkId = config.networkid === 0n ? chain.config.chainId : config.networkid;
+      const clientVersion = `${CLIENT_NAME}/v${CLIENT_VERSION}/${platform()}-${arch()}/nodejs${process.versions.node}`;
+      const seqUrl = config["rollup.sequencerhttp"];
+      const apis = (deps.apis ?? coreApis)({
+        chain,
+        pool: txPool,
+        networkId,
+        clientVersion,
+        gasCap: config["rpc.gascap"],
+        txFeeCap: config["rpc.txfeecap"],
+        evmTimeoutMs: config["rpc.evmtimeout"],
+        logQueryLimits: {
+          logQueryLimit: config["rpc.logquerylimit"] ?? DEFAULT_LOG_QUERY_LIMITS.logQueryLimit,
+          rangeLimit: config["rpc.rangelimit"] ?? DEFAULT_LOG_QUERY_LIMITS.rangeLimit,
+        },
+        devAccounts: devKeys,
+        forwardRawTx: seqUrl === undefined || seqUrl === "" ? null : sequencerForwarder(seqUrl),
+        blobSidecars,
+      });
+      const listeners = [apis.events, deps.events ?? null].filter((e): e is HeadEvents => e !== null);
+      const fanOut = (change: HeadChange): void => {
+        txPool.onNewHead(change.newHead);
+        for (const l of listeners) l.emitHeadChange(change);
+      };
+      engine.onHead = fanOut;
+      // Read-only execution goes to the evmCall pool when there is one (rpc/callOffload.ts).
+      const served =
+        pools.evmCall === null
+          ? apis.methods
+          : offloadCalls(apis.methods, {
+              pool: pools.evmCall,
+              head: () => chain.headBlockHash,
+              timeoutMs: config["rpc.evmtimeout"],
+              cacheEntries: config["rpc.callcache"],
+            });
+      const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...served]);
+      const limits = {
+        batchItemLimit: config["rpc.batch-request-limit"],
+        batchResponseMaxSize: config["rpc.batch-response-max-size"],
+      };
+
+      let httpServer: RpcHttpServer | null = null;
+      if (config.http) {
+        httpServer = new RpcHttpServer(
+          {
+            addr: config["http.addr"],
+            port: config["http.port"],
+            apis: config["http.api"],
+            cors: config["http.corsdomain"],
+            vhosts: config["http.vhosts"],
+            ...limits,
+            // geth: --rpc.http-body-limit in MiB; 0 keeps the default (5 MiB).
+            bodyLimit:
+              (config["rpc.http-body-limit"] ?? 0) > 0
+                ? (config["rpc.http-body-limit"] as number) * 1024 * 1024
+                : DEFAULT_HTTP_OPTIONS.bodyLimit,
+          },
+          { registry },
+        );
+        const a = await httpServer.listen();
+        const s = httpServer;
+        cleanup.push(() => s.close());
+        log.info("HTTP server started", {
+          endpoint: endpoint(a),
+          auth: false,
+          prefix: "",
+          cors: config["http.corsdomain"].join(","),
+          vhosts: config["http.vhosts"].join(","),
+        });
+      }
+      let wsServer: RpcWsServer | null = null;
+      if (config.ws) {
+        wsServer = new RpcWsServer(
+          {
+            addr: config["ws.addr"],
+            port: config["ws.port"],
+            apis: config["ws.api"],
+            origins: config["ws.origins"],
+            ...limits,
+          },
+          { registry },
+        );
+        const a = await wsServer.listen();
+        const s = wsServer;
+        cleanup.push(() => s.close());
+        log.info("WebSocket enabled", { url: `ws://${endpoint(a)}` });
+      }
+
+      const secretPath = config["authrpc.jwtsecret"] ?? defaultJwtSecretPath(config.datadir);
+      const jwt = loadOrCreateJwtSecret(secretPath);
+      if (jwt.created) log.info("Generated JWT secret", { path: secretPath });
+      const authServer = new AuthRpcServer(
+        {
+          addr: config["authrpc.addr"],
+          port: config["authrpc.port"],
+          vhosts: config["authrpc.vhosts"],
+          secret: jwt.secret,
+          ...(deps.jwtClock === undefined ? {} : { clock: deps.jwtClock }),
+        },
+        { registry },
+      );
+      const authAddr = await authServer.listen();
+      cleanup.push(() => authServer.close());
+      log.info("HTTP server started", {
+        endpoint: endpoint(authAddr),
+        auth: true,
+        prefix: "",
+        cors: "",
+        vhosts: config["authrpc.vhosts"].join(","),
+      });
+
+      let sealer: DevSealer | null = null;
+      let devBeacon: DevBeaconServer | null = null;
+      if (config.dev) {
+        const print = deps.print ?? ((t: string) => process.stdout.write(`${t}\n`));
+        print(formatDevAccounts(devKeys));
+        const s = new DevSealer(
+          {
+            period: config["dev.period"],
+            feeRecipient: devKeys[0]!.address,
+            gasCeil: config["dev.gaslimit"],
+            safeLag: config["dev.safe-lag"] ?? null,
+            finalizedLag: config["dev.finalized-lag"] ?? null,
+          },
+          {
+            chain,
+            pool: txPool,
+            onHead: (change) => {
+              if (blobSidecars !== null) {
+                const txs = (chain.store.body(chain.headBlockHash)?.transactions ?? []).map((t) => decodeTx(t));
+                blobSidecars.sealed(change.newHead.number, chain.headBlockHash, txs);
+              }
+              fanOut(change);
+              const h = change.newHead;
+              log.info("Sealed new block", {
+                number: h.number,
+                txs: chain.store.body(chain.headBlockHash)?.transactions.length ?? 0,
+                gas: h.gasUsed,
+                hash: chain.headBlockHash,
+              });
+            },
+            onError: (m) => log.error("Dev block sealing failed", { err: m }),
+          },
+        );
+        s.start();
+        sealer = s;
+        cleanup.push(async () => s.stop());
+        log.info("Dev mode enabled", {
+          period: config["dev.period"],
+          etherbase: toChecksumAddress(devKeys[0]!.address),
+        });
+        if (blobSidecars !== null) {
+          const beacon = new DevBeaconServer(chain, blobSidecars, clientVersion);
+          const a = await beacon.listen(config["dev.beacon.addr"] ?? "127.0.0.1", config["dev.beacon.port"] ?? 5052);
+          cleanup.push(() => beacon.close());
+          devBeacon = beacon;
+          log.info("Beacon API started", { endpoint: `http://${a.address}:${a.port}` });
+        }
+      }
+      const node = new ExecNode(
+        config,
+        log,
+        store,
+        chain,
+        pools,
+        txPool,
+        engine,
+        registry,
+        httpServer,
+        wsServer,
+        authServer,
+        sealer,
+        devKeys,
+        jwt.secret,
+      );
+      node.devBeacon = devBeacon;
+      return node;
+    } catch (e) {
+      await unwind();
+      throw e;
+    }
+  }
+
+  get endpoints(): NodeEndpoints {
+    return {
+      http: this.httpServer?.address() ?? null,
+      ws: this.wsServer?.address() ?? null,
+      auth: this.authServer.address(),
+    };
+  }
+
+  /** Stops block production, the servers, the worker pools, then closes the database. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.log.info("Shutting down");
+      this.sealer?.stop();
+      this.engine.onHead = null;
+      await Promise.all([
+        this.httpServer?.close(1000),
+        this.wsServer?.close(1000),
+        this.authServer.close(1000),
+        this.devBeacon?.close(),
+      ]);
+      this.log.debug("RPC servers closed");
+      await this.pools.destroy();
+      this.log.debug("Worker pools destroyed");
+      await this.store.close();
+      this.log.info("Database closed");
+    })();
+    return this.stopping;
+  }
+
+  /** `stop()`, but the process exits with status 1 if the shutdown takes longer than `ms`. */
+  async stopWithDeadline(ms = SHUTDOWN_DEADLINE_MS): Promise<void> {
+    const t = setTimeout(() => {
+      this.log.error("Shutdown timed out, exiting", { after: `${ms}ms` });
+      process.exit(1);
+    }, ms);
+    t.unref();
+    try {
+      await this.stop();
+    } finally {
+      clearTimeout(t);
+    }
+  }
+}

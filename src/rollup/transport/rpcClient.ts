@@ -1,0 +1,121 @@
+/**
+ * A JSON-RPC client over HTTP for the rollup node's upstreams (the L2 engine endpoint, later L1 and
+ * the beacon node): one POST per call with a timeout, a fresh HS256 JWT per request when a secret is
+ * given (op-node signs each engine request anew, so a token never goes stale). A JSON-RPC error
+ * answer becomes `RpcCallError` with the server's code and message; transport failures and
+ * timeouts become `RpcTransportError`. Never throws anything else.
+ */
+import { signJwt } from "../../engine/jwt.js";
+
+export class RpcCallError extends Error {
+  override readonly name = "RpcCallError";
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export class RpcTransportError extends Error {
+  override readonly name = "RpcTransportError";
+}
+
+export interface RpcClientOptions {
+  /** Engine endpoints: the 32-byte JWT secret. */
+  readonly jwtSecret?: Uint8Array;
+  /** Per-call timeout, ms. */
+  readonly timeoutMs?: number;
+}
+
+export class RpcClient {
+  private nextId = 1;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly url: string,
+    private readonly opts: RpcClientOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+  }
+
+  async call<T = unknown>(method: string, params: readonly unknown[] = []): Promise<T> {
+    const id = this.nextId++;
+    const reply = await this.post(method, JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    return this.resultOf<T>(method, reply);
+  }
+
+  /**
+   * One JSON-RPC batch: the answers in request order, each the result or the item's RpcCallError.
+   * A server that refuses the whole batch (e.g. geth's "batch too large") throws RpcCallError.
+   */
+  async callBatch(calls: readonly { method: string; params: readonly unknown[] }[]): Promise<unknown[]> {
+    if (calls.length === 0) return [];
+    const first = this.nextId;
+    this.nextId += calls.length;
+    const body = JSON.stringify(
+      calls.map((c, i) => ({ jsonrpc: "2.0", id: first + i, method: c.method, params: c.params })),
+    );
+    const what = `batch of ${calls.length} (${calls[0]!.method}…)`;
+    const reply = await this.post(what, body);
+    if (!Array.isArray(reply)) {
+      this.resultOf(what, reply);
+      throw new RpcTransportError(`${what} to ${this.url}: the answer is not a batch`);
+    }
+    const out: unknown[] = new Array(calls.length);
+    const seen = new Array<boolean>(calls.length).fill(false);
+    for (const item of reply as { id?: unknown }[]) {
+      const i = typeof item?.id === "number" ? item.id - first : -1;
+      if (i < 0 || i >= calls.length || seen[i]) continue;
+      seen[i] = true;
+      try {
+        out[i] = this.resultOf(calls[i]!.method, item);
+      } catch (e) {
+        out[i] = e;
+      }
+    }
+    const missing = seen.indexOf(false);
+    if (missing >= 0) throw new RpcTransportError(`${what} to ${this.url}: no answer for item ${missing}`);
+    return out;
+  }
+
+  private async post(what: string, body: string): Promise<unknown> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.opts.jwtSecret !== undefined) {
+      headers.authorization = `Bearer ${signJwt(this.opts.jwtSecret, Date.now() / 1000)}`;
+    }
+    let res: Response;
+    try {
+      res = await fetch(this.url, { method: "POST", headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (e) {
+      const err = e as Error;
+      const why =
+        err.name === "TimeoutError"
+          ? `timed out after ${this.timeoutMs} ms`
+          : ((err.cause as Error)?.message ?? err.message);
+      throw new RpcTransportError(`${what} to ${this.url}: ${why}`);
+    }
+    const text = await res.text().catch(() => "");
+    if (res.status !== 200) {
+      throw new RpcTransportError(`${what} to ${this.url}: HTTP ${res.status} ${text.trim().slice(0, 200)}`);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new RpcTransportError(`${what} to ${this.url}: the answer is not JSON`);
+    }
+  }
+
+  private resultOf<T>(method: string, reply: unknown): T {
+    const r = reply as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | null;
+    if (r === null || typeof r !== "object") throw new RpcTransportError(`${method} to ${this.url}: malformed answer`);
+    if (r.error !== undefined && r.error !== null) {
+      const code = typeof r.error.code === "number" ? r.error.code : -32603;
+      const message = typeof r.error.message === "string" ? r.error.message : "unknown error";
+      throw new RpcCallError(method, code, message, r.error.data);
+    }
+    return r.result as T;
+  }
+}

@@ -36,7 +36,7 @@ import { decodeTx } from "../src/tx/envelope.js";
 import { startSharedRecovery } from "../src/tx/sharedRecovery.js";
 import { recoverSender } from "../src/tx/signer.js";
 import type { TaskPool } from "../src/util/taskPool.js";
-import { makeTmpDir, removeDir } from "../test/unit/storage/tmpDir.js";
+import { makeTmpDir, removeDir } from "../test/utils/tmpDir.js";
 import type { BenchRow } from "./lib.js";
 import { loadWorkload, type Workload } from "./workload.js";
 

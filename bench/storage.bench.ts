@@ -13,7 +13,7 @@ import { LmdbKv } from "../src/storage/lmdb.js";
 import { MemoryKv } from "../src/storage/memory.js";
 import { RocksKv } from "../src/storage/rocksdb.js";
 import type { TableName } from "../src/storage/tables.js";
-import { makeTmpDir, removeDir } from "../test/unit/storage/tmpDir.js";
+import { makeTmpDir, removeDir } from "../test/utils/tmpDir.js";
 import { type BenchRow, type BenchTask, measure } from "./lib.js";
 
 export interface StorageBenchOptions {

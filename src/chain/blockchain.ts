@@ -309,7 +309,7 @@ export class Blockchain implements ChainView {
       const hit = byNumber.get(want);
       if (hit !== undefined) return hit;
       while (cursor !== null && cursorHeader !== null && cursorHeader.number >= want) {
-        byNumber.set(cursorHeader.number, BigInt(bytesToHex(cursor)));
+        byNumber.set(cursorHeader.number, bytesToBigint(cursor));
         if (cursorHeader.number === want || cursorHeader.number === 0) break;
         cursor = cursorHeader.parentHash;
         cursorHeader = this.store.header(cursor);

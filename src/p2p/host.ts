@@ -1,27 +1,17 @@
 /**
- * The rollup node's P2P stack (op-node p2p/host.go, node.go, gossip.go, monitor): a libp2p host
- * (TCP, noise, yamux; identify, ping; UPnP with `--p2p.nat`), gossipsub on the block topics with
- * op-node's parameters and scoring, discv5 discovery (`discovery.ts`), req-resp sync
- * (`reqResp.ts`), and peer management:
- *
- * - gating: `--p2p.netrestrict` (never dial or accept outside those subnets), the peer book's
- *   bans and operator blocks (peers, IPs, subnets), checked on dial and on every inbound
- *   connection, before and after the handshake;
- * - banning: every second the monitor reads each connected peer's score; below
- *   `--p2p.ban.threshold` (with `--p2p.ban.peers`) the peer is banned for `--p2p.ban.duration`
- *   in the peer book (so the ban outlives a restart) and disconnected — unless it is protected
- *   (static peers, opp2p_protectPeer);
- * - tides: below `--p2p.peers.lo` the node looks for peers (discovery, known addresses); above
- *   `--p2p.peers.hi` it prunes back down to lo, lowest score first, sparing protected peers and new
- *   well-behaved ones within `--p2p.peers.grace`;
- * - static peers (`--p2p.static`): protected, redialled while disconnected; our own id skipped.
+ * The rollup node's P2P host (op-node p2p/host.go, node.go): a libp2p host (TCP, noise, yamux;
+ * identify, ping; UPnP with `--p2p.nat`) gated by `--p2p.netrestrict` and the peer book's bans and
+ * operator blocks (peers, IPs, subnets), checked on dial and on every inbound connection, before and
+ * after the handshake. On it: block gossip (`gossip.ts`: gossipsub with op-node's parameters and
+ * scoring; verdicts from `BlockGossipValidator`), discv5 discovery (`discovery.ts`), req-resp sync
+ * (`reqResp.ts`), and the one-second monitor, whose peer decisions — bans, tides, static peers — are
+ * the `PeerManager`'s (`peerManager.ts`).
  *
  * libp2p is loaded with a dynamic import after `polyfill.ts`, so a node with `--p2p.disable` never
  * loads it and Node 20 gets `Promise.withResolvers` first.
  */
 import "./polyfill.js";
-import type { GossipSub as GossipSubApi, TopicValidatorResult } from "@libp2p/gossipsub";
-import type { Connection, Libp2p, PeerId, PrivateKey } from "@libp2p/interface";
+import type { Connection, ConnectionGater, Libp2p, PeerId, PrivateKey } from "@libp2p/interface";
 import type { Multiaddr } from "@multiformats/multiaddr";
 import { bytesToHex } from "../primitives/hex.js";
 import type { RollupConfig } from "../rollup/config/rollupConfig.js";
@@ -30,80 +20,32 @@ import type { Logger } from "../util/log.js";
 import type { BlockSigner } from "./blockSigner.js";
 import { Discovery } from "./discovery.js";
 import {
+  blockGossipService,
+  blockTopics,
+  type GossipPeerStats,
+  type GossipSub,
+  subscribeBlockTopics,
+} from "./gossip.js";
+import {
   BlockGossipValidator,
   type BlockVersion,
   blocksTopic,
   blockVersionAt,
   type GossipVerdict,
   gossipMessage,
-  gossipMessageId,
 } from "./gossipBlock.js";
 import { loadOrCreateNetworkKey } from "./netKey.js";
+import { P2pError } from "./p2pError.js";
 import { PeerBook, SubnetSet } from "./peerBook.js";
+import { PeerManager } from "./peerManager.js";
 import { PayloadByNumberClient, PayloadByNumberServer, payloadByNumberProtocol } from "./reqResp.js";
-import {
-  ApplicationScorer,
-  IP_COLOCATION_THRESHOLD,
-  PEER_SCORE_THRESHOLDS,
-  peerScoreParams,
-  type ScoringMode,
-} from "./scoring.js";
+import { ApplicationScorer, IP_COLOCATION_THRESHOLD } from "./scoring.js";
 import { payloadHashOf } from "./signingHash.js";
 import { encodeEnvelope } from "./ssz.js";
 
-/** The gossipsub service with the scoring and mesh views its class has beyond the interface. */
-export type GossipSub = GossipSubApi & {
-  getScore(peerId: string): number;
-  getMeshPeers(topic: string): string[];
-  dumpPeerScoreStats(): Record<string, GossipPeerStats>;
-};
-
-/**
- * The gossipsub service factory giving the instance as its class is: the package exports only the
- * `GossipSub` interface, so the scoring and mesh views the node reads (opp2p_peers, the peer
- * monitor) are checked on the instance once, when libp2p creates it.
- */
-function withScoringViews<C>(factory: (components: C) => GossipSubApi): (components: C) => GossipSub {
-  return (components) => {
-    const g = factory(components);
-    if (!hasScoringViews(g)) {
-      throw new P2pError("@libp2p/gossipsub: the instance lacks getScore, getMeshPeers or dumpPeerScoreStats");
-    }
-    return g;
-  };
-}
-
-function hasScoringViews(g: GossipSubApi): g is GossipSub {
-  return (
-    "getScore" in g &&
-    typeof g.getScore === "function" &&
-    "getMeshPeers" in g &&
-    typeof g.getMeshPeers === "function" &&
-    "dumpPeerScoreStats" in g &&
-    typeof g.dumpPeerScoreStats === "function"
-  );
-}
-
-/** What gossipsub keeps per peer for scoring (its `PeerStats`, as far as opp2p_peers reads it). */
-export interface GossipPeerStats {
-  readonly knownIPs: ReadonlySet<string>;
-  readonly behaviourPenalty: number;
-  readonly topics: Readonly<
-    Record<
-      string,
-      {
-        readonly meshTime: number;
-        readonly firstMessageDeliveries: number;
-        readonly meshMessageDeliveries: number;
-        readonly invalidMessageDeliveries: number;
-      }
-    >
-  >;
-}
-
-export class P2pError extends Error {
-  override readonly name = "P2pError";
-}
+// Declared in their own files; named here too for the importers of host.js.
+export type { GossipPeerStats, GossipSub } from "./gossip.js";
+export { P2pError };
 
 /** The P2P options (spec part 4B), as the flag table gives them (durations in ms). */
 export interface P2pConfig {
@@ -188,10 +130,8 @@ export interface PeerSummary {
   readonly connectedAt: number;
 }
 
+/** The monitor's period (ms). */
 const TICK_MS = 1000;
-const GOSSIP_MAX_SIZE = 10 * 1024 * 1024;
-const STATIC_REDIAL_MS = 5000;
-const DISCOVERY_FAST_MS = 5000;
 
 function ipOfMultiaddr(ma: Multiaddr | string): string | null {
   const m = /^\/ip[46]\/([^/]+)/.exec(ma.toString());
@@ -202,18 +142,164 @@ function isUnspecified(ip: string): boolean {
   return ip === "0.0.0.0" || ip === "::";
 }
 
+/** libp2p and the modules the host is built from, loaded on first use (after `polyfill.ts`). */
+async function loadLibp2p() {
+  const [
+    { createLibp2p },
+    { tcp },
+    { noise },
+    { yamux },
+    { identify },
+    { ping },
+    { gossipsub },
+    { privateKeyFromRaw },
+    { multiaddr },
+  ] = await Promise.all([
+    import("libp2p"),
+    import("@libp2p/tcp"),
+    import("@chainsafe/libp2p-noise"),
+    import("@chainsafe/libp2p-yamux"),
+    import("@libp2p/identify"),
+    import("@libp2p/ping"),
+    import("@libp2p/gossipsub"),
+    import("@libp2p/crypto/keys"),
+    import("@multiformats/multiaddr"),
+  ]);
+  return { createLibp2p, tcp, noise, yamux, identify, ping, gossipsub, privateKeyFromRaw, multiaddr };
+}
+
+type Libp2pModules = Awaited<ReturnType<typeof loadLibp2p>>;
+
+/** What the host is built around besides libp2p. */
+interface HostParts {
+  /** The network key (secp256k1, raw). */
+  readonly key: Uint8Array;
+  readonly book: PeerBook;
+  readonly netrestrict: SubnetSet | null;
+  readonly app: ApplicationScorer;
+}
+
+/**
+ * Gating: never dial or accept outside `--p2p.netrestrict`, nor peers, IPs or subnets the peer book
+ * bans or blocks; checked on dial and on every inbound connection, before and after the handshake.
+ */
+function connectionGater(book: PeerBook, netrestrict: SubnetSet | null): ConnectionGater {
+  const ipAllowed = (ip: string | null): boolean =>
+    ip === null || ((netrestrict === null || netrestrict.has(ip)) && book.ipAllowed(ip));
+  const peerAllowed = (id: PeerId): boolean => book.peerAllowed(id.toString());
+  return {
+    denyDialPeer: (id) => !peerAllowed(id),
+    denyDialMultiaddr: (ma) => !ipAllowed(ipOfMultiaddr(ma)),
+    denyInboundConnection: (c) => !ipAllowed(ipOfMultiaddr(c.remoteAddr)),
+    denyInboundEncryptedConnection: (id, c) => !peerAllowed(id) || !ipAllowed(ipOfMultiaddr(c.remoteAddr)),
+    denyOutboundEncryptedConnection: (id) => !peerAllowed(id),
+    filterMultiaddrForPeer: (_id, ma) => ipAllowed(ipOfMultiaddr(ma)),
+  };
+}
+
+/** The TCP listen address and the addresses announced (`--p2p.advertise.ip`, `.tcp`). */
+function hostAddresses(config: P2pConfig): { listen: string; announce: string[] } {
+  const listenIp = config["p2p.listen.ip"];
+  const listen = `/${listenIp.includes(":") ? "ip6" : "ip4"}/${listenIp}/tcp/${config["p2p.listen.tcp"]}`;
+  const announce: string[] = [];
+  const advIp = config["p2p.advertise.ip"];
+  if (advIp !== undefined && advIp !== "") {
+    const port = config["p2p.advertise.tcp"] || config["p2p.listen.tcp"];
+    if (port !== 0) announce.push(`/${advIp.includes(":") ? "ip6" : "ip4"}/${advIp}/tcp/${port}`);
+  }
+  return { listen, announce };
+}
+
+/** The libp2p node with its services (identify, ping, block gossip; UPnP with `--p2p.nat`), listening. */
+async function createHost(
+  lib: Libp2pModules,
+  config: P2pConfig,
+  deps: P2pDeps,
+  parts: HostParts,
+): Promise<Libp2p<{ pubsub: GossipSub }>> {
+  const { listen, announce } = hostAddresses(config);
+  const hi = config["p2p.peers.hi"];
+  const base = {
+    identify: lib.identify(),
+    ping: lib.ping(),
+    pubsub: blockGossipService(lib.gossipsub, {
+      topics: blockTopics(deps.cfg.l2ChainId),
+      scoring: config["p2p.scoring"] === "none" ? "none" : "light",
+      blockTime: deps.cfg.blockTime,
+      appScore: (p) => parts.app.score(p),
+    }),
+  };
+  const services = config["p2p.nat"] ? { ...base, nat: (await import("@libp2p/upnp-nat")).uPnPNAT() } : base;
+  try {
+    return await lib.createLibp2p({
+      privateKey: lib.privateKeyFromRaw(parts.key) as PrivateKey,
+      nodeInfo: { userAgent: deps.userAgent ?? "opal-node" },
+      addresses: { listen: [listen], announce },
+      transports: [lib.tcp()],
+      connectionEncrypters: [lib.noise()],
+      streamMuxers: [lib.yamux()],
+      connectionManager: { maxConnections: Math.max(hi * 2, hi + 10) },
+      connectionGater: connectionGater(parts.book, parts.netrestrict),
+      services,
+    });
+  } catch (e) {
+    throw new P2pError(`cannot start the P2P host on ${listen}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * discv5 on UDP (`--p2p.listen.udp`, else the host's TCP port), unless `--p2p.no-discovery`. When it
+ * cannot start, the host is stopped too.
+ */
+async function startDiscovery(
+  config: P2pConfig,
+  deps: P2pDeps,
+  libp2p: Libp2p,
+  parts: HostParts,
+): Promise<Discovery | null> {
+  if (config["p2p.no-discovery"]) return null;
+  const tcpPort = Number(
+    /\/tcp\/(\d+)/.exec(libp2p.getMultiaddrs()[0]?.toString() ?? "")?.[1] ?? config["p2p.listen.tcp"],
+  );
+  const listenIp = config["p2p.listen.ip"];
+  const advIp = config["p2p.advertise.ip"];
+  const netrestrict = parts.netrestrict;
+  const udp = config["p2p.listen.udp"] || tcpPort;
+  try {
+    return await Discovery.start({
+      privateKey: parts.key,
+      chainId: deps.cfg.l2ChainId,
+      listenIp,
+      udpPort: udp,
+      tcpPort: config["p2p.advertise.tcp"] || tcpPort,
+      ...(advIp !== undefined && advIp !== "" ? { advertiseIp: advIp } : {}),
+      ...(config["p2p.advertise.tcp"] ? { advertiseTcp: config["p2p.advertise.tcp"] } : {}),
+      ...(config["p2p.advertise.udp"] ? { advertiseUdp: config["p2p.advertise.udp"] } : {}),
+      bootnodes: [...(config["p2p.bootnodes"] ?? [])],
+      dbPath: config["p2p.discovery.path"],
+      netrestrict: (ip: string) => netrestrict === null || netrestrict.has(ip),
+      log: deps.log,
+    });
+  } catch (e) {
+    await libp2p.stop();
+    throw new P2pError(`cannot start discovery on UDP ${listenIp}:${udp}: ${(e as Error).message}`);
+  }
+}
+
 export class P2pNode {
   readonly topics: readonly string[];
+  readonly book: PeerBook;
+  readonly discovery: Discovery | null;
+  readonly peerIdString: string;
   private readonly validator: BlockGossipValidator;
   private readonly app: ApplicationScorer;
-  private readonly protectedPeers = new Set<string>();
-  private readonly staticPeers: Map<string, string>;
-  private readonly staticNextDial = new Map<string, number>();
-  private readonly known = new Map<string, string>();
-  private readonly connectedAt = new Map<string, number>();
   private readonly netrestrict: SubnetSet | null;
+  /** Bans, tides, static peers, protection; its `tick` runs in the monitor. */
+  private readonly peers: PeerManager;
+  /** `@multiformats/multiaddr`'s parser, loaded with libp2p. */
+  private readonly dialString: (s: string) => Multiaddr;
   private ticker: NodeJS.Timeout | null = null;
-  private lastDiscovery = 0;
+  private lastDecay = 0;
   private stopped = false;
   private server: PayloadByNumberServer | null = null;
   private readonly client: PayloadByNumberClient;
@@ -228,19 +314,16 @@ export class P2pNode {
     readonly libp2p: Libp2p<{ pubsub: GossipSub }>,
     private readonly config: P2pConfig,
     private readonly deps: P2pDeps,
-    readonly book: PeerBook,
-    readonly discovery: Discovery | null,
-    readonly peerIdString: string,
-    staticPeers: Map<string, string>,
-    netrestrict: SubnetSet | null,
-    app: ApplicationScorer,
+    parts: HostParts & { readonly discovery: Discovery | null; readonly multiaddr: (s: string) => Multiaddr },
   ) {
     const chainId = deps.cfg.l2ChainId;
-    this.topics = ([0, 1, 2, 3] as const).map((v) => blocksTopic(chainId, v));
-    this.staticPeers = staticPeers;
-    for (const id of staticPeers.keys()) this.protectedPeers.add(id);
-    this.netrestrict = netrestrict;
-    this.app = app;
+    this.topics = blockTopics(chainId);
+    this.book = parts.book;
+    this.discovery = parts.discovery;
+    this.peerIdString = libp2p.peerId.toString();
+    this.netrestrict = parts.netrestrict;
+    this.app = parts.app;
+    this.dialString = parts.multiaddr;
     this.validator = new BlockGossipValidator({
       cfg: deps.cfg,
       chainId,
@@ -258,211 +341,113 @@ export class P2pNode {
       },
       log: deps.log,
     });
+    const discovery = parts.discovery;
+    this.peers = new PeerManager(config, {
+      host: {
+        connectedPeerIds: () => this.connectedPeerIds(),
+        scoreOf: (id) => this.scoreOf(id),
+        dial: (id, addr) => this.dial(id, addr),
+        hangUp: (id) => this.hangUp(id),
+        ban: (id, durationMs) => this.book.banPeer(id, durationMs),
+        findPeers: discovery === null ? null : () => discovery.findPeers(),
+      },
+      selfId: this.peerIdString,
+      log: deps.log,
+      metrics: deps.metrics ?? null,
+      counters: this.counters,
+    });
   }
 
-  /** Starts the host, gossip, discovery, req-resp and the peer monitor from the options. */
+  /** Starts the host, gossip, discovery, req-resp and the peer manager from the options. */
   static async start(config: P2pConfig, deps: P2pDeps): Promise<P2pNode> {
-    const log = deps.log;
     const lo = config["p2p.peers.lo"];
     const hi = config["p2p.peers.hi"];
     if (hi < lo) throw new P2pError(`--p2p.peers.hi (${hi}) must not be below --p2p.peers.lo (${lo})`);
     const { key, created } = loadOrCreateNetworkKey(config["p2p.priv.path"]);
-    if (created) log.info("Generated a new P2P network key", { path: config["p2p.priv.path"] });
+    if (created) deps.log.info("Generated a new P2P network key", { path: config["p2p.priv.path"] });
     const book = PeerBook.open(config["p2p.peerstore.path"]);
     book.storePrivateKeyCopy(bytesToHex(key).slice(2));
     const netrestrict = (config["p2p.netrestrict"]?.length ?? 0) > 0 ? new SubnetSet(config["p2p.netrestrict"]) : null;
+    const parts: HostParts = { key, book, netrestrict, app: new ApplicationScorer(deps.cfg.blockTime) };
 
-    const [
-      { createLibp2p },
-      { tcp },
-      { noise },
-      { yamux },
-      { identify },
-      { ping },
-      { gossipsub },
-      { privateKeyFromRaw },
-      { peerIdFromPrivateKey },
-      { multiaddr },
-    ] = await Promise.all([
-      import("libp2p"),
-      import("@libp2p/tcp"),
-      import("@chainsafe/libp2p-noise"),
-      import("@chainsafe/libp2p-yamux"),
-      import("@libp2p/identify"),
-      import("@libp2p/ping"),
-      import("@libp2p/gossipsub"),
-      import("@libp2p/crypto/keys"),
-      import("@libp2p/peer-id"),
-      import("@multiformats/multiaddr"),
-    ]);
-    const privateKey = privateKeyFromRaw(key) as PrivateKey;
-    const selfId = peerIdFromPrivateKey(privateKey).toString();
-
-    const staticPeers = new Map<string, string>();
-    for (const s of config["p2p.static"] ?? []) {
-      const id = s.slice(s.lastIndexOf("/p2p/") + 5);
-      if (id === selfId) {
-        log.debug("Ignoring our own address in --p2p.static", { addr: s });
-        continue;
-      }
-      staticPeers.set(id, s);
-    }
-
-    const app = new ApplicationScorer(deps.cfg.blockTime);
-    const scoring = (config["p2p.scoring"] === "none" ? "none" : "light") as ScoringMode;
-    const chainId = deps.cfg.l2ChainId;
-    const topics = ([0, 1, 2, 3] as const).map((v) => blocksTopic(chainId, v));
-    let nodeRef: P2pNode | null = null;
-    const ipAllowed = (ip: string | null): boolean =>
-      ip === null || ((netrestrict === null || netrestrict.has(ip)) && book.ipAllowed(ip));
-    const peerAllowed = (id: PeerId): boolean => book.peerAllowed(id.toString());
-
-    const listenIp = config["p2p.listen.ip"];
-    const ipv6 = listenIp.includes(":");
-    const listen = `/${ipv6 ? "ip6" : "ip4"}/${listenIp}/tcp/${config["p2p.listen.tcp"]}`;
-    const announce: string[] = [];
-    const advIp = config["p2p.advertise.ip"];
-    if (advIp !== undefined && advIp !== "") {
-      const port = config["p2p.advertise.tcp"] || config["p2p.listen.tcp"];
-      if (port !== 0) announce.push(`/${advIp.includes(":") ? "ip6" : "ip4"}/${advIp}/tcp/${port}`);
-    }
-    const base = {
-      identify: identify(),
-      ping: ping(),
-      pubsub: withScoringViews(
-        gossipsub({
-          globalSignaturePolicy: "StrictNoSign",
-          emitSelf: false,
-          allowPublishToZeroTopicPeers: true,
-          ignoreDuplicatePublishError: true,
-          D: 8,
-          Dlo: 6,
-          Dhi: 12,
-          Dlazy: 6,
-          heartbeatInterval: 500,
-          fanoutTTL: 24_000,
-          mcacheLength: 12,
-          mcacheGossip: 3,
-          seenTTL: 130 * 500,
-          maxInboundDataLength: GOSSIP_MAX_SIZE + 1024,
-          allowedTopics: topics,
-          msgIdFn: (msg) => gossipMessageId(msg.topic, msg.data),
-          scoreParams: peerScoreParams(scoring, deps.cfg.blockTime, topics, (p) => app.score(p)),
-          scoreThresholds: PEER_SCORE_THRESHOLDS,
-          floodPublish: false,
-          doPX: false,
-        }),
-      ),
-    };
-    const services = config["p2p.nat"] ? { ...base, nat: (await import("@libp2p/upnp-nat")).uPnPNAT() } : base;
-    let libp2p: Libp2p<{ pubsub: GossipSub }>;
-    try {
-      libp2p = await createLibp2p({
-        privateKey,
-        nodeInfo: { userAgent: deps.userAgent ?? "opal-node" },
-        addresses: { listen: [listen], announce },
-        transports: [tcp()],
-        connectionEncrypters: [noise()],
-        streamMuxers: [yamux()],
-        connectionManager: { maxConnections: Math.max(hi * 2, hi + 10) },
-        connectionGater: {
-          denyDialPeer: (id) => !peerAllowed(id),
-          denyDialMultiaddr: (ma) => !ipAllowed(ipOfMultiaddr(ma)),
-          denyInboundConnection: (c) => !ipAllowed(ipOfMultiaddr(c.remoteAddr)),
-          denyInboundEncryptedConnection: (id, c) => !peerAllowed(id) || !ipAllowed(ipOfMultiaddr(c.remoteAddr)),
-          denyOutboundEncryptedConnection: (id) => !peerAllowed(id),
-          filterMultiaddrForPeer: (_id, ma) => ipAllowed(ipOfMultiaddr(ma)),
-        },
-        services,
-      });
-    } catch (e) {
-      throw new P2pError(`cannot start the P2P host on ${listen}: ${(e as Error).message}`);
-    }
-    const tcpPort = Number(
-      /\/tcp\/(\d+)/.exec(libp2p.getMultiaddrs()[0]?.toString() ?? "")?.[1] ?? config["p2p.listen.tcp"],
-    );
-
-    let discovery: Discovery | null = null;
-    if (!config["p2p.no-discovery"]) {
-      const udp = config["p2p.listen.udp"] || tcpPort;
-      try {
-        discovery = await Discovery.start({
-          privateKey: key,
-          chainId,
-          listenIp,
-          udpPort: udp,
-          tcpPort: config["p2p.advertise.tcp"] || tcpPort,
-          ...(advIp !== undefined && advIp !== "" ? { advertiseIp: advIp } : {}),
-          ...(config["p2p.advertise.tcp"] ? { advertiseTcp: config["p2p.advertise.tcp"] } : {}),
-          ...(config["p2p.advertise.udp"] ? { advertiseUdp: config["p2p.advertise.udp"] } : {}),
-          bootnodes: [...(config["p2p.bootnodes"] ?? [])],
-          dbPath: config["p2p.discovery.path"],
-          netrestrict: (ip: string) => netrestrict === null || netrestrict.has(ip),
-          log,
-        });
-      } catch (e) {
-        await libp2p.stop();
-        throw new P2pError(`cannot start discovery on UDP ${listenIp}:${udp}: ${(e as Error).message}`);
-      }
-    }
-
-    const node = new P2pNode(libp2p, config, deps, book, discovery, selfId, staticPeers, netrestrict, app);
-    nodeRef = node;
-    node.wire(multiaddr);
-    if (discovery !== null) {
-      discovery.onPeer((p: { peerId: string; multiaddr: string }) => nodeRef?.onDiscovered(p.peerId, p.multiaddr));
-    }
-    if (config["p2p.sync.req-resp"]) {
-      node.server = new PayloadByNumberServer({
-        chainId,
-        payloadByNumber: async (n: number) => {
-          const env = await deps.payloadByNumber(n);
-          if (env === null) return null;
-          return {
-            envelope: { executionPayload: env.executionPayload, parentBeaconBlockRoot: env.parentBeaconBlockRoot },
-            timestamp: env.timestamp,
-          };
-        },
-        versionAt: (ts: number) => blockVersionAt(deps.cfg, ts),
-        log,
-        onServed: (result) => deps.metrics?.recordReqResp("server", result),
-      });
-      await node.server.register(libp2p);
-    }
-    log.info("Started P2P host", {
-      peerId: selfId,
+    const lib = await loadLibp2p();
+    const libp2p = await createHost(lib, config, deps, parts);
+    const discovery = await startDiscovery(config, deps, libp2p, parts);
+    const node = new P2pNode(libp2p, config, deps, { ...parts, discovery, multiaddr: lib.multiaddr });
+    node.wireGossip();
+    node.wirePeerEvents();
+    discovery?.onPeer((p) => node.peers.onDiscovered(p.peerId, p.multiaddr));
+    if (config["p2p.sync.req-resp"]) await node.startReqRespServer();
+    deps.log.info("Started P2P host", {
+      peerId: node.peerIdString,
       addrs: libp2p.getMultiaddrs().map((m) => m.toString()),
       ...(discovery === null ? {} : { enr: discovery.localEnr() }),
     });
-    node.tick();
-    node.ticker = setInterval(() => node.tick(), TICK_MS);
-    node.ticker.unref();
+    node.startMonitor();
     return node;
   }
 
-  private dialString: (s: string) => Multiaddr = () => {
-    throw new P2pError("host not started");
-  };
+  /** Each block topic validated by the block rules (`validate`), then subscribed. */
+  private wireGossip(): void {
+    subscribeBlockTopics(this.libp2p.services.pubsub, this.topics, (version, from, data) =>
+      this.validate(version, from, data),
+    );
+  }
 
-  private wire(multiaddr: (s: string) => Multiaddr): void {
-    this.dialString = multiaddr;
-    const pubsub = this.libp2p.services.pubsub;
-    for (const [i, topic] of this.topics.entries()) {
-      pubsub.topicValidators.set(
-        topic,
-        (peer, msg) => this.validate(i as BlockVersion, peer.toString(), msg.data) as TopicValidatorResult,
-      );
-      pubsub.subscribe(topic);
-    }
+  /** Connections start and end the peer manager's grace periods and move the peer-count gauge. */
+  private wirePeerEvents(): void {
     this.libp2p.addEventListener("peer:connect", (e) => {
-      const id = e.detail.toString();
-      if (!this.connectedAt.has(id)) this.connectedAt.set(id, Date.now());
+      this.peers.onConnect(e.detail.toString());
       this.updatePeerCount();
     });
     this.libp2p.addEventListener("peer:disconnect", (e) => {
-      this.connectedAt.delete(e.detail.toString());
+      this.peers.onDisconnect(e.detail.toString());
       this.updatePeerCount();
     });
+  }
+
+  /** Serves our blocks over `payload_by_number` (`--p2p.sync.req-resp`). */
+  private async startReqRespServer(): Promise<void> {
+    const deps = this.deps;
+    this.server = new PayloadByNumberServer({
+      chainId: deps.cfg.l2ChainId,
+      payloadByNumber: async (n: number) => {
+        const env = await deps.payloadByNumber(n);
+        if (env === null) return null;
+        return {
+          envelope: { executionPayload: env.executionPayload, parentBeaconBlockRoot: env.parentBeaconBlockRoot },
+          timestamp: env.timestamp,
+        };
+      },
+      versionAt: (ts: number) => blockVersionAt(deps.cfg, ts),
+      log: deps.log,
+      onServed: (result) => deps.metrics?.recordReqResp("server", result),
+    });
+    await this.server.register(this.libp2p);
+  }
+
+  /** The monitor, now and once a second: application-score decay, the peer manager's round, the stream gauge. */
+  private startMonitor(): void {
+    this.tick();
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
+    this.ticker.unref();
+  }
+
+  private tick(): void {
+    if (this.stopped) return;
+    this.decayAppScores();
+    this.peers.tick();
+    this.reportStreams();
+  }
+
+  /** Application scores decay once per slot; the tick is 1 s, slots are ≥ 1 s. */
+  private decayAppScores(): void {
+    const now = Date.now();
+    const slotMs = (this.deps.cfg.blockTime || 2) * 1000;
+    if (now - this.lastDecay >= slotMs) {
+      this.lastDecay = now;
+      this.app.decayAll();
+    }
   }
 
   private updatePeerCount(): void {
@@ -564,7 +549,7 @@ export class P2pNode {
   private syncPeers(): string[] {
     const proto = payloadByNumberProtocol(this.deps.cfg.l2ChainId);
     const ids = this.connectedPeerIds().filter(
-      (id) => !this.config["p2p.sync.onlyreqtostatic"] || this.staticPeers.has(id),
+      (id) => !this.config["p2p.sync.onlyreqtostatic"] || this.peers.isStatic(id),
     );
     const withProto: string[] = [];
     const unknown: string[] = [];
@@ -610,21 +595,9 @@ export class P2pNode {
     }
   }
 
-  private onDiscovered(peerId: string, addr: string): void {
-    if (peerId === this.peerIdString) return;
-    this.known.set(peerId, addr);
-    if (this.connectedPeerIds().length < this.config["p2p.peers.hi"] && !this.isConnected(peerId)) {
-      void this.dial(peerId, addr);
-    }
-  }
-
   /** Remembers a peer's address; the monitor dials known peers while the count is below lo. */
   addKnownPeer(peerId: string, addr: string): void {
-    if (peerId !== this.peerIdString) this.known.set(peerId, addr);
-  }
-
-  private isConnected(id: string): boolean {
-    return this.libp2p.getConnections().some((c) => c.remotePeer.toString() === id);
+    this.peers.addKnownPeer(peerId, addr);
   }
 
   private async dial(id: string, addr: string): Promise<boolean> {
@@ -638,80 +611,6 @@ export class P2pNode {
       this.deps.log.debug("Dial failed", { peer: id, addr, err: (e as Error).message });
       return false;
     }
-  }
-
-  /** The monitor: bans, tides, static peers, app-score decay; once a second. */
-  private tick(): void {
-    if (this.stopped) return;
-    const now = Date.now();
-    const lo = this.config["p2p.peers.lo"];
-    const hi = this.config["p2p.peers.hi"];
-    const ids = this.connectedPeerIds();
-    // Application scores decay once per slot; the tick is 1 s, slots are ≥ 1 s.
-    const slotMs = (this.deps.cfg.blockTime || 2) * 1000;
-    if (now - this.lastDecay >= slotMs) {
-      this.lastDecay = now;
-      this.app.decayAll();
-    }
-    // Bans.
-    const scores: number[] = [];
-    for (const id of ids) {
-      const score = this.scoreOf(id);
-      scores.push(score);
-      if (
-        this.config["p2p.ban.peers"] &&
-        this.config["p2p.scoring"] !== "none" &&
-        score < this.config["p2p.ban.threshold"] &&
-        !this.protectedPeers.has(id)
-      ) {
-        void this.banPeer(id, score);
-      }
-    }
-    this.deps.metrics?.recordPeerScores(scores);
-    this.reportStreams();
-    // Static peers.
-    for (const [id, addr] of this.staticPeers) {
-      if (this.isConnected(id) || (this.staticNextDial.get(id) ?? 0) > now) continue;
-      this.staticNextDial.set(id, now + STATIC_REDIAL_MS);
-      void this.dial(id, addr);
-    }
-    // Tides.
-    const count = ids.length;
-    if (count < lo) {
-      for (const [id, addr] of this.known) {
-        if (ids.length >= lo) break;
-        if (!ids.includes(id)) void this.dial(id, addr);
-      }
-      if (this.discovery !== null && now - this.lastDiscovery >= DISCOVERY_FAST_MS) {
-        this.lastDiscovery = now;
-        void this.discovery.findPeers().catch(() => undefined);
-      }
-    } else if (count > hi) {
-      const grace = this.config["p2p.peers.grace"];
-      const candidates = ids
-        .filter((id) => !this.protectedPeers.has(id))
-        .filter((id) => {
-          const since = this.connectedAt.get(id) ?? 0;
-          // New, well-behaved peers are spared for the grace period.
-          return now - since >= grace || this.scoreOf(id) < 0;
-        })
-        .sort((a, b) => this.scoreOf(a) - this.scoreOf(b));
-      for (const id of candidates.slice(0, count - lo)) {
-        this.counters.pruned++;
-        void this.hangUp(id);
-      }
-    }
-  }
-
-  private lastDecay = 0;
-
-  private async banPeer(id: string, score: number): Promise<void> {
-    const duration = this.config["p2p.ban.duration"];
-    this.book.banPeer(id, duration);
-    this.counters.bans++;
-    this.deps.metrics?.recordPeerBan();
-    this.deps.log.warn("Banning peer with a low score", { peer: id, score, durationMs: duration });
-    await this.hangUp(id);
   }
 
   async hangUp(id: string): Promise<void> {
@@ -744,15 +643,15 @@ export class P2pNode {
   }
 
   protect(id: string): void {
-    this.protectedPeers.add(id);
+    this.peers.protect(id);
   }
 
   unprotect(id: string): void {
-    this.protectedPeers.delete(id);
+    this.peers.unprotect(id);
   }
 
   isProtected(id: string): boolean {
-    return this.protectedPeers.has(id);
+    return this.peers.isProtected(id);
   }
 
   /** Blocks a peer until unblocked (opp2p_blockPeer) and disconnects it. */
@@ -860,18 +759,18 @@ export class P2pNode {
       protocolVersion,
       connected: conns.length > 0,
       direction: conns[0]?.direction ?? "unknown",
-      protected: this.protectedPeers.has(id),
+      protected: this.peers.isProtected(id),
       latencyMs: conns[0]?.rtt ?? 0,
       score: this.scoreOf(id),
       reqResp: this.app.snapshot(id),
       gossipBlocks,
-      connectedAt: this.connectedAt.get(id) ?? 0,
+      connectedAt: this.peers.connectedSince(id),
     };
   }
 
   /** Known peers: connected ones and those discovery or static configuration gave us. */
   knownPeerIds(): string[] {
-    return [...new Set([...this.connectedPeerIds(), ...this.known.keys(), ...this.staticPeers.keys()])];
+    return this.peers.knownPeerIds();
   }
 
   listenAddrs(): string[] {

@@ -4,10 +4,12 @@
  * missing; a file that exists but does not hold a key is an error (never silently replaced, so a
  * node's identity cannot change under it).
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { bytesToBigint } from "../primitives/u256.js";
 
 export class NetworkKeyError extends Error {
   override readonly name = "NetworkKeyError";
@@ -18,7 +20,7 @@ const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 function validKey(k: Uint8Array): boolean {
   if (k.length !== 32) return false;
-  const v = BigInt(bytesToHex(k));
+  const v = bytesToBigint(k);
   return v > 0n && v < N;
 }
 

@@ -22,7 +22,8 @@ import { bytesToHex } from "../primitives/hex.js";
 import { RpcError } from "../rpc/errors.js";
 import { bool, type ParamDecoder, ParamError, string } from "../rpc/params.js";
 import { type AnyMethod, defineMethod } from "../rpc/registry.js";
-import type { GossipPeerStats, P2pNode, PeerSummary } from "./host.js";
+import type { GossipPeerStats } from "./gossip.js";
+import type { P2pNode, PeerSummary } from "./host.js";
 import { parseCidr } from "./peerBook.js";
 
 /** go-libp2p's `network.Connectedness` values. */

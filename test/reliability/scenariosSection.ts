@@ -3,7 +3,8 @@
  * with "[scenario] " — L1 reorgs under a sequencer and a verifier, the batcher past the sequencing
  * window, the execution client restarting, the beacon endpoint losing blobs, misbehaving P2P peers,
  * JWT attacks on the Engine API — run by mocha in a child process with the JSON reporter; one row per
- * scenario with its result and duration. The same tests run in `npm test` (they are unit tests).
+ * scenario with its result and duration. The same tests run in `npm test` (the L1 ones in the unit
+ * slice, the ones with servers and sockets in the integration slice).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -14,7 +15,8 @@ import type { Section, SectionResult } from "./section.js";
 /** The files holding "[scenario]" tests. */
 export const SCENARIO_FILES: readonly string[] = [
   "test/unit/reliability/scenarios/*.test.ts",
-  "test/unit/p2p/p2pNodes.test.ts",
+  "test/integration/reliability/scenarios/*.test.ts",
+  "test/integration/p2p/p2pNodes.test.ts",
 ];
 
 const TAG = "[scenario] ";

@@ -5,16 +5,15 @@
  * exchanges (the issue's bar) and prints the per-method table.
  */
 import { strict as assert } from "node:assert";
-import { existsSync } from "node:fs";
 import { defaultSuiteDir, formatTable, runSuite, summarize } from "../../scripts/rpcCompat.js";
+import { requireFixture } from "../utils/fixtures.js";
 
 describe("spec/rpc-compat (execution-apis)", function () {
   this.timeout(300_000);
   const dir = defaultSuiteDir();
 
-  it("a served opal-exec passes ≥ 95% of the exchanges", async function () {
-    if (!existsSync(dir)) this.skip();
-    const results = await runSuite(dir);
+  it("a served opal-exec passes ≥ 95% of the exchanges", async () => {
+    const results = await runSuite(requireFixture(dir));
     console.log(formatTable(summarize(results)));
     assert.ok(results.length > 0, "no exchanges found");
     const pass = results.filter((r) => r.ok).length;

@@ -9,7 +9,6 @@
  * accepted txs, and rejection for the stateless expectException kinds.
  */
 import { strict as assert } from "node:assert";
-import { existsSync } from "node:fs";
 import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
 import { type Fork, forkFromFixtureName, l1Rules } from "../../src/spec/forks.js";
 import { decodeTx, encodeTx, txHash } from "../../src/tx/envelope.js";
@@ -18,7 +17,7 @@ import { intrinsicGas } from "../../src/tx/intrinsicGas.js";
 import { recoverSender } from "../../src/tx/signer.js";
 import type { Tx } from "../../src/tx/tx.js";
 import { validateTx } from "../../src/tx/validateTx.js";
-import { fixturePath, listFiles, readJson } from "../utils/fixtures.js";
+import { fixturePath, listFiles, readJson, requireFixture } from "../utils/fixtures.js";
 
 interface ForkResult {
   hash?: string;
@@ -145,8 +144,7 @@ describe("spec: EEST state-test tx bytes", function () {
   this.timeout(120_000);
 
   it("round-trips, recovers senders and agrees on stateless validity", () => {
-    const dir = fixturePath("eest-v5.4.0", "state_tests");
-    if (!existsSync(dir)) throw new Error(`missing ${dir}`);
+    const dir = requireFixture(fixturePath("eest-v5.4.0", "state_tests"));
     let entries = 0;
     const failures: string[] = [];
     for (const file of listFiles(dir)) {

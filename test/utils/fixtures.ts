@@ -1,7 +1,9 @@
 /**
  * Where the shared corpora live: `$OPAL_FIXTURES`, else `../shared/fixtures` beside the repository.
- * Spec tests read them at test time; nothing from them is copied into the repo.
+ * Spec tests read them at test time; nothing from them is copied into the repo. A test whose corpus
+ * is missing fails (an assertion naming the path and OPAL_FIXTURES); it never skips.
  */
+import { strict as assert } from "node:assert";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,11 +11,21 @@ import { fileURLToPath } from "node:url";
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 export function fixturesDir(): string {
-  const dir = process.env.OPAL_FIXTURES ?? resolve(REPO_ROOT, "../shared/fixtures");
-  if (!existsSync(dir)) {
-    throw new Error(`fixtures not found at ${dir}: put ../shared beside the repo or set OPAL_FIXTURES`);
+  return requireFixture(process.env.OPAL_FIXTURES ?? resolve(REPO_ROOT, "../shared/fixtures"));
+}
+
+/**
+ * `path` (a file or folder of the shared corpora) when it exists; otherwise an assertion failure
+ * that names it and OPAL_FIXTURES, so that a suite without its corpus fails instead of skipping.
+ */
+export function requireFixture(path: string): string {
+  if (!existsSync(path)) {
+    const env = process.env.OPAL_FIXTURES;
+    const from =
+      env === undefined ? "OPAL_FIXTURES unset, so ../shared/fixtures beside the repo" : `OPAL_FIXTURES=${env}`;
+    assert.fail(`fixture corpus not found at ${path} (${from}): set OPAL_FIXTURES to the shared fixtures folder`);
   }
-  return dir;
+  return path;
 }
 
 export function fixturePath(...parts: string[]): string {

@@ -4,6 +4,7 @@
  * executed, and the state root and logs hash compared with the fixture. Nothing a fixture holds can
  * crash the runner: a malformed file or an exception inside a case becomes a failed case.
  */
+
 import { readFileSync } from "node:fs";
 import { blobBaseFee } from "../../block/blobGas.js";
 import { encodeLog } from "../../block/log.js";
@@ -14,6 +15,7 @@ import type { Tracer } from "../../evm/tracer.js";
 import { executeTx } from "../../executor/executeTx.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 import { encodeRlpListOfEncoded } from "../../rlp/encode.js";
 import { DEFAULT_CANCUN_BLOB_PARAMS, DEFAULT_PRAGUE_BLOB_PARAMS } from "../../spec/chainConfig.js";
 import { Fork, forkFromFixtureName, l1Rules } from "../../spec/forks.js";
@@ -61,7 +63,7 @@ interface StateTestJson {
 /** The BLOCKHASH convention of state tests (geth tests/state_test_util.go): keccak256 of the decimal number. */
 function stateTestBlockHash(n: bigint): bigint {
   const h = keccak256(new TextEncoder().encode(n.toString()));
-  return BigInt(bytesToHex(h));
+  return bytesToBigint(h);
 }
 
 export function runStateTestFile(path: string, opts: RunOptions = {}): CaseResult[] {

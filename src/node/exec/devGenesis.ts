@@ -23,7 +23,7 @@ import {
 import { toChecksumAddress } from "../../primitives/address.js";
 import { concatBytes, utf8ToBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
-import { bigintToBytes32 } from "../../primitives/u256.js";
+import { bigintToBytes32, bytesToBigint } from "../../primitives/u256.js";
 import { OpFork } from "../../spec/forks.js";
 import {
   DA_FOOTPRINT_GAS_SCALAR_DEFAULT,
@@ -83,10 +83,6 @@ export interface DevAccount {
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HARDENED = 0x8000_0000;
 
-function toBig(b: Uint8Array): bigint {
-  return BigInt(bytesToHex(b));
-}
-
 function to32(v: bigint): Uint8Array {
   return Uint8Array.from(Buffer.from(v.toString(16).padStart(64, "0"), "hex"));
 }
@@ -98,7 +94,7 @@ function childKey(key: Uint8Array, chainCode: Uint8Array, index: number): { key:
   else data.set(secp256k1.getPublicKey(key, true), 0);
   new DataView(data.buffer).setUint32(33, index);
   const i = new Uint8Array(createHmac("sha512", chainCode).update(data).digest());
-  const child = (toBig(i.subarray(0, 32)) + toBig(key)) % N;
+  const child = (bytesToBigint(i.subarray(0, 32)) + bytesToBigint(key)) % N;
   return { key: to32(child), chainCode: i.subarray(32) };
 }
 

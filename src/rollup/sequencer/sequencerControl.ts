@@ -6,7 +6,7 @@
  * the last sequenced block (the unsafe head). With `--rpc.admin-state` each move is persisted
  * before it takes effect, and a stored state overrides `--sequencer.stopped` at startup.
  *
- * Block building itself is the sequencer's (a later layer); it asks `active` before each block
+ * Block building itself is `sequencer.ts`'s: it asks `active` before each block
  * and subscribes to `onChange`. Errors carry op-node's messages.
  */
 import { equalBytes } from "../../primitives/bytes.js";

@@ -17,7 +17,7 @@ import type { TxOutcome } from "../../executor/executeTx.js";
 import { executeTx } from "../../executor/executeTx.js";
 import { type CallMessage, messageTx } from "../../executor/simulate.js";
 import { bytesToHex } from "../../primitives/hex.js";
-import { MAX_U64 } from "../../primitives/u256.js";
+import { bytesToBigint, MAX_U64 } from "../../primitives/u256.js";
 import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { addressToBigint, WorldState } from "../../state/worldState.js";
@@ -39,7 +39,7 @@ function ancestorHashes(chain: ChainView, tip: Uint8Array): (n: bigint) => bigin
     const hit = byNumber.get(want);
     if (hit !== undefined) return hit;
     while (header !== null && header.number >= want) {
-      byNumber.set(header.number, BigInt(bytesToHex(cursor)));
+      byNumber.set(header.number, bytesToBigint(cursor));
       if (header.number === want || header.number === 0) break;
       cursor = header.parentHash;
       header = chain.store.header(cursor);

@@ -16,6 +16,7 @@ import { estimateGas } from "../../executor/simulate.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 import { decodeHeader } from "../../rlp/decode.js";
 import { rulesAt } from "../../spec/chainConfig.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
@@ -334,7 +335,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
         let storageProof: JsonValue[] = [];
         if (keys.length > 0) {
           const outKey = (k: { key: Uint8Array; length: number }): string =>
-            k.length === 32 ? bytesToHex(k.key) : qty(BigInt(bytesToHex(k.key)));
+            k.length === 32 ? bytesToHex(k.key) : qty(bytesToBigint(k.key));
           if (acct === null || equalBytes(storageHash, EMPTY_ROOT)) {
             storageProof = keys.map((k) => ({ key: outKey(k), value: "0x0", proof: [] }));
           } else {

@@ -16,7 +16,7 @@ import { type CallEnv, type CallMessage, CallTimeoutError, callOnce } from "../.
 import { toChecksumAddress } from "../../primitives/address.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
-import { MAX_U64 } from "../../primitives/u256.js";
+import { bytesToBigint, MAX_U64 } from "../../primitives/u256.js";
 import { rulesAt } from "../../spec/chainConfig.js";
 import { OpFork } from "../../spec/forks.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
@@ -108,7 +108,7 @@ export class EthBackend {
         blockHash: (n: bigint) => {
           if (n >= BigInt(header.number) || n < BigInt(header.number) - 256n || n < 0n) return 0n;
           const h = store.canonicalHash(Number(n));
-          return h === null ? 0n : BigInt(bytesToHex(h));
+          return h === null ? 0n : bytesToBigint(h);
         },
         intermediateRoot: null,
       }),

@@ -4,10 +4,12 @@
  * decoders, and how they apply — to a WorldState, to a view of a base state, to a block context.
  * Shared by eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1.
  */
+
 import type { BlockContext } from "../../evm/context.js";
 import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesKey } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import { bytesToBigint } from "../../primitives/u256.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { addressToBigint, WorldState } from "../../state/worldState.js";
 import type { KvReader, WriteBatch } from "../../storage/kv.js";
@@ -120,10 +122,10 @@ export function applyStateOverrides(state: WorldState, overrides: StateOverrides
       state.setNonce(acct, keepNonce);
       state.setCode(acct, keepCode);
       state.setBalance(acct, keepBalance);
-      for (const [k, val] of x.state.values()) state.sstore(acct, BigInt(bytesToHex(k)), BigInt(bytesToHex(val)));
+      for (const [k, val] of x.state.values()) state.sstore(acct, bytesToBigint(k), bytesToBigint(val));
     }
     if (x.stateDiff !== undefined) {
-      for (const [k, val] of x.stateDiff.values()) state.sstore(acct, BigInt(bytesToHex(k)), BigInt(bytesToHex(val)));
+      for (const [k, val] of x.stateDiff.values()) state.sstore(acct, bytesToBigint(k), bytesToBigint(val));
     }
   }
   state.finalizeTx(false);
@@ -155,7 +157,7 @@ export function overriddenBlock(block: BlockContext, o: BlockOverrides): BlockCo
     timestamp: o.time ?? block.timestamp,
     gasLimit: o.gasLimit ?? block.gasLimit,
     coinbase: o.feeRecipient === undefined ? block.coinbase : addressToBigint(o.feeRecipient),
-    prevRandao: o.prevRandao === undefined ? block.prevRandao : BigInt(bytesToHex(o.prevRandao)),
+    prevRandao: o.prevRandao === undefined ? block.prevRandao : bytesToBigint(o.prevRandao),
     baseFee: o.baseFeePerGas ?? block.baseFee,
     blobBaseFee: o.blobBaseFee ?? block.blobBaseFee,
     blockHash: block.blockHash,

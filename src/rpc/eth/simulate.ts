@@ -27,7 +27,7 @@ import { executeTx, type TxOutcome } from "../../executor/executeTx.js";
 import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
-import { MAX_U64 } from "../../primitives/u256.js";
+import { bytesToBigint, MAX_U64 } from "../../primitives/u256.js";
 import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
 import { Fork, type ForkRules } from "../../spec/forks.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
@@ -321,9 +321,9 @@ export function simulateV1(be: EthBackend, rawOpts: unknown, sel: BlockSelector)
       blockHash: (n: bigint): bigint => {
         if (n >= BigInt(number) || n + 256n < BigInt(number) || n < 0n) return 0n;
         const sim = simHashes.get(n);
-        if (sim !== undefined) return BigInt(bytesToHex(sim));
+        if (sim !== undefined) return bytesToBigint(sim);
         const h = store.canonicalHash(Number(n));
-        return h === null ? 0n : BigInt(bytesToHex(h));
+        return h === null ? 0n : bytesToBigint(h);
       },
       intermediateRoot: null,
     };

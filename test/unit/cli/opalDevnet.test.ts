@@ -1,7 +1,7 @@
 /**
  * opal-devnet's options on the shared flag machinery (src/cli/devnetFlags.ts): defaults, the
  * repeatable `--activate`, `OPAL_DEVNET_*` env vars, the help layout, and usage errors (one line,
- * exit 2) before anything starts. test/unit/node/devnetConfig.test.ts checks the `--activate` rules.
+ * exit 2) before anything starts. test/unit/node/devnet/devnetConfig.test.ts checks the `--activate` rules.
  */
 import { strict as assert } from "node:assert";
 import { parseDevnetArgs } from "../../../src/cli/devnetFlags.js";

@@ -43,7 +43,7 @@ function walk(dir: string, out: string[] = []): string[] {
  * links op-geth. What both sides need (the L1-info calldata codec, the predeploy addresses) lives
  * in a tier both may import (tx/, spec/).
  */
-const EXECUTION_SIDE = ["state", "evm", "executor", "chain", "txpool", "payload"] as const;
+const EXECUTION_SIDE = ["state", "evm", "executor", "chain", "txpool"] as const;
 const BANNED: Readonly<Record<string, readonly string[]>> = {
   rollup: EXECUTION_SIDE,
   p2p: EXECUTION_SIDE,

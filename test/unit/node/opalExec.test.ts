@@ -15,7 +15,7 @@ import { l1DevGenesis, OP_DEV_PREDEPLOYS } from "../../../src/node/exec/devGenes
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "../../utils/node.js";
 
 interface Run {
   code: number;

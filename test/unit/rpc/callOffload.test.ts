@@ -29,7 +29,7 @@ import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import { fixturePath } from "../../utils/fixtures.js";
-import { makeTmpDir, removeDir } from "../storage/tmpDir.js";
+import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 
 const DIR = fixturePath("execution-apis-rpc", "tests");
 const genesis = JSON.parse(readFileSync(join(DIR, "genesis.json"), "utf8"));

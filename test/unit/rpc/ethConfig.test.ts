@@ -1,14 +1,12 @@
 /**
  * eth_config (EIP-7910), rpc/eth/config.ts: byte-for-byte against geth's answer in the execution-apis
  * rpc-compat fixture; fork ids against published vectors (geth TestCreation for Sepolia, op-reth's
- * `op_mainnet_forkids`); L1 and OP chains with a fork scheduled ahead of the head; and over
- * JSON-RPC on a running `--dev` node.
+ * `op_mainnet_forkids`); L1 and OP chains with a fork scheduled ahead of the head. Over JSON-RPC on a
+ * running `--dev` node: test/integration/rpc/ethConfig.test.ts.
  */
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEPOSIT_CONTRACT_ADDRESS, DEV_CHAIN_ID } from "../../../src/node/exec/devGenesis.js";
-import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { crc32 } from "../../../src/primitives/crc32.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
 import { ethConfigAt } from "../../../src/rpc/eth/config.js";
@@ -16,7 +14,6 @@ import { type ChainConfig, parseChainConfig } from "../../../src/spec/chainConfi
 import { forkIdGenesisHash } from "../../../src/spec/forkId.js";
 import { fixturePath } from "../../utils/fixtures.js";
 import { opGethConfig, readToml } from "../../utils/superchain.js";
-import { call, configOf, tempDir } from "../node/helpers.js";
 
 /** The request/response pair of an rpc-compat `.io` file. */
 function exchange(path: string): { result: any } {
@@ -316,27 +313,5 @@ describe("rpc/eth eth_config", function () {
         (e: any) => e.code === -32603 && e.message === "no active timestamp fork found",
       );
     });
-  });
-
-  it("over JSON-RPC on a --dev node: the head's fork, fork id from block 0", async () => {
-    const dir = tempDir("ethconfig");
-    const node = await ExecNode.start(configOf(["--dev", "--datadir", dir.path, "--http"]), { print: () => undefined });
-    try {
-      const a = node.endpoints.http!;
-      const url = `http://${a.address}:${a.port}/`;
-      const block0 = (await call(url, "eth_getBlockByNumber", ["0x0", false])) as { hash: string };
-      const r = (await call(url, "eth_config")) as any;
-      assert.equal(r.current.chainId, `0x${DEV_CHAIN_ID.toString(16)}`);
-      assert.equal(r.current.activationTime, 0);
-      // Every fork of the dev genesis is at block 0 / time 0, so FORK_HASH is CRC-32 of block 0's hash.
-      assert.equal(r.current.forkId, forkHash(hexToBytes(block0.hash)));
-      assert.equal(r.current.systemContracts.DEPOSIT_CONTRACT_ADDRESS, DEPOSIT_CONTRACT_ADDRESS);
-      assert.ok(r.current.precompiles.BLS12_PAIRING_CHECK, "Prague or later");
-      if (r.next === null) assert.equal(r.last, null);
-      else assert.ok(r.next.activationTime > 0 && r.last !== null);
-    } finally {
-      await node.stop();
-      dir.remove();
-    }
   });
 });

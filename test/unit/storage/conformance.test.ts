@@ -10,7 +10,7 @@ import { LmdbKv } from "../../../src/storage/lmdb.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import type { TableName } from "../../../src/storage/tables.js";
-import { makeTmpDir, removeDir } from "./tmpDir.js";
+import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 
 interface Backend {
   readonly name: string;

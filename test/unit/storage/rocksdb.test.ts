@@ -12,7 +12,7 @@ import { type RocksLevelDb, rocksBindingVersion, rocksLevel } from "../../../src
 import { MAX_CACHE_BYTES, RocksKv } from "../../../src/storage/rocksdb.js";
 import { TABLE_NAMES } from "../../../src/storage/tables.js";
 import { REPO_ROOT } from "../../utils/fixtures.js";
-import { makeTmpDir, removeDir } from "./tmpDir.js";
+import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 
 const u8 = (...b: number[]): Uint8Array => new Uint8Array(b);
 const ENC = { keyEncoding: "buffer", valueEncoding: "buffer" } as const;

@@ -8,8 +8,8 @@ import { once } from "node:events";
 import type { Worker } from "node:worker_threads";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
+import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 import type { Reply, Request } from "./sharedHandleWorker.js";
-import { makeTmpDir, removeDir } from "./tmpDir.js";
 import { tsWorker } from "./tsWorker.js";
 
 const WORKER_URL = new URL("./sharedHandleWorker.ts", import.meta.url);

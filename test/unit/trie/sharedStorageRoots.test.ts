@@ -26,7 +26,7 @@ import {
   updateStateRoot,
 } from "../../../src/trie/stateRoot.js";
 import type { TaskPool } from "../../../src/util/taskPool.js";
-import { makeTmpDir, removeDir } from "../storage/tmpDir.js";
+import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 import { Rng, randomWord } from "./helpers.js";
 
 const CONTRACTS = 24;

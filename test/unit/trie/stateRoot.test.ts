@@ -17,7 +17,7 @@ import {
   type StorageChange,
   updateStateRoot,
 } from "../../../src/trie/stateRoot.js";
-import { makeTmpDir, removeDir } from "../storage/tmpDir.js";
+import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 import { clusteredKey, type ModelAccount, Rng, randomWord, StateModel } from "./helpers.js";
 
 const hex = bytesToHex;

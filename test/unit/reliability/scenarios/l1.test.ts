@@ -7,8 +7,15 @@
 import { strict as assert } from "node:assert";
 import { devAccounts } from "../../../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
+import {
+  assertCanonicalOrigins,
+  assertSameChain,
+  batchTxs,
+  hashAt,
+  l1NonceAt,
+  SequencerNode,
+} from "../../../reliability/scenarioHarness.js";
 import { l2Transfer, Rollup } from "../../../utils/actions/rollup.js";
-import { assertCanonicalOrigins, assertSameChain, batchTxs, hashAt, l1NonceAt, SequencerNode } from "./harness.js";
 
 /** The L2 nonce of the dev account the user txs come from, at the node's unsafe head. */
 async function sentIncluded(seq: SequencerNode): Promise<bigint> {

@@ -4,7 +4,6 @@
  * moved precompiles reaching the EVM by exact address. Runs over the rpc-compat chain (fixtures).
  */
 import { strict as assert } from "node:assert";
-import { existsSync } from "node:fs";
 import { defaultSuiteDir } from "../../../../scripts/rpcCompat.js";
 import type { Blockchain } from "../../../../src/chain/blockchain.js";
 import { privateKeyToAddress, sign } from "../../../../src/crypto/secp256k1.js";
@@ -16,6 +15,7 @@ import { EventHub } from "../../../../src/rpc/events.js";
 import { Registry } from "../../../../src/rpc/registry.js";
 import { authoritySigningHash } from "../../../../src/tx/authorization.js";
 import { TxPool } from "../../../../src/txpool/txPool.js";
+import { requireFixture } from "../../../utils/fixtures.js";
 import { buildSuiteChain } from "../../../utils/rpcCompatChain.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
@@ -33,9 +33,8 @@ describe("rpc/eth eth_createAccessList (geth's rules) and simulateV1's moved pre
   this.timeout(120_000);
   let chain: Blockchain;
   let d: Dispatcher;
-  before(function () {
-    if (!existsSync(defaultSuiteDir())) this.skip();
-    chain = buildSuiteChain(defaultSuiteDir());
+  before(() => {
+    chain = buildSuiteChain(requireFixture(defaultSuiteDir()));
     const deps = {
       chain,
       reader: new ChainReader(chain),

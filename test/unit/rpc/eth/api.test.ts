@@ -5,7 +5,6 @@
  * net/web3/txpool basics. Runs over the rpc-compat chain (fixtures).
  */
 import { strict as assert } from "node:assert";
-import { existsSync } from "node:fs";
 import { defaultSuiteDir } from "../../../../scripts/rpcCompat.js";
 import { headerHash } from "../../../../src/block/header.js";
 import type { Blockchain, HeadChange } from "../../../../src/chain/blockchain.js";
@@ -24,6 +23,7 @@ import { ConnectionSubscriptions } from "../../../../src/rpc/subscriptions.js";
 import { txpoolApi } from "../../../../src/rpc/txpoolApi.js";
 import { web3Api } from "../../../../src/rpc/web3.js";
 import { TxPool } from "../../../../src/txpool/txPool.js";
+import { requireFixture } from "../../../utils/fixtures.js";
 import { buildSuiteChain } from "../../../utils/rpcCompatChain.js";
 
 // eth_sendRawTransaction/send-dynamic-fee-transaction.io (nonce 1) and its siblings (nonces 2, 3).
@@ -92,9 +92,8 @@ function changeOf(chain: Blockchain, added: number[], removed: number[] = []): H
 describe("rpc/eth api", function () {
   this.timeout(120_000);
   let chain: Blockchain;
-  before(function () {
-    if (!existsSync(defaultSuiteDir())) this.skip();
-    chain = buildSuiteChain(defaultSuiteDir());
+  before(() => {
+    chain = buildSuiteChain(requireFixture(defaultSuiteDir()));
   });
 
   it("block filter collects added block hashes until polled; uninstall", async () => {
@@ -347,9 +346,8 @@ describe("rpc/eth api", function () {
 describe("rpc/eth call overrides and simulateV1", function () {
   this.timeout(120_000);
   let chain: Blockchain;
-  before(function () {
-    if (!existsSync(defaultSuiteDir())) this.skip();
-    chain = buildSuiteChain(defaultSuiteDir());
+  before(() => {
+    chain = buildSuiteChain(requireFixture(defaultSuiteDir()));
   });
 
   // Code: NUMBER PUSH0 MSTORE PUSH1 32 PUSH0 RETURN → returns the block number as a word.

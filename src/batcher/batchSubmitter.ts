@@ -17,6 +17,7 @@ import { encodeFramesTxData } from "../rollup/derive/frame.js";
 import type { EngineClient } from "../rollup/engine/engineClient.js";
 import type { RpcTransport } from "../rollup/transport/rpcTransport.js";
 import type { Logger } from "../util/log.js";
+import { timerDelay } from "../util/timers.js";
 import { type BlockBatch, fillChannel, framesOf } from "./channelOut.js";
 import type { TxSender } from "./txSender.js";
 
@@ -204,7 +205,7 @@ export class BatchSubmitter {
         } catch (e) {
           this.deps.log.warn("batcher step failed, retrying", { err: (e as Error).message });
         }
-        if (r === "waiting" && !this.stopped) await new Promise((res) => setTimeout(res, this.opts.pollMs));
+        if (r === "waiting" && !this.stopped) await new Promise((res) => setTimeout(res, timerDelay(this.opts.pollMs)));
       }
     })();
   }

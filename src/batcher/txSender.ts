@@ -22,6 +22,7 @@ import { encodeBlobTxNetwork, kzgToVersionedHash } from "../tx/blobNetwork.js";
 import { encodeTx } from "../tx/envelope.js";
 import { signTx } from "../tx/signer.js";
 import { type BlobTx, type FeeMarketTx, TxType } from "../tx/tx.js";
+import { timerDelay } from "../util/timers.js";
 
 export interface TxSenderOptions {
   readonly privateKey: Uint8Array;
@@ -84,7 +85,8 @@ interface ReceiptJson {
   blockHash: string;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Waits `ms` (a positive duration; beyond Node's longest timer, that timer). */
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, timerDelay(ms)));
 const q = (n: bigint | number): string => `0x${n.toString(16)}`;
 
 export class TxSender {

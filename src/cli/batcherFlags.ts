@@ -51,9 +51,11 @@ export const BATCHER_CLI = defineCli({
       category: TX,
       help: "The private key to use with the batcher's L1 transactions",
     },
+    // op-batcher ticks with time.NewTicker(PollInterval), which panics on 0 or less: refused here.
     "poll-interval": {
       type: "duration",
       default: 6 * MS_PER_SECOND,
+      min: 1,
       category: BATCH,
       help: "How frequently to poll L2 for new blocks",
     },
@@ -120,9 +122,11 @@ export const BATCHER_CLI = defineCli({
       category: TX,
       help: "Number of confirmations which we will wait after sending a transaction",
     },
+    // op-service txmgr CLIConfig.Check: "must provide ResubmissionTimeout" (0 would re-bump at once).
     "resubmission-timeout": {
       type: "duration",
       default: 48 * MS_PER_SECOND,
+      min: 1,
       category: TX,
       help: "Duration we will wait before resubmitting a transaction to L1",
     },

@@ -95,10 +95,15 @@ export interface FloatFlag extends FlagBase {
   readonly min?: number;
   readonly max?: number;
 }
-/** A Go duration ("1h0m0s", "10s", "500ms", "1.5m"). Value: milliseconds (`number`). */
+/**
+ * A Go duration ("1h0m0s", "10s", "500ms", "1.5m"), optionally bounded (ms, inclusive: a value
+ * outside is a usage error naming the range). Value: milliseconds (`number`).
+ */
 export interface DurationFlag extends FlagBase {
   readonly type: "duration";
   readonly default?: number;
+  readonly min?: number;
+  readonly max?: number;
 }
 /** One of `values`. Value: the union of the literals. */
 export interface EnumFlag extends FlagBase {
@@ -371,7 +376,7 @@ export function describeType(spec: FlagSpec): string {
     case "float":
       return `a number${rangeText(spec.min, spec.max)}`;
     case "duration":
-      return 'a duration such as "1h0m0s", "10s" or "500ms"';
+      return `a duration such as "1h0m0s", "10s" or "500ms"${durationRangeText(spec.min, spec.max)}`;
     case "enum":
       return `one of ${spec.values.join(", ")}`;
     case "list":
@@ -379,11 +384,18 @@ export function describeType(spec: FlagSpec): string {
   }
 }
 
-function rangeText(min: number | bigint | undefined, max: number | bigint | undefined): string {
+function rangeText(min: number | bigint | string | undefined, max: number | bigint | string | undefined): string {
   if (min !== undefined && max !== undefined) return ` in [${min}, ${max}]`;
   if (min !== undefined) return ` ≥ ${min}`;
   if (max !== undefined) return ` ≤ ${max}`;
   return "";
+}
+
+function durationRangeText(min: number | undefined, max: number | undefined): string {
+  return rangeText(
+    min === undefined ? undefined : formatGoDuration(min),
+    max === undefined ? undefined : formatGoDuration(max),
+  );
 }
 
 function inRange<T extends number | bigint>(v: T, min: T | undefined, max: T | undefined): boolean {
@@ -448,7 +460,7 @@ function parseTyped(spec: FlagSpec, text: string): { ok: true; value: unknown } 
     }
     case "duration": {
       const ms = parseGoDuration(text);
-      return ms === undefined ? bad : { ok: true, value: ms };
+      return ms === undefined || !inRange(ms, spec.min, spec.max) ? bad : { ok: true, value: ms };
     }
     case "enum":
       return spec.values.includes(text) ? { ok: true, value: text } : bad;

@@ -213,7 +213,7 @@ export const NODE_CLI = defineCli({
       type: "duration",
       default: 12 * MS_PER_SECOND,
       category: CONN,
-      help: "Polling interval for latest-block subscription when using an HTTP RPC provider. Ignored for other types of RPC endpoints.",
+      help: "Polling interval for latest-block subscription when using an HTTP RPC provider. Ignored for other types of RPC endpoints. Disabled if 0 or negative.",
     },
     "l1.max-concurrency": {
       type: "int",
@@ -256,6 +256,8 @@ export const NODE_CLI = defineCli({
       category: CONN,
       help: "Trust the L1 RPC, sync faster at risk of malicious/buggy RPC providing bad or inconsistent L1 data. Required when the L1 client lacks eth_getProof.",
     },
+    // A list (spec 4B): the first URL is the engine, the others are failover endpoints
+    // (rollup/transport/failoverClient.ts), tried in order when the active one stops answering.
     l2: {
       type: "list",
       required: true,
@@ -263,13 +265,15 @@ export const NODE_CLI = defineCli({
       expects: "a comma-separated list of http(s) or ws(s) URLs",
       env: "OP_NODE_L2_ENGINE_RPC",
       category: CONN,
-      help: "Addresses of L2 Engine JSON-RPC endpoints to use (engine and eth namespaces)",
+      help: "Addresses of L2 Engine JSON-RPC endpoints to use (engine and eth namespaces); the first is used, the others on failover when it stops answering",
     },
+    // op-service client: a call timeout of 0 means its default, 10s; a negative one would fail every call.
     "l2.engine-rpc-timeout": {
       type: "duration",
       default: 10 * MS_PER_SECOND,
+      min: 0,
       category: CONN,
-      help: "L2 engine client rpc timeout",
+      help: "L2 engine client rpc timeout (0 = the default 10s)",
     },
     "l2.jwt-secret": {
       ...PATH,
@@ -499,9 +503,11 @@ export const NODE_CLI = defineCli({
       category: P2P,
       help: "High-tide peer count. The node starts pruning peer connections slowly after reaching this number.",
     },
+    // libp2p connmgr WithGracePeriod refuses a negative grace period (op-node fails to start).
     "p2p.peers.grace": {
       type: "duration",
       default: 30 * MS_PER_SECOND,
+      min: 0,
       category: P2P,
       help: "Grace period to keep a newly connected peer around, if it is not misbehaving.",
     },
@@ -577,9 +583,11 @@ export const NODE_CLI = defineCli({
       category: COND,
       help: "Conductor service rpc endpoint",
     },
+    // op-node bounds each conductor call by it (context.WithTimeout): 0 or less would fail every call.
     "conductor.rpc-timeout": {
       type: "duration",
       default: MS_PER_SECOND,
+      min: 1,
       category: COND,
       help: "Conductor service rpc timeout",
     },
@@ -630,13 +638,13 @@ export const NODE_CLI = defineCli({
       type: "duration",
       default: 0,
       category: ALTDA,
-      help: "Timeout for get requests. 0 means no timeout.",
+      help: "Timeout for get requests. 0 (or negative) means no timeout.",
     },
     "altda.put-timeout": {
       type: "duration",
       default: 0,
       category: ALTDA,
-      help: "Timeout for put requests. 0 means no timeout.",
+      help: "Timeout for put requests. 0 (or negative) means no timeout.",
     },
     "altda.max-concurrent-da-requests": {
       type: "int",

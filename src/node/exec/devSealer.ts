@@ -22,6 +22,7 @@ import { encodeTx } from "../../tx/envelope.js";
 import { l1InfoDepositTx, l1InfoFormatAt } from "../../tx/l1InfoDeposit.js";
 import type { TxPool } from "../../txpool/txPool.js";
 import { txSourceOf } from "../../txpool/txsByPriceAndNonce.js";
+import { timerDelay } from "../../util/timers.js";
 import { devL1Info } from "./devGenesis.js";
 
 export interface DevSealerOptions {
@@ -101,7 +102,8 @@ export class DevSealer {
       this.unsubscribe = this.deps.pool.onPending(() => this.schedule());
       if (this.deps.pool.status().pending > 0) this.schedule();
     } else {
-      this.timer = setInterval(() => this.sealAndReport(), this.opts.period * 1000);
+      // A period beyond Node's longest timer (24.8 days) seals at that pace, not every millisecond.
+      this.timer = setInterval(() => this.sealAndReport(), timerDelay(this.opts.period * 1000));
     }
   }
 

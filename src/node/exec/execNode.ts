@@ -40,8 +40,10 @@ import { type DbEngine, type OpenedStore, openStore } from "../../storage/engine
 import { decodeTx } from "../../tx/envelope.js";
 import { BlobSidecarStore } from "../../txpool/blobSidecars.js";
 import { TxPool } from "../../txpool/txPool.js";
+import { DEFAULT_TX_POOL_OPTIONS } from "../../txpool/txPoolOptions.js";
 import { txSourceOf } from "../../txpool/txsByPriceAndNonce.js";
 import { Log, type LogLevelNumber } from "../../util/log.js";
+import { timerDelay } from "../../util/timers.js";
 import { createPools, type Pools } from "../pools.js";
 import { DevBeaconServer } from "./devBeacon.js";
 import { type DevAccount, devAccounts, formatDevAccounts, l1DevGenesis } from "./devGenesis.js";
@@ -185,6 +187,40 @@ export function sequencerForwarder(url: string): (raw: Uint8Array) => Promise<Ui
       throw RpcError.server("sequencer: malformed eth_sendRawTransaction result");
     return hexToBytes(reply.result);
   };
+}
+
+/**
+ * geth's checkModuleAvailability (node/endpoints.go): the names of `--http.api`/`--ws.api` that no
+ * service serves on an open transport (`rpc`, always served, and `engine`, an authenticated API
+ * geth never opens, are not reported), and the namespaces that are available there.
+ */
+export function checkModuleAvailability(
+  modules: readonly string[],
+  registry: Registry,
+): { bad: string[]; available: string[] } {
+  const available = openNamespaces(registry);
+  const bad = modules.filter((m) => !available.includes(m) && m !== "rpc" && m !== ENGINE_NAMESPACE);
+  return { bad, available };
+}
+
+/** geth's authenticated namespace: served on the auth port only, whatever `--http.api` says. */
+const ENGINE_NAMESPACE = "engine";
+
+/** The namespaces an open (unauthenticated) transport can serve: all but engine. */
+function openNamespaces(registry: Registry): string[] {
+  return registry.namespaces().filter((ns) => ns !== ENGINE_NAMESPACE);
+}
+
+/**
+ * The namespaces an open transport serves for `modules`, geth's RegisterApis over its open APIs:
+ * engine never (geth marks it Authenticated; only the JWT port serves it), and an unavailable name
+ * logged at error level with what is available, in geth's words ("Unavailable modules in HTTP API
+ * list", for WebSocket too: geth shares the function).
+ */
+function openApis(modules: readonly string[], registry: Registry, log: Log): string[] {
+  const { bad, available } = checkModuleAvailability(modules, registry);
+  if (bad.length > 0) log.error("Unavailable modules in HTTP API list", { unavailable: bad, available });
+  return modules.filter((m) => m !== ENGINE_NAMESPACE);
 }
 
 /** The non-engine namespaces and, when they serve subscriptions, where head changes go. */
@@ -336,6 +372,13 @@ export class ExecNode {
       // here: load it while starting, not under the first blob tx (the soak saw a 2.6 s event-loop
       // stall on the dev L1 when the batcher's first blob arrived).
       if (blobSidecars !== null) loadKzg();
+      // geth legacypool sanitize: a lifetime below 1 falls back to the default, with this warning.
+      if (!(config["txpool.lifetime"] >= 1)) {
+        log.warn("Sanitizing invalid txpool lifetime", {
+          provided: `${config["txpool.lifetime"]}ms`,
+          updated: `${DEFAULT_TX_POOL_OPTIONS.lifetime}ms`,
+        });
+      }
       const txPool = new TxPool(
         {
           priceLimit: config["txpool.pricelimit"],
@@ -386,7 +429,8 @@ export class ExecNode {
           : offloadCalls(apis.methods, {
               pool: pools.evmCall,
               head: () => chain.headBlockHash,
-              timeoutMs: config["rpc.evmtimeout"],
+              // geth: 0 or less = no timeout; beyond Node's longest timer (24.8 days) that timer, not 1 ms.
+              timeoutMs: config["rpc.evmtimeout"] > 0 ? timerDelay(config["rpc.evmtimeout"]) : 0,
               cacheEntries: config["rpc.callcache"],
             });
       const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...served]);
@@ -401,7 +445,7 @@ export class ExecNode {
           {
             addr: config["http.addr"],
             port: config["http.port"],
-            apis: config["http.api"],
+            apis: openApis(config["http.api"], registry, log),
             cors: config["http.corsdomain"],
             vhosts: config["http.vhosts"],
             ...limits,
@@ -430,7 +474,7 @@ export class ExecNode {
           {
             addr: config["ws.addr"],
             port: config["ws.port"],
-            apis: config["ws.api"],
+            apis: openApis(config["ws.api"], registry, log),
             origins: config["ws.origins"],
             ...limits,
           },

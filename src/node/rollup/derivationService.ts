@@ -39,6 +39,7 @@ import type { SequencerControl } from "../../rollup/sequencer/sequencerControl.j
 import { WsRpcClient } from "../../rollup/transport/wsRpcClient.js";
 import type { ChainConfig } from "../../spec/chainConfig.js";
 import type { Logger } from "../../util/log.js";
+import { timerDelay } from "../../util/timers.js";
 import { PiscinaPool } from "../pools.js";
 
 export interface DerivationConfig {
@@ -306,11 +307,22 @@ export class DerivationService {
 
     const svc = new DerivationService(config, deps, { l1Client, ws, beacon, kzgPool, altDa });
     await svc.loadRuntime(true);
+    // 0 or negative intervals disable polling (op-service eth.PollBlockChanges warns once per label).
+    if (!svc.poller.epochPolling) {
+      for (const label of ["safe", "finalized"]) {
+        log.warn("polling of block is disabled", { interval: `${config["l1.epoch-poll-interval"]}ms`, label });
+      }
+    }
+    if (!isWs && !svc.poller.headPolling) {
+      log.warn("polling of block is disabled", { interval: `${config["l1.http-poll-interval"]}ms`, label: "latest" });
+    }
     svc.poller.start();
     const every = config["l1.runtime-config-reload-interval"];
     if (every > 0) {
-      svc.reloader = setInterval(() => void svc.loadRuntime(false), every);
+      svc.reloader = setInterval(() => void svc.loadRuntime(false), timerDelay(every));
       svc.reloader.unref();
+    } else {
+      log.debug("not running runtime-config reloading background loop");
     }
     if (config["snapshotlog.file"] !== undefined) svc.driver.onChange = () => svc.snapshot();
     svc.driver.start(IDLE_WAIT_MS);

@@ -36,7 +36,9 @@ import { type L2BlockRef, type SyncStatus, ZERO_L1_REF, ZERO_L2_REF } from "../.
 import { ConductorClient } from "../../rollup/sequencer/conductorClient.js";
 import { sequencerApiMethods } from "../../rollup/sequencer/sequencerApi.js";
 import { SequencerControl } from "../../rollup/sequencer/sequencerControl.js";
+import { FailoverRpcClient } from "../../rollup/transport/failoverClient.js";
 import { RpcClient } from "../../rollup/transport/rpcClient.js";
+import type { RpcTransport } from "../../rollup/transport/rpcTransport.js";
 import { RpcHttpServer } from "../../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../../rpc/registry.js";
 import type { ChainConfig } from "../../spec/chainConfig.js";
@@ -299,6 +301,7 @@ export class RollupNode {
 
   static async start(config: RollupNodeOptions, deps: RollupNodeDeps): Promise<RollupNode> {
     const { log, rollup } = deps;
+    if (config.l2.length === 0) throw new RollupNodeError("--l2: no engine endpoint");
     const secretPath = config["l2.jwt-secret"];
     if (secretPath === undefined || secretPath.trim() === "") {
       throw new RollupNodeError("--l2.jwt-secret: file-name of jwt secret is empty");
@@ -314,7 +317,13 @@ export class RollupNode {
         path: secretPath,
       });
     }
-    const client = new RpcClient(config.l2[0]!, { jwtSecret: jwt.secret, timeoutMs: config["l2.engine-rpc-timeout"] });
+    // Several --l2 URLs are failover endpoints, in order of preference (transport/failoverClient.ts).
+    const clients = config.l2.map(
+      (url) => new RpcClient(url, { jwtSecret: jwt.secret, timeoutMs: config["l2.engine-rpc-timeout"] }),
+    );
+    const client: RpcTransport = clients.length === 1 ? clients[0]! : new FailoverRpcClient(clients, log);
+    if (clients.length > 1)
+      log.info("L2 engine endpoints, first preferred, the others on failover", { urls: config.l2 });
     const l2 = new L2Source(
       client,
       { l1: rollup.genesisL1, l2: rollup.genesisL2 },

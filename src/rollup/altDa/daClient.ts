@@ -13,10 +13,13 @@
  *   server answers with the commitment it made. op-node reads that answer as raw `type‖bytes`; the
  *   spec says hex, so an answer spelled as ASCII `0x…` hex is accepted too (unambiguous: '0' = 0x30 is
  *   no commitment type). Empty input → `DaInvalidInputError`.
- * - Timeouts cover the whole exchange including the body; 0 = none (the flags' default). At most
- *   `maxConcurrent` requests are in flight (FIFO Semaphore), gets and puts together.
+ * - Timeouts cover the whole exchange including the body; 0 or negative = none (the flags' default;
+ *   op-alt-da's `http.Client{Timeout}` sets a deadline only when positive); beyond Node's longest
+ *   timer (24.8 days) that timer, never 1 ms. At most `maxConcurrent` requests are in flight (FIFO
+ *   Semaphore), gets and puts together.
  */
 import { hexToBytes } from "../../primitives/hex.js";
+import { timerDelay } from "../../util/timers.js";
 import { Semaphore } from "../l1/limits.js";
 import {
   type AltDaCommitment,
@@ -30,9 +33,9 @@ import {
 export interface DaClientOptions {
   /** Base URL of the DA server (`--altda.da-server`); trailing slashes are dropped. */
   readonly url: string;
-  /** `--altda.get-timeout` in ms; 0 = no timeout. */
+  /** `--altda.get-timeout` in ms; 0 or negative = no timeout. */
   readonly getTimeoutMs: number;
-  /** `--altda.put-timeout` in ms; 0 = no timeout. */
+  /** `--altda.put-timeout` in ms; 0 or negative = no timeout. */
   readonly putTimeoutMs: number;
   /** `--altda.max-concurrent-da-requests`, ≥ 1. */
   readonly maxConcurrent: number;
@@ -89,7 +92,7 @@ export class DaClient {
   private readonly semaphore: Semaphore;
 
   constructor(readonly opts: DaClientOptions) {
-    if (!(opts.getTimeoutMs >= 0) || !(opts.putTimeoutMs >= 0)) {
+    if (Number.isNaN(opts.getTimeoutMs) || Number.isNaN(opts.putTimeoutMs)) {
       throw new RangeError(`DA client: bad timeouts ${opts.getTimeoutMs} / ${opts.putTimeoutMs}`);
     }
     let url = opts.url;
@@ -157,7 +160,7 @@ export class DaClient {
           ? setTimeout(() => {
               timedOut = true;
               ctl.abort();
-            }, timeoutMs)
+            }, timerDelay(timeoutMs))
           : undefined;
       const onAbort = (): void => ctl.abort();
       if (signal !== undefined) {

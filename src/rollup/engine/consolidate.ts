@@ -37,8 +37,17 @@ export function attributesMismatch(
   }
   if (attrs.gasLimit !== block.gasLimit) return `gas limit: expected ${attrs.gasLimit}, got ${block.gasLimit}`;
   if (isForkActive(cfg, "canyon", attrs.timestamp)) {
+    // op-node checkWithdrawals: from Canyon the block's withdrawals list is present and empty; from
+    // Isthmus its header also carries withdrawalsRoot, which is then the L2ToL1MessagePasser's
+    // storage root (not the empty list's root), so the list is what is compared, never the root.
     if (attrs.withdrawals === null) return "expected withdrawals in the attributes from Canyon";
-    if (block.withdrawalsRoot === null || !equalBytes(block.withdrawalsRoot, EMPTY_TRIE_ROOT)) {
+    const count =
+      block.withdrawalCount ??
+      (block.withdrawalsRoot !== null && equalBytes(block.withdrawalsRoot, EMPTY_TRIE_ROOT) ? 0 : null);
+    if (isForkActive(cfg, "isthmus", attrs.timestamp)) {
+      if (block.withdrawalCount !== 0) return "isthmus: expected an empty withdrawals list in the block";
+      if (block.withdrawalsRoot === null) return "isthmus: expected withdrawalsRoot in the block";
+    } else if (count !== 0) {
       return "block has withdrawals";
     }
   }

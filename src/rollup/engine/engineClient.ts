@@ -39,6 +39,8 @@ export interface L2Block {
   readonly prevRandao: Uint8Array;
   readonly feeRecipient: Uint8Array;
   readonly withdrawalsRoot: Uint8Array | null;
+  /** Length of the block's `withdrawals` list; null when the block has none (before Shanghai/Canyon). */
+  readonly withdrawalCount: number | null;
   readonly parentBeaconBlockRoot: Uint8Array | null;
   readonly txs: readonly L2TxSummary[];
   /** Calldata of the first transaction (the L1-attributes deposit); null for an empty block. */
@@ -84,6 +86,7 @@ interface BlockJson {
   mixHash?: string;
   miner: string;
   withdrawalsRoot?: string | null;
+  withdrawals?: unknown[] | null;
   parentBeaconBlockRoot?: string | null;
   transactions: TxJson[];
 }
@@ -180,6 +183,7 @@ export class EngineClient {
       prevRandao: hexToBytes(b.mixHash ?? `0x${"00".repeat(32)}`),
       feeRecipient: hexToBytes(b.miner),
       withdrawalsRoot: b.withdrawalsRoot ? hexToBytes(b.withdrawalsRoot) : null,
+      withdrawalCount: Array.isArray(b.withdrawals) ? b.withdrawals.length : null,
       parentBeaconBlockRoot: b.parentBeaconBlockRoot ? hexToBytes(b.parentBeaconBlockRoot) : null,
       txs: b.transactions.map((t) => ({ hash: hexToBytes(t.hash), type: t.type === undefined ? 0 : num(t.type) })),
       firstTxInput,

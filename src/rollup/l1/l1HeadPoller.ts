@@ -8,12 +8,18 @@
  *   every `httpPollIntervalMs` (`--l1.http-poll-interval`, 12 s).
  * - `safe` and `finalized` are polled every `epochPollIntervalMs` (`--l1.epoch-poll-interval`, 384 s).
  *
- * Each callback fires only when its block changes (by hash). Polls also run once at start. Errors go
- * to `onError` and polling continues. Timers are unref'd so they never keep the process alive;
- * `stop()` ends everything.
+ * An interval of 0 or less disables that polling altogether, as op-service's `eth.PollBlockChanges`
+ * (`interval <= 0`: "polling of block is disabled") and its HTTP polling client (rate 0) do: no
+ * request, not even the first. An interval beyond Node's longest timer polls every 24.8 days
+ * (util/timers.ts), never every millisecond.
+ *
+ * Each callback fires only when its block changes (by hash). Enabled polls also run once at start.
+ * Errors go to `onError` and polling continues. Timers are unref'd so they never keep the process
+ * alive; `stop()` ends everything.
  */
 import WebSocket from "ws";
 import { bytesToHex } from "../../primitives/hex.js";
+import { timerDelay } from "../../util/timers.js";
 import type { L1BlockRef } from "../refs.js";
 import { l1BlockRef, parseL1Header } from "../transport/ethJson.js";
 import type { L1BlockLabel } from "./l1Client.js";
@@ -28,9 +34,9 @@ export interface L1HeadPollerOptions {
   /** A ws:// or wss:// URL to subscribe to newHeads on; absent or http(s) = poll only. */
   readonly wsUrl?: string;
   readonly trustRpc?: boolean;
-  /** Default 12 000. */
+  /** Default 12 000; 0 or less: `latest` is never polled (new heads come only from a subscription). */
   readonly httpPollIntervalMs?: number;
-  /** Default 384 000. */
+  /** Default 384 000; 0 or less: `safe` and `finalized` are never polled. */
   readonly epochPollIntervalMs?: number;
   /** Default 10 000. */
   readonly wsRetryMs?: number;
@@ -70,12 +76,24 @@ export class L1HeadPoller {
     const ws = this.opts.wsUrl;
     if (ws !== undefined && /^wss?:\/\//i.test(ws)) this.subscribe(ws);
     else this.startHeadPolling();
-    const epoch = (): void => {
-      void this.poll("safe");
-      void this.poll("finalized");
-    };
-    epoch();
-    this.timers.push(unref(setInterval(epoch, this.epochPollMs)));
+    if (this.epochPollMs > 0) {
+      const epoch = (): void => {
+        void this.poll("safe");
+        void this.poll("finalized");
+      };
+      epoch();
+      this.timers.push(unref(setInterval(epoch, timerDelay(this.epochPollMs))));
+    }
+  }
+
+  /** Whether `safe`/`finalized` are polled (`--l1.epoch-poll-interval` > 0). */
+  get epochPolling(): boolean {
+    return this.epochPollMs > 0;
+  }
+
+  /** Whether `latest` is polled when no subscription delivers heads (`--l1.http-poll-interval` > 0). */
+  get headPolling(): boolean {
+    return this.httpPollMs > 0;
   }
 
   stop(): void {
@@ -114,9 +132,9 @@ export class L1HeadPoller {
   }
 
   private startHeadPolling(): void {
-    if (this.headTimer !== null || this.stopped) return;
+    if (this.headTimer !== null || this.stopped || this.httpPollMs <= 0) return;
     void this.poll("head");
-    this.headTimer = unref(setInterval(() => void this.poll("head"), this.httpPollMs));
+    this.headTimer = unref(setInterval(() => void this.poll("head"), timerDelay(this.httpPollMs)));
   }
 
   private stopHeadPolling(): void {

@@ -6,6 +6,10 @@
  * timeouts become `RpcTransportError`. Never throws anything else.
  */
 import { signJwt } from "../../engine/jwt.js";
+import { timerDelay } from "../../util/timers.js";
+
+/** op-service client's call timeout when none is configured. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 
 export class RpcCallError extends Error {
   override readonly name = "RpcCallError";
@@ -26,19 +30,25 @@ export class RpcTransportError extends Error {
 export interface RpcClientOptions {
   /** Engine endpoints: the 32-byte JWT secret. */
   readonly jwtSecret?: Uint8Array;
-  /** Per-call timeout, ms. */
+  /**
+   * Per-call timeout, ms (`--l2.engine-rpc-timeout`, `--conductor.rpc-timeout`). Absent, 0 or less:
+   * 10 s, op-service's client default (its `WithCallTimeout(0)` also means the default). Above Node's
+   * longest timer it is that timer (24.8 days), never the 1 ms Node would make of it.
+   */
   readonly timeoutMs?: number;
 }
 
 export class RpcClient {
   private nextId = 1;
-  private readonly timeoutMs: number;
+  /** The effective per-call timeout, ms. */
+  readonly timeoutMs: number;
 
   constructor(
     readonly url: string,
     private readonly opts: RpcClientOptions = {},
   ) {
-    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    const t = opts.timeoutMs ?? 0;
+    this.timeoutMs = t > 0 ? timerDelay(t) : DEFAULT_CALL_TIMEOUT_MS;
   }
 
   async call<T = unknown>(method: string, params: readonly unknown[] = []): Promise<T> {

@@ -58,6 +58,10 @@ describe("txpool parts", () => {
     assert.equal(o.accountSlots, 3);
     assert.equal(o.globalQueue, 1024);
     assert.equal(o.noLocals, true);
+    // --txpool.lifetime=0 or below: the default (geth sanitize), never an expiry of every queued tx.
+    for (const lifetime of [0, -60_000]) {
+      assert.equal(sanitizeTxPoolOptions({ lifetime }).lifetime, DEFAULT_TX_POOL_OPTIONS.lifetime);
+    }
     assert.equal(numSlots(1), 1);
     assert.equal(numSlots(32 * 1024), 1);
     assert.equal(numSlots(32 * 1024 + 1), 2);

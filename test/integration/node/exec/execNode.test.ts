@@ -198,6 +198,41 @@ describe("node/execNode", function () {
     }
   });
 
+  it("--http.api / --ws.api with an unknown namespace: served without it, logged as geth's error", async () => {
+    const dir = tempDir("apis");
+    const lines: string[] = [];
+    try {
+      const node = await ExecNode.start(
+        configOf([
+          "--dev",
+          "--datadir",
+          dir.path,
+          "--http",
+          "--http.api=eth,nosuch,engine",
+          "--ws",
+          "--ws.api=net,bogus",
+        ]),
+        { print: () => undefined, logger: new ExecLogger(3, "logfmt", (l) => lines.push(l)) },
+      );
+      try {
+        const errors = lines.filter((l) => l.includes("Unavailable modules in HTTP API list"));
+        assert.equal(errors.length, 2, lines.join("\n"));
+        assert.match(errors[0]!, /lvl=error/);
+        assert.match(errors[0]!, /unavailable=.*nosuch/);
+        assert.doesNotMatch(errors[0]!, /unavailable=[^ ]*engine/, "engine is served on the auth port, not reported");
+        assert.match(errors[1]!, /unavailable=.*bogus/);
+        const http = url(node.endpoints.http!);
+        assert.equal((await rpc(http, "eth_blockNumber")).json?.result, "0x0");
+        // engine is never served on the open port, whatever --http.api says.
+        assert.equal((await rpc(http, "engine_exchangeCapabilities", [[]])).json?.error?.code, -32601);
+      } finally {
+        await node.stop();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
   it("ExecLogger formats lines as geth's terminal, logfmt and json handlers", () => {
     const at = new Date(2026, 10, 22, 8, 45, 1, 23);
     const lines: string[] = [];

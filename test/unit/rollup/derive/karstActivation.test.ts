@@ -151,6 +151,7 @@ function l2Block(cfg: RollupConfig, timestamp: number, gasLimit: bigint): L2Bloc
     prevRandao: h(0xaa),
     feeRecipient: new Uint8Array(20),
     withdrawalsRoot: null,
+    withdrawalCount: null,
     parentBeaconBlockRoot: null,
     txs: [],
     firstTxInput: encodeL1BlockInfo(info),

@@ -14,7 +14,7 @@
  */
 
 import { GAS_PER_BLOB } from "../block/blobGas.js";
-import { type BlockBody, blockHeaderRlp, encodeBlock } from "../block/block.js";
+import { type BlockBody, blockHeaderRlp, decodeBlock, encodeBlock } from "../block/block.js";
 import { decodeHeader, EMPTY_OMMERS_HASH, type Header, headerHash } from "../block/header.js";
 import type { Receipt } from "../block/receipt.js";
 import { encodeReceiptsForRoot } from "../block/receipt.js";
@@ -73,10 +73,31 @@ export interface InsertResult {
 
 /** Where a block builder takes pool txs from (txpool's price-and-nonce iterator fits). */
 export interface TxSource {
-  /** The next candidate, or null when there is none. */
-  next(): { readonly tx: Tx; readonly sender: Uint8Array } | null;
+  /** The next candidate, or null when there is none (or the source stops the block here). */
+  next(): TxCandidate | null;
   /** The last candidate could not be included: skip the rest of its sender's txs. */
   reject(): void;
+}
+
+export interface TxCandidate {
+  readonly tx: Tx;
+  readonly sender: Uint8Array;
+  /**
+   * Checked right before the tx is applied, against the block being built as it stands at the tx's
+   * turn (op-geth miner `commitTransaction`: a conditional tx's conditions); false leaves it out
+   * like a tx that does not apply.
+   */
+  readonly admit?: (at: BuildView) => boolean;
+}
+
+/** The block being built, as a candidate's `admit` reads it: its header and its state so far. */
+export interface BuildView {
+  readonly number: number;
+  readonly timestamp: number;
+  /** The account's storage root before the block (op-geth: roots are not recomputed between txs). */
+  storageRoot(address: Uint8Array): Uint8Array;
+  /** A slot's value after the txs applied so far. */
+  storage(address: Uint8Array, slot: Uint8Array): bigint;
 }
 
 export interface BuildRequest {
@@ -255,9 +276,25 @@ export class Blockchain implements ChainView {
     const res = this.execute(parent, header.parentHash, blockRlp, opts.senders);
     if (isImportFailure(res)) {
       this.invalid.add(bytesKey(hash));
+      this.keepBadBlock(header, hash, blockRlp);
       return { status: "INVALID", hash, header, receipts: null, error: res.error };
     }
     return { status: "VALID", hash, header, receipts: res.receipts, error: null };
+  }
+
+  /**
+   * Stores a block that failed import for debug_getBadBlocks (geth BlockChain.reportBlock →
+   * rawdb.WriteBadBlock), bounded to BAD_BLOCK_LIMIT. Only a block that decodes whole, txs
+   * included, is kept: geth never holds the others as a block.
+   */
+  private keepBadBlock(header: Header, hash: Uint8Array, blockRlp: Uint8Array): void {
+    try {
+      for (const t of decodeBlock(blockRlp).body.transactions) decodeTx(t);
+    } catch {
+      return;
+    }
+    const b = new WriteBatch();
+    if (this.store.putBadBlock(b, header.number, hash, blockRlp.slice())) this.kv.write(b);
   }
 
   /** Executes on the current state (the parent's) and stores the block; returns the import result. */
@@ -381,7 +418,7 @@ export class Blockchain implements ChainView {
    * Makes `hash` (an executed block) the canonical head: the state moves to it, the canonical index
    * and tx lookups are rewritten from the common ancestor, and `meta.head` is updated, in one batch.
    */
-  setHead(hash: Uint8Array): HeadChange {
+  setHead(hash: Uint8Array, opts: { readonly clearSafeAbove?: boolean } = {}): HeadChange {
     const newHead = this.mustHeader(hash);
     if (this.store.receiptsRlp(hash) === undefined)
       throw new ChainError(`block ${bytesToHex(hash)} has not been executed`);
@@ -402,10 +439,30 @@ export class Blockchain implements ChainView {
       this.store.setCanonical(b, header.number, h, this.txHashesOf(h));
     }
     b.put("meta", META_HEAD, hash);
+    if (opts.clearSafeAbove === true) {
+      for (const k of [META_SAFE, META_FINALIZED]) {
+        const h = this.store.meta(k);
+        const at = h === null ? null : this.store.header(h);
+        if (at !== null && at.number > newHead.number) b.del("meta", k);
+      }
+    }
     this.kv.write(b);
     this.headHash = hash;
     this.headHeader = newHead;
     return { oldHead, newHead, removed, added };
+  }
+
+  /**
+   * debug_setHead (geth BlockChain.SetHead): rewinds the canonical head to block `number` through
+   * the undo records, as a reorg does, in one batch with the head; a number at or above the head
+   * changes nothing (null). Blocks above stay stored, so a forkchoice can return to them; a safe or
+   * finalized block above the new head is cleared, as geth clears it.
+   */
+  rewindHead(number: number): HeadChange | null {
+    if (number >= this.headHeader.number) return null;
+    const hash = this.store.canonicalHash(number);
+    if (hash === null) throw new ChainError(`no canonical block #${number}`);
+    return this.setHead(hash, { clearSafeAbove: true });
   }
 
   /**
@@ -512,9 +569,19 @@ export class Blockchain implements ChainView {
         fees += BigInt(r.gasUsed) * (baseFee === null ? r.gasPrice : r.gasPrice - baseFee);
     }
     if (req.pool !== null) {
+      const view: BuildView = {
+        number,
+        timestamp: req.timestamp,
+        storageRoot: (a) => state.account(bytesToBigint(a)).storageRoot,
+        storage: (a, slot) => state.sload(state.account(bytesToBigint(a)), bytesToBigint(slot)),
+      };
       for (let c = req.pool.next(); c !== null; c = req.pool.next()) {
         if (req.gasLimit - BigInt(x.gasUsed) < 21_000n) break;
         if (c.tx.type === TxType.Deposit || validateTx(c.tx, { rules, chainId: cfg.chainId }) !== null) {
+          req.pool.reject();
+          continue;
+        }
+        if (c.admit !== undefined && !c.admit(view)) {
           req.pool.reject();
           continue;
         }

@@ -7,7 +7,7 @@
 import { type BlockBody, decodeBody, encodeBody } from "../block/block.js";
 import { decodeHeader, encodeHeader, type Header } from "../block/header.js";
 import { decodeReceipt, encodeReceipt, type Receipt } from "../block/receipt.js";
-import { bytesKey } from "../primitives/bytes.js";
+import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
 import { bigintToBytes } from "../primitives/u256.js";
 import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
 import { encodeRlp } from "../rlp/encode.js";
@@ -28,6 +28,24 @@ export function numberKey(n: number): Uint8Array {
   const k = new Uint8Array(8);
   new DataView(k.buffer).setBigUint64(0, BigInt(n));
   return k;
+}
+
+/** Invalid blocks kept (geth core/rawdb badBlockToKeep): the ones with the highest numbers. */
+export const BAD_BLOCK_LIMIT = 10;
+
+/** Key of a kept invalid block: number (u64 BE) ‖ hash, so the table is in block-number order. */
+export function badBlockKey(number: number, hash: Uint8Array): Uint8Array {
+  const k = new Uint8Array(40);
+  k.set(numberKey(number), 0);
+  k.set(hash, 8);
+  return k;
+}
+
+/** A kept invalid block: its hash, number and RLP as it was given. */
+export interface BadBlock {
+  readonly hash: Uint8Array;
+  readonly number: number;
+  readonly rlp: Uint8Array;
 }
 
 export interface TxLocation {
@@ -119,6 +137,23 @@ export class ChainStore {
     return this.kv.get("meta", key) ?? null;
   }
 
+  /** The kept invalid blocks, highest number first (geth ReadAllBadBlocks order). */
+  badBlocks(): BadBlock[] {
+    const out: BadBlock[] = [];
+    for (const [k, v] of this.kv.iterate("badBlocks", { reverse: true })) {
+      if (k.length !== 40) continue;
+      const number = Number(new DataView(k.buffer, k.byteOffset, 8).getBigUint64(0));
+      out.push({ hash: k.subarray(8), number, rlp: v });
+    }
+    return out;
+  }
+
+  /** A kept invalid block by hash (geth ReadBadBlock), or null. */
+  badBlock(hash: Uint8Array): BadBlock | null {
+    for (const b of this.badBlocks()) if (equalBytes(b.hash, hash)) return b;
+    return null;
+  }
+
   // ---- writes into a batch -------------------------------------------------------------------
 
   putBlock(b: WriteBatch, hash: Uint8Array, header: Header, body: BlockBody, td: bigint): void {
@@ -146,6 +181,25 @@ export class ChainStore {
   unsetCanonical(b: WriteBatch, number: number, txHashes: readonly Uint8Array[]): void {
     b.del("canonical", numberKey(number));
     for (const h of txHashes) b.del("txLookup", h);
+  }
+
+  /**
+   * Keeps an invalid block as geth's WriteBadBlock does: a block already kept is skipped, and past
+   * BAD_BLOCK_LIMIT the lowest-numbered ones are dropped. Returns false when nothing is to be written.
+   */
+  putBadBlock(b: WriteBatch, number: number, hash: Uint8Array, rlp: Uint8Array): boolean {
+    const kept = this.badBlocks();
+    if (kept.some((x) => x.number === number && equalBytes(x.hash, hash))) return false;
+    const all = [...kept.map((x) => ({ number: x.number, hash: x.hash })), { number, hash }];
+    // Highest numbers first, as geth sorts them (ties: key order, the table's own).
+    all.sort(
+      (x, y) => y.number - x.number || compareBytes(badBlockKey(y.number, y.hash), badBlockKey(x.number, x.hash)),
+    );
+    const dropped = all.slice(BAD_BLOCK_LIMIT);
+    if (dropped.some((x) => x.number === number && equalBytes(x.hash, hash))) return false;
+    b.put("badBlocks", badBlockKey(number, hash), rlp);
+    for (const x of dropped) b.del("badBlocks", badBlockKey(x.number, x.hash));
+    return true;
   }
 
   putMeta(b: WriteBatch, key: Uint8Array, value: Uint8Array): void {

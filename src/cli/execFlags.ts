@@ -220,6 +220,13 @@ export const EXEC_CLI = defineCli({
       category: API,
       help: "Sets a timeout used for eth_call (0=infinite)",
     },
+    // cmd/utils/flags.go AllowUnprotectedTxs (node.Config.AllowUnprotectedTxs, false; --dev leaves it
+    // off too): eth_sendRawTransaction refuses pre-EIP-155 legacy txs unless it is given.
+    "rpc.allow-unprotected-txs": {
+      type: "bool",
+      category: API,
+      help: "Allow for unprotected (non EIP155 signed) transactions to be submitted via RPC",
+    },
     // cmd/utils/flags.go RPCGlobalLogQueryLimit (geth #32327, 2025-09) and RPCGlobalRangeLimitFlag
     // (geth #33163, 2026-01), newer than the op-geth above: ethconfig LogQueryLimit 1000, RangeLimit 0.
     "rpc.logquerylimit": {
@@ -427,6 +434,18 @@ export const EXEC_CLI = defineCli({
       values: ["major", "minor", "patch", "none"],
       category: ROLLUP,
       help: "Opt-in option to halt on incompatible protocol version requirements of the given level, as signaled through the Engine API by the rollup node",
+    },
+    // op-geth cmd/utils/flags.go RollupSequencerTxConditionalEnabledFlag, …CostRateLimitFlag (Value 5000).
+    "rollup.sequencertxconditionalenabled": {
+      type: "bool",
+      category: ROLLUP,
+      help: "Serve the eth_sendRawTransactionConditional endpoint and apply the conditional constraints on mempool inclusion & block building",
+    },
+    "rollup.sequencertxconditionalcostratelimit": {
+      type: "int",
+      default: 5000,
+      category: ROLLUP,
+      help: "Maximum cost -- storage lookups -- allowed for conditional transactions in a given second",
     },
 
     // internal/debug/flags.go verbosityFlag (Value 3), logFormatFlag (no default there: "" = terminal).

@@ -24,6 +24,7 @@ import { decodeTx } from "../tx/envelope.js";
 import { type SenderSource, startSharedRecovery } from "../tx/sharedRecovery.js";
 import { type Tx, TxType } from "../tx/tx.js";
 import type { BlobSidecarStore } from "../txpool/blobSidecars.js";
+import { MinerSettings } from "../txpool/minerSettings.js";
 import type { TaskPool } from "../util/taskPool.js";
 import {
   forkchoiceWindowError,
@@ -111,8 +112,11 @@ export class EngineApi {
   /** Listeners told about head changes (subscriptions, the txpool). */
   onHead: ((change: ReturnType<Blockchain["setHead"]>) => void) | null = null;
 
-  /** geth --miner.gaslimit: the gas limit L1 payloads move towards (OP attributes carry their own). */
-  readonly gasCeil: bigint;
+  /**
+   * geth's miner.Config: the gas ceiling L1 payloads move towards (--miner.gaslimit,
+   * miner_setGasLimit; OP attributes carry their own) and L1 payloads' extraData (miner_setExtra).
+   */
+  readonly miner: MinerSettings;
 
   /** Recovers the senders of an incoming payload off the main thread (null: on it). */
   private readonly recoveryPool: TaskPool | null;
@@ -125,13 +129,20 @@ export class EngineApi {
     private readonly pool: PoolSource | null = null,
     opts: {
       readonly gasCeil?: bigint;
+      /** The node's miner settings (its `gasCeil` wins over `opts.gasCeil`). */
+      readonly miner?: MinerSettings;
       readonly recoveryPool?: TaskPool | null;
       readonly blobs?: BlobSidecarStore | null;
     } = {},
   ) {
-    this.gasCeil = opts.gasCeil ?? DEFAULT_GAS_CEIL;
+    this.miner = opts.miner ?? new MinerSettings({ gasCeil: opts.gasCeil ?? DEFAULT_GAS_CEIL });
     this.recoveryPool = opts.recoveryPool ?? null;
     this.blobs = opts.blobs ?? null;
+  }
+
+  /** The gas limit L1 payloads move towards. */
+  get gasCeil(): bigint {
+    return this.miner.gasCeil;
   }
 
   get isOp(): boolean {
@@ -362,7 +373,8 @@ export class EngineApi {
     }
     const beaconRoot = fork >= Fork.Cancun ? d("parentBeaconBlockRoot", 32) : null;
     let gasLimit = calcGasLimit(parentHeader?.gasLimit ?? this.gasCeil, this.gasCeil);
-    let extraData: Uint8Array = new Uint8Array(0);
+    // op-geth prepareWork: the miner's extraData on L1 only ("Optimism chains have their own ExtraData handling rules").
+    let extraData: Uint8Array = op === null ? this.miner.extraData : new Uint8Array(0);
     let forced: Uint8Array[] = [];
     let noTxPool = false;
     if (op !== null) {

@@ -136,7 +136,8 @@ export function call(view: KvReader, msg: CallMessage, env: CallEnv): TxOutcome 
 
 export type EstimateResult =
   | { readonly ok: true; readonly gas: bigint }
-  | { readonly ok: false; readonly reject: TxRejectCode }
+  /** Refused before execution at `allowance`, the highest gas the search could try. */
+  | { readonly ok: false; readonly reject: TxRejectCode; readonly allowance: bigint }
   /** Fails (or runs out of gas) at `allowance`, the highest gas the search could try. */
   | { readonly ok: false; readonly failed: TxOutcome; readonly allowance: bigint };
 
@@ -160,7 +161,7 @@ export function estimateGas(view: KvReader, msg: CallMessage, env: CallEnv): Est
     if (available < hi) hi = available;
   }
   const first = callOnce(view, msg, hi, env);
-  if (typeof first === "string") return { ok: false, reject: first };
+  if (typeof first === "string") return { ok: false, reject: first, allowance: hi };
   if (first.status !== 1) return { ok: false, failed: first, allowance: hi };
   let lo = BigInt(first.gasUsed) - 1n;
   // geth: try the used gas (plus the 63/64 headroom a CALL needs) before searching.

@@ -76,6 +76,11 @@ export interface OffloadOptions {
   readonly timeoutMs: number;
   /** Answers kept per head (0: no cache); default REPLY_CACHE_ENTRIES. */
   readonly cacheEntries?: number;
+  /**
+   * Told why a task failed in the pool (a worker that crashed or could not start): the operator's
+   * side of the -32603 the client gets, which names no worker, class or stack.
+   */
+  readonly onWorkerError?: (method: string, e: Error) => void;
 }
 
 /** Default size of the per-head reply cache. */
@@ -178,11 +183,17 @@ async function runOffloaded(
     if (signal?.aborted === true) {
       throw RpcError.executionAborted(opts.timeoutMs);
     }
-    throw RpcError.internal(`call worker failed: ${(e as Error).message}`);
+    // The hop itself failed (the worker died, or its task threw past CallWorker.run): geth's answer
+    // for a handler that crashed, with the cause logged, not sent (it names threads and files).
+    opts.onWorkerError?.(method, e instanceof Error ? e : new Error(String(e)));
+    throw RpcError.internal(HANDLER_CRASHED);
   }
   if (key !== null) cache.put(key, headHex, reply);
   return unwrap(reply);
 }
+
+/** geth's -32603 text for a recovered handler panic (rpc/service.go `call`: "method handler crashed"). */
+const HANDLER_CRASHED = "method handler crashed";
 
 /** A ChainView whose parts are replaced for each call. */
 class WorkerChain implements ChainView {
@@ -245,7 +256,14 @@ export class CallWorker {
   async run(task: CallTask): Promise<CallReply> {
     const def = this.methods.get(task.method);
     if (def === undefined) return { error: RpcError.methodNotFound(task.method).toJSON() };
-    const args = decodePositional(task.params, def.params);
+    // Whatever a decoder throws is answered here as the dispatcher answers it on the main thread:
+    // nothing may escape `run`, or the caller could only report the hop as failed.
+    let args: unknown[] | string;
+    try {
+      args = decodePositional(task.params, def.params);
+    } catch (e) {
+      return { error: toRpcError(e).toJSON() };
+    }
     if (typeof args === "string") return { error: RpcError.invalidParams(args).toJSON() };
     let reply: CallReply | null = null;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -273,7 +291,9 @@ export class CallWorker {
     c.store = store;
     c.stateBlockHash = store.meta(META_STATE) ?? new Uint8Array(32);
     const h = store.header(head);
-    if (h === null) throw new Error(`call worker: head ${bytesToHex(head)} is not stored`);
+    // The head the call was dispatched under is not in this view (a rewind removed it): geth's text
+    // for a block it has no header for.
+    if (h === null) throw RpcError.server("header not found");
     c.head = h;
     c.headBlockHash = head;
   }

@@ -20,8 +20,17 @@ import type { JsonValue } from "../primitives/json.js";
 import { bigintToAddress } from "../state/worldState.js";
 import { legacyChainId } from "../tx/legacy.js";
 import { type AccessList, type Tx, TxType } from "../tx/tx.js";
+import { RpcError } from "./errors.js";
 
+/**
+ * A QUANTITY: minimal 0x-hex of a non-negative integer. Anything else (a negative, a fraction, NaN)
+ * is a bug upstream of the formatter, never a value to put on the wire (`"0x-3ab24f4c"` is not hex):
+ * it is refused as an internal error (-32603) rather than rendered.
+ */
 export function qty(v: number | bigint): string {
+  if (typeof v === "bigint" ? v < 0n : !(Number.isSafeInteger(v) && v >= 0)) {
+    throw RpcError.internal(`not a quantity: ${v}`);
+  }
   return `0x${v.toString(16)}`;
 }
 
@@ -64,6 +73,12 @@ export interface BlockJsonInput {
   readonly transactions: JsonValue[];
   readonly uncleHashes: readonly Uint8Array[];
   readonly withdrawals: readonly Withdrawal[] | null;
+  /**
+   * The chain's total difficulty at this block, for the blocks eth_getBlockBy* return (spec.md §2.4
+   * lists `totalDifficulty`; geth wrote it there until v1.14.9 removed it, and never in blocks of
+   * eth_simulateV1 or debug calls, which leave it out).
+   */
+  readonly totalDifficulty?: bigint | null;
 }
 
 /** geth's block object: the header fields, then transactions, uncles and withdrawals, in key order. */
@@ -71,6 +86,8 @@ export function blockJson(b: BlockJsonInput): Record<string, JsonValue> {
   const o = headerJson(b.header, b.hash, b.size);
   const out: Record<string, JsonValue> = {};
   for (const k of Object.keys(o).sort()) out[k] = o[k];
+  // geth `rpcMarshalBlock` (before v1.14.9): `GetTd` of the block, null when the chain has none.
+  if (b.totalDifficulty !== undefined) out.totalDifficulty = b.totalDifficulty === null ? null : qty(b.totalDifficulty);
   out.transactions = b.transactions;
   out.uncles = b.uncleHashes.map((u) => hex(u));
   if (b.withdrawals !== null) out.withdrawals = b.withdrawals.map(withdrawalJson);

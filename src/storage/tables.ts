@@ -44,6 +44,13 @@ export const TABLES = {
    * L2 safe number (u64 BE).
    */
   safeHeads: "key: u64 BE L1 block number; value: l1 hash ++ l2 safe hash ++ u64 BE l2 safe number",
+  /**
+   * Blocks that failed import (geth rawdb WriteBadBlock, served by debug_getBadBlocks): at most the
+   * 10 with the highest numbers (geth's badBlockToKeep). key: block number (u64 BE) ‖ block hash →
+   * block RLP. Added after the first release: RocksDB creates the missing column family when an
+   * older store opens (create_missing_column_families), LMDB creates the named database.
+   */
+  badBlocks: "key: u64 BE block number ++ block hash; value: block RLP",
 } as const;
 
 export type TableName = keyof typeof TABLES;

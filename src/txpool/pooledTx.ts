@@ -3,8 +3,11 @@
  * encoding, slots, fee caps) and its cost under the current head, which the pool recomputes on every
  * head change because the OP L1 fee and operator fee follow the head's L1 attributes.
  */
+import { estimatedDaSize } from "../executor/op/daFootprint.js";
+import { fastLzCompressedLength } from "../executor/op/fastLz.js";
 import type { RollupCostData } from "../executor/op/l1Cost.js";
 import type { SignedTx } from "../tx/tx.js";
+import type { TxConditional } from "./txConditional.js";
 import { TX_SLOT_SIZE } from "./txPoolOptions.js";
 
 export interface PooledTx {
@@ -35,6 +38,18 @@ export interface PooledTx {
   readonly local: boolean;
   /** Arrival time (ms); the builder's tie-break between equal tips. */
   readonly time: number;
+  /** The inclusion conditions it came with (eth_sendRawTransactionConditional); null for most txs. */
+  readonly conditional: TxConditional | null;
+  /** The builder found its conditions failed (op-geth `SetRejected`): it leaves at the next head. */
+  rejected: boolean;
+}
+
+/**
+ * op-geth `RollupCostData().EstimatedDASize()`: the Fjord estimate of the tx's size in a batch
+ * (at least 100 bytes), what the sequencer's DA throttling (`miner_setMaxDASize`) counts.
+ */
+export function daSizeOf(p: PooledTx): bigint {
+  return BigInt(estimatedDaSize(p.rollup?.fastLzSize ?? fastLzCompressedLength(p.encoded)));
 }
 
 export function numSlots(size: number): number {

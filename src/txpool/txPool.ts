@@ -26,10 +26,12 @@ import { recoverSender } from "../tx/signer.js";
 import { type SignedTx, type Tx, TxType, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../tx/tx.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { reject, type TxPoolRejection } from "./errors.js";
+import { MinerSettings } from "./minerSettings.js";
 import { NonceList } from "./nonceList.js";
 import { comparePrice, numSlots, type PooledTx } from "./pooledTx.js";
+import type { TxConditional } from "./txConditional.js";
 import { sanitizeTxPoolOptions, TX_MAX_SIZE, type TxPoolOptions } from "./txPoolOptions.js";
-import { TxsByPriceAndNonce } from "./txsByPriceAndNonce.js";
+import { type BuilderLimits, TxsByPriceAndNonce } from "./txsByPriceAndNonce.js";
 import { forkRejection, subpoolRejection, validatePoolTx } from "./validatePoolTx.js";
 
 /** What the pool reads from the chain; `Blockchain` satisfies it. */
@@ -52,6 +54,11 @@ export interface TxPoolDeps {
    * RPC layer keeps); never on OP chains. Default false: there is no blob pool.
    */
   readonly acceptBlobs?: boolean;
+  /**
+   * The node's miner settings (miner_* change them): `byPriceAndNonce` applies their tip and DA
+   * limits. Absent: the pool keeps its own, with no limits set.
+   */
+  readonly miner?: MinerSettings;
 }
 
 /** The outcome of one submitted tx; `hash` is null only when the bytes did not decode. */
@@ -75,6 +82,7 @@ interface Candidate {
   readonly tx: SignedTx;
   readonly hash: Uint8Array;
   readonly encoded: Uint8Array;
+  readonly conditional: TxConditional | null;
 }
 
 interface HeadView {
@@ -98,6 +106,10 @@ interface HeadView {
 export class TxPool {
   readonly opts: TxPoolOptions;
   readonly chainId: bigint;
+  /** The builder's knobs this pool's `byPriceAndNonce` applies (shared with the node's miner_* API). */
+  readonly miner: MinerSettings;
+  /** The least tip cap of a remote tx (`--txpool.pricelimit`, then miner_setGasPrice: legacypool `gasTip`). */
+  private gasTip: bigint;
   private readonly chain: TxPoolChain;
   private readonly recoveryPool: TaskPool | null;
   private readonly now: () => number;
@@ -130,7 +142,29 @@ export class TxPool {
     this.now = deps.now ?? Date.now;
     this.isOp = deps.chain.config.optimism !== null;
     this.acceptBlobs = deps.acceptBlobs === true && !this.isOp;
+    this.miner = deps.miner ?? new MinerSettings({ gasCeil: deps.chain.head.gasLimit });
+    this.gasTip = this.opts.priceLimit;
     this.setHead(deps.chain.head);
+  }
+
+  /** The least tip cap a remote tx needs now (legacypool `gasTip`). */
+  get priceLimit(): bigint {
+    return this.gasTip;
+  }
+
+  /**
+   * legacypool `SetGasTip` (miner_setGasPrice): the new minimum tip cap for remote txs; when it
+   * rises, pooled remote txs below it leave (locals keep their exemption: the pre-1.15 treatment,
+   * geth's `RemotesBelowTip`).
+   */
+  setGasTip(tip: bigint): void {
+    const old = this.gasTip;
+    this.gasTip = tip;
+    if (tip <= old) return;
+    for (const p of [...this.all.values()]) {
+      if (p.tip < tip && !this.isLocalSender(p.senderKey) && this.all.get(p.hashKey) === p) this.removeTx(p);
+    }
+    this.flushAnnouncements();
   }
 
   // ---- submission ------------------------------------------------------------------------------
@@ -139,11 +173,16 @@ export class TxPool {
    * Validates and pools `inputs` (encoded envelopes or decoded txs); one result per input, in order.
    * `local` marks RPC submissions: exempt from the price limit and from eviction unless `noLocals`.
    */
-  async add(inputs: readonly (Uint8Array | Tx)[], local: boolean): Promise<AddResult[]> {
+  async add(
+    inputs: readonly (Uint8Array | Tx)[],
+    local: boolean,
+    /** Inclusion conditions the inputs came with (eth_sendRawTransactionConditional); checked when a block is built. */
+    conditional: TxConditional | null = null,
+  ): Promise<AddResult[]> {
     const results: AddResult[] = new Array(inputs.length);
     const candidates: Candidate[] = [];
     for (let i = 0; i < inputs.length; i++) {
-      const r = this.prepare(i, inputs[i]);
+      const r = this.prepare(i, inputs[i], conditional);
       if ("error" in r) results[i] = r;
       else candidates.push(r);
     }
@@ -165,7 +204,7 @@ export class TxPool {
   }
 
   /** Decoding and the checks that need neither the sender nor the state (geth ValidateTransaction, first half). */
-  private prepare(index: number, input: Uint8Array | Tx): Candidate | AddResult {
+  private prepare(index: number, input: Uint8Array | Tx, conditional: TxConditional | null): Candidate | AddResult {
     let tx: Tx;
     let encoded: Uint8Array;
     if (input instanceof Uint8Array) {
@@ -193,7 +232,7 @@ export class TxPool {
     }
     const forkErr = forkRejection(tx as SignedTx, this.headView.rules);
     if (forkErr !== null) return { hash, error: forkErr };
-    return { index, tx: tx as SignedTx, hash, encoded };
+    return { index, tx: tx as SignedTx, hash, encoded, conditional };
   }
 
   /** Sender-dependent stateless checks, the price limit, then the stateful add (under the current head). */
@@ -208,13 +247,10 @@ export class TxPool {
     const sender = recoverSender(tx)!;
     // Old geth's locals: an account that submitted locally has all its txs treated as local.
     const local = !this.opts.noLocals && (submittedLocally || this.localSenders.has(bytesKey(sender)));
-    if (!local && txMaxPriorityFeePerGas(tx) < this.opts.priceLimit) {
+    if (!local && txMaxPriorityFeePerGas(tx) < this.gasTip) {
       return {
         hash,
-        error: reject(
-          "GAS_PRICE_TOO_LOW",
-          `gas tip cap ${txMaxPriorityFeePerGas(tx)}, minimum needed ${this.opts.priceLimit}`,
-        ),
+        error: reject("GAS_PRICE_TOO_LOW", `gas tip cap ${txMaxPriorityFeePerGas(tx)}, minimum needed ${this.gasTip}`),
       };
     }
     const entry = this.entryOf(c, sender, local);
@@ -252,6 +288,8 @@ export class TxPool {
       cost: l2Cost,
       local,
       time: this.now(),
+      conditional: c.conditional,
+      rejected: false,
     };
     entry.cost = this.costOf(entry);
     return entry;
@@ -547,6 +585,8 @@ export class TxPool {
    */
   private demoteUnexecutables(): void {
     const gasLimit = this.headView.header.gasLimit;
+    // op-geth: "Drop all transactions that were rejected by the miner" (a failed inclusion condition).
+    for (const p of [...this.all.values()]) if (p.rejected && this.all.get(p.hashKey) === p) this.removeTx(p);
     for (const [key, list] of [...this.pendingLists]) {
       const first = list.first();
       if (first === undefined) {
@@ -688,7 +728,7 @@ export class TxPool {
         if (sender === null || this.all.has(bytesKey(hash))) continue;
         const encoded = tx.memo?.encoded ?? encodeTx(tx);
         if (forkRejection(tx, this.headView.rules) !== null || this.validateBasics(tx) !== null) continue;
-        this.addEntry(this.entryOf({ index: 0, tx, hash, encoded }, sender, false), dirty);
+        this.addEntry(this.entryOf({ index: 0, tx, hash, encoded, conditional: null }, sender, false), dirty);
       }
     }
     this.demoteUnexecutables();
@@ -861,12 +901,16 @@ export class TxPool {
     return { pending: nest(this.pendingLists, inspectLine), queued: nest(this.queueLists, inspectLine) };
   }
 
-  /** The block builder's iterator over executable txs at `baseFee` (see TxsByPriceAndNonce). */
-  byPriceAndNonce(baseFee: bigint | null, minTip = 0n): TxsByPriceAndNonce {
+  /**
+   * The block builder's iterator over executable txs at `baseFee` (see TxsByPriceAndNonce), with the
+   * miner settings' tip and DA limits unless `limits` are given.
+   */
+  byPriceAndNonce(baseFee: bigint | null, limits?: BuilderLimits): TxsByPriceAndNonce {
+    const m = this.miner;
     return new TxsByPriceAndNonce(
       [...this.pendingLists.values()].map((l) => l.flatten()),
       baseFee,
-      minTip,
+      limits ?? { minTip: m.gasTip, maxDATxSize: m.maxDATxSize, maxDABlockSize: m.maxDABlockSize },
     );
   }
 

@@ -3,10 +3,22 @@
  * one head tx per sender in a max-heap on the effective tip at the block's base fee, ties broken by
  * arrival time; `shift()` moves to the sender's next nonce, `pop()` drops the sender (its tx failed
  * or did not fit, so nothing after it can run). A sender's txs stop at the first one whose fee cap is
- * below the base fee or whose effective tip is below `minTip`.
+ * below the base fee, whose effective tip is below `minTip`, or whose estimated DA size is above
+ * `maxDATxSize` (op-geth legacypool `Pending` with the miner's filter).
  */
-import type { TxSource } from "../chain/blockchain.js";
-import { effectiveTip, type PooledTx } from "./pooledTx.js";
+import type { BuildView, TxCandidate, TxSource } from "../chain/blockchain.js";
+import { daSizeOf, effectiveTip, type PooledTx } from "./pooledTx.js";
+import { checkConditionalHeader, checkConditionalState } from "./txConditional.js";
+
+/** The miner's limits on what the builder takes (minerSettings.ts holds the node's). */
+export interface BuilderLimits {
+  /** Least effective tip (miner.Config.GasPrice); 0 = any. */
+  readonly minTip?: bigint;
+  /** op-geth MaxDATxSize: a sender's txs stop at the first one estimated above it; null = none. */
+  readonly maxDATxSize?: bigint | null;
+  /** op-geth MaxDABlockSize: the estimated DA bytes of pool txs one block takes; null = none. */
+  readonly maxDABlockSize?: bigint | null;
+}
 
 interface Head {
   readonly tx: PooledTx;
@@ -23,6 +35,9 @@ function better(a: Head, b: Head): boolean {
 
 export class TxsByPriceAndNonce {
   private readonly heap: Head[] = [];
+  private readonly minTip: bigint;
+  /** The block's DA budget for the tx source (txSourceOf); null = none. */
+  readonly maxDABlockSize: bigint | null;
 
   /**
    * `bySender`: each sender's pending txs in nonce order. `baseFee` null before London (the tip is
@@ -31,9 +46,13 @@ export class TxsByPriceAndNonce {
   constructor(
     bySender: Iterable<readonly PooledTx[]>,
     private readonly baseFee: bigint | null,
-    private readonly minTip: bigint = 0n,
+    limits: BuilderLimits = {},
   ) {
-    for (const txs of bySender) {
+    this.minTip = limits.minTip ?? 0n;
+    this.maxDABlockSize = limits.maxDABlockSize ?? null;
+    const maxTx = limits.maxDATxSize ?? null;
+    for (const all of bySender) {
+      const txs = maxTx === null ? all : truncateAtDaSize(all, maxTx);
       const h = this.headAt(txs, 0);
       if (h !== null) this.heap.push(h);
     }
@@ -103,22 +122,62 @@ export class TxsByPriceAndNonce {
   }
 }
 
+/** A sender's txs up to (without) the first whose estimated DA size is above `max` (op-geth legacypool `Pending`). */
+function truncateAtDaSize(txs: readonly PooledTx[], max: bigint): readonly PooledTx[] {
+  for (let i = 0; i < txs.length; i++) if (daSizeOf(txs[i]) > max) return txs.slice(0, i);
+  return txs;
+}
+
 /**
  * The builder's `TxSource` over the iterator: each `next()` first moves past the candidate it handed
- * out before (it was included), `reject()` drops the candidate's sender.
+ * out before (it was included, and its estimated DA size counts against the block's budget),
+ * `reject()` drops the candidate's sender. A conditional tx is handed out with its conditions as the
+ * candidate's `admit`: failing them at its turn marks it rejected, and the pool drops it at the next
+ * head (op-geth miner `commitTransaction`, `SetRejected`).
+ *
+ * With a block DA budget (op-geth miner `commitTransactions`, "sequencer throttling"), a candidate
+ * that would take the pool txs' estimated DA bytes above it ends the block's pool txs: op-geth pops
+ * its sender and stops once the room left is below the smallest possible tx (100 bytes), and the room
+ * it measures, the budget minus the bytes with this tx, is negative whenever a tx did not fit.
  */
 export function txSourceOf(it: TxsByPriceAndNonce): TxSource {
-  let handedOut = false;
+  let handedOut: PooledTx | null = null;
+  let daBytes = 0n;
   return {
     next() {
-      if (handedOut) it.shift();
+      if (handedOut !== null) {
+        if (it.maxDABlockSize !== null) daBytes += daSizeOf(handedOut);
+        it.shift();
+      }
+      handedOut = null;
       const p = it.peek();
-      handedOut = p !== null;
-      return p === null ? null : { tx: p.tx, sender: p.sender };
+      if (p === null) return null;
+      if (it.maxDABlockSize !== null && daBytes + daSizeOf(p) > it.maxDABlockSize) {
+        it.pop();
+        return null;
+      }
+      handedOut = p;
+      return candidateOf(p);
     },
     reject() {
-      if (handedOut) it.pop();
-      handedOut = false;
+      if (handedOut !== null) it.pop();
+      handedOut = null;
+    },
+  };
+}
+
+function candidateOf(p: PooledTx): TxCandidate {
+  const cond = p.conditional;
+  if (cond === null) return { tx: p.tx, sender: p.sender };
+  return {
+    tx: p.tx,
+    sender: p.sender,
+    admit: (at: BuildView) => {
+      if (checkConditionalHeader(cond, at.number, at.timestamp) !== null || checkConditionalState(cond, at) !== null) {
+        p.rejected = true;
+        return false;
+      }
+      return true;
     },
   };
 }

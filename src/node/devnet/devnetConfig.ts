@@ -1,8 +1,9 @@
 /**
  * The configuration of a local OP devnet, written once into its data folder: the L1 genesis (the
  * `--dev` chain's funded accounts and system contracts plus Opal's OptimismPortal and SystemConfig,
- * already initialised), the L2 genesis (the OP predeploys, every fork through the chosen one active
- * at genesis), and the `rollup.json` that ties them: both genesis hashes, the batch inbox, the
+ * already initialised), the L2 genesis (the OP Stack predeploys and preinstalls of a real genesis,
+ * devGenesis.ts `opDevGenesis`, owned by the owner role; every fork through the chosen one active at
+ * genesis), and the `rollup.json` that ties them: both genesis hashes, the batch inbox, the
  * contract addresses and the genesis system config (batcher, scalars, gas limit).
  *
  * Roles use the dev mnemonic's accounts: 0 the contracts' owner and the devnet's user, 1 the
@@ -169,7 +170,17 @@ export function devnetConfig(o: DevnetOptions): DevnetConfig {
   );
   const l1GenesisHash = genesisHash(l1Genesis);
 
-  const l2Genesis = opDevGenesis({ chainId: DEVNET_L2_CHAIN_ID, timestamp: o.timestamp, gasLimit: L2_GAS_LIMIT });
+  // The full OP predeploy set, owned by the devnet's owner (ProxyAdmin, fee vault recipient), the
+  // ERC721 factory naming this L1. The devnet's L1 has a portal and a system config but no
+  // messenger or bridges, so the L2 messenger and bridges have no L1 counterpart (the zero address):
+  // deposits arrive through the portal, withdrawals can be initiated on L2 but not proven on L1.
+  const l2Genesis = opDevGenesis({
+    chainId: DEVNET_L2_CHAIN_ID,
+    timestamp: o.timestamp,
+    gasLimit: L2_GAS_LIMIT,
+    owner: roles.owner.address,
+    l1ChainId: BigInt((l1Genesis.config as { chainId: number }).chainId),
+  });
   const cfg = l2Genesis.config as Record<string, unknown>;
   // The geth config holds absolute times: 0 for forks at genesis (as op-deployer writes them).
   const gethTime = (f: RollupFork): number | null => (offsets.get(f) === 0 ? 0 : at(f));

@@ -5,7 +5,8 @@
  * base fee, precompiles 0x01–0x11 and 0x100 holding 1 wei, the EIP-4788/2935/7002/7251 system
  * contracts (code below, from the EEST v5.4.0 Prague fixtures' `pre`), the mainnet deposit contract
  * address in the config (geth's dev genesis also leaves its code out), and funded dev accounts.
- * `opDevGenesis`: the `opal-exec genesis` OP Stack dev chain.
+ * `opDevGenesis`: the `opal-exec genesis` OP Stack dev chain, with the predeploys and preinstalls of a
+ * real OP genesis (`opPredeployAlloc`, data in opGenesisAlloc.ts).
  * Dev accounts are the BIP-44 keys m/44'/60'/0'/0/i of the well-known test mnemonic that
  * anvil and hardhat use, so tools and docs that know those accounts work unchanged.
  */
@@ -22,7 +23,7 @@ import {
 } from "../../executor/op/predeploys.js";
 import { toChecksumAddress } from "../../primitives/address.js";
 import { concatBytes, utf8ToBytes } from "../../primitives/bytes.js";
-import { bytesToHex } from "../../primitives/hex.js";
+import { bytesToHex, bytesToHexRaw, hexToBytes } from "../../primitives/hex.js";
 import { bigintToBytes32, bytesToBigint } from "../../primitives/u256.js";
 import { OpFork } from "../../spec/forks.js";
 import {
@@ -31,6 +32,21 @@ import {
   L1InfoFormat,
   newL1BlockInfo,
 } from "../../tx/l1BlockInfo.js";
+import {
+  EIP1967_ADMIN_SLOT,
+  EIP1967_IMPLEMENTATION_SLOT,
+  type GenesisCodeWord,
+  type GenesisContract,
+  type GenesisEip712Domain,
+  type GenesisStorageRole,
+  OP_GENESIS_NONCES,
+  OP_GENESIS_PREDEPLOYS,
+  OP_GENESIS_PREINSTALLS,
+  PRECOMPILE_BALANCE_COUNT,
+  PREDEPLOY_COUNT,
+  PROXY_ADMIN_ADDRESS,
+  PROXY_RUNTIME_HEX,
+} from "./opGenesisAlloc.js";
 
 export const DEV_CHAIN_ID = 1337n;
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
@@ -87,11 +103,19 @@ function to32(v: bigint): Uint8Array {
   return Uint8Array.from(Buffer.from(v.toString(16).padStart(64, "0"), "hex"));
 }
 
-/** BIP-32 child key derivation (private parent → private child). */
-function childKey(key: Uint8Array, chainCode: Uint8Array, index: number): { key: Uint8Array; chainCode: Uint8Array } {
+/**
+ * BIP-32 child key derivation (private parent → private child). `parentPublic`: the parent's
+ * compressed public key when the caller has it (a non-hardened child needs it; siblings share it).
+ */
+function childKey(
+  key: Uint8Array,
+  chainCode: Uint8Array,
+  index: number,
+  parentPublic?: Uint8Array,
+): { key: Uint8Array; chainCode: Uint8Array } {
   const data = new Uint8Array(37);
   if (index >= HARDENED) data.set(key, 1);
-  else data.set(secp256k1.getPublicKey(key, true), 0);
+  else data.set(parentPublic ?? secp256k1.getPublicKey(key, true), 0);
   new DataView(data.buffer).setUint32(33, index);
   const i = new Uint8Array(createHmac("sha512", chainCode).update(data).digest());
   const child = (bytesToBigint(i.subarray(0, 32)) + bytesToBigint(key)) % N;
@@ -108,8 +132,10 @@ export function devAccounts(count = DEV_ACCOUNT_COUNT, mnemonic = DEV_MNEMONIC):
   };
   for (const i of [44 + HARDENED, 60 + HARDENED, HARDENED, 0]) node = childKey(node.key, node.chainCode, i);
   const out: DevAccount[] = [];
+  // PERF: one public key of the parent for all its children, not one per child (~40% of the time).
+  const parentPublic = secp256k1.getPublicKey(node.key, true);
   for (let i = 0; i < count; i++) {
-    const k = childKey(node.key, node.chainCode, i).key;
+    const k = childKey(node.key, node.chainCode, i, parentPublic).key;
     out.push({ address: privateKeyToAddress(k), privateKey: k });
   }
   return out;
@@ -230,7 +256,10 @@ export function devL1Info(format: L1InfoFormat, number: bigint, timestamp: bigin
   });
 }
 
-/** OP predeploys of the dev genesis; L1Block and GasPriceOracle carry Opal's own contracts (contracts/). */
+/**
+ * A few OP predeploy proxies of the dev genesis by name (the genesis holds all of them, opGenesisAlloc.ts);
+ * behind L1Block and GasPriceOracle sit Opal's own contracts (contracts/).
+ */
 export const OP_DEV_PREDEPLOYS: Readonly<Record<string, string>> = Object.freeze({
   GasPriceOracle: "0x420000000000000000000000000000000000000f",
   L1Block: "0x4200000000000000000000000000000000000015",
@@ -253,6 +282,147 @@ export interface OpDevGenesisOptions {
   readonly accounts?: readonly DevAccount[];
   /** The newest OP fork active at genesis, every earlier one too (default isthmus). */
   readonly fork?: OpDevGenesisFork;
+  /**
+   * Owner of the L2 ProxyAdmin (and so of every predeploy proxy) and of the GovernanceToken, and the
+   * fee vaults' recipient (default: the first dev account).
+   */
+  readonly owner?: Uint8Array;
+  /** Chain id of the L1 (OptimismMintableERC721Factory's remote chain; default 1337, the `--dev` L1's). */
+  readonly l1ChainId?: bigint;
+  /** The L1 contracts the L2 messenger and bridges point at (default none: the zero address). */
+  readonly l1Contracts?: OpDevL1Contracts;
+}
+
+/** L1 counterparts of the L2 messenger and bridges (their `otherMessenger` / `otherBridge`). */
+export interface OpDevL1Contracts {
+  readonly crossDomainMessenger?: Uint8Array;
+  readonly standardBridge?: Uint8Array;
+  readonly erc721Bridge?: Uint8Array;
+}
+
+/** A fee vault's immutables (contracts-bedrock FeeVault.sol: RECIPIENT, MIN_WITHDRAWAL_AMOUNT, WITHDRAWAL_NETWORK). */
+export interface OpFeeVaultConfig {
+  readonly recipient: Uint8Array;
+  readonly minWithdrawalAmount: bigint;
+  /** 0: withdraw to L1 (through the L2StandardBridge), 1: pay the recipient on L2. */
+  readonly withdrawalNetwork: bigint;
+}
+
+/** The fee vaults whose immutables a genesis chooses (the OperatorFeeVault's are fixed by the Isthmus spec). */
+export type OpFeeVaultName = "SequencerFeeVault" | "BaseFeeVault" | "L1FeeVault";
+
+/**
+ * The fee vaults' settings on dev chains, op-deployer's defaults (state/deploy_config.go: a 10 ether
+ * minimum, withdrawal network "local", i.e. L2): `withdraw()` pays the recipient on L2, which also
+ * suits the devnet, whose L1 portal takes deposits only.
+ */
+export const OP_DEV_FEE_VAULT = Object.freeze({ minWithdrawalAmount: 10n * 10n ** 18n, withdrawalNetwork: 1n });
+
+const word = (v: bigint): string => v.toString(16).padStart(64, "0");
+
+/** `c.code` with its chain-specific immutables set (opGenesisAlloc.ts `codeWords`). */
+function codeFor(c: GenesisContract, values: Readonly<Record<GenesisCodeWord["role"], string>>): string {
+  let hex = c.code!;
+  for (const w of c.codeWords) {
+    const v = values[w.role];
+    if (v.length !== 64) throw new Error(`opPredeployAlloc: ${c.name} has no ${w.role} value`);
+    for (const o of w.offsets) hex = `${hex.slice(0, 2 + o * 2)}${v}${hex.slice(2 + o * 2 + 64)}`;
+  }
+  return hex;
+}
+
+/** The separator of an EIP-712 domain cached in code, for `chainId`. */
+function domainSeparator(d: GenesisEip712Domain, chainId: bigint): string {
+  const parts = [d.typeHash, d.nameHash, ...(d.versionHash === null ? [] : [d.versionHash])].map(hexToBytes);
+  const verifying = bigintToBytes32(BigInt(d.verifyingContract));
+  return bytesToHexRaw(keccak256(concatBytes(...parts, bigintToBytes32(chainId), verifying)));
+}
+
+/** Options of `opPredeployAlloc`: the values op-deployer's L2Genesis takes from a chain's deploy config. */
+export interface OpPredeployAllocOptions {
+  readonly chainId: bigint;
+  /** OptimismMintableERC721Factory's REMOTE_CHAIN_ID. */
+  readonly l1ChainId: bigint;
+  /** Owner of the L2 ProxyAdmin, and so admin of every predeploy proxy. */
+  readonly proxyAdminOwner: Uint8Array;
+  /** Owner of the GovernanceToken at 0x4200…0042; null: no token (L2Genesis without `enableGovernance`). */
+  readonly governanceTokenOwner: Uint8Array | null;
+  readonly feeVaults: Readonly<Record<OpFeeVaultName, OpFeeVaultConfig>>;
+  readonly l1Contracts: OpDevL1Contracts;
+  /** L1Block's storage (the L1 attributes at genesis) and GasPriceOracle's (its fork flags), in their proxies. */
+  readonly l1BlockStorage: readonly (readonly [bigint, bigint])[];
+  readonly gasPriceOracleStorage: readonly (readonly [bigint, bigint])[];
+}
+
+/**
+ * The OP Stack L2 genesis accounts of a real chain (opGenesisAlloc.ts, from op-deployer's Ink
+ * mainnet genesis), initialised for this chain as op-deployer's L2Genesis does: the 1-wei
+ * precompile balances; the proxy at every 0x4200…0000–07ff address but WETH9 and GovernanceToken,
+ * admin the ProxyAdmin, pointing at the 0xc0d3c0d3… implementation where there is one; the
+ * initialised proxy storage (messenger and bridges pointing at `l1Contracts`, the ProxyAdmin's
+ * owner); the fee vaults' recipient, minimum and network and the OptimismMintableERC721Factory's
+ * L1 chain id, as immutables written into their code; Permit2's, EAS's and GovernanceToken's cached
+ * EIP-712 chain id and domain separator for `chainId`; the preinstalls at nonce 1 and their
+ * deployers' nonces. L1Block and GasPriceOracle: Opal's contracts behind the proxies (the real ones
+ * replace them through `upgradeTo` when a later fork's upgrade deposits run), with the given storage.
+ */
+export function opPredeployAlloc(o: OpPredeployAllocOptions): Record<string, unknown> {
+  const alloc: Record<string, Record<string, unknown>> = {};
+  for (let i = 0; i < PRECOMPILE_BALANCE_COUNT; i++)
+    alloc[`0x${i.toString(16).padStart(40, "0")}`] = { balance: "0x1" };
+  const addressValue = (a: Uint8Array | undefined): bigint => (a === undefined ? 0n : bytesToBigint(a));
+  const roleValue: Readonly<Record<GenesisStorageRole["role"], bigint>> = {
+    l1CrossDomainMessenger: addressValue(o.l1Contracts.crossDomainMessenger),
+    l1StandardBridge: addressValue(o.l1Contracts.standardBridge),
+    l1Erc721Bridge: addressValue(o.l1Contracts.erc721Bridge),
+    proxyAdminOwner: bytesToBigint(o.proxyAdminOwner),
+    governanceTokenOwner: addressValue(o.governanceTokenOwner ?? undefined),
+  };
+  const notProxied = new Set(OP_GENESIS_PREDEPLOYS.filter((c) => c.proxy === null).map((c) => c.address));
+  for (let i = 0; i < PREDEPLOY_COUNT; i++) {
+    const addr = `0x42${i.toString(16).padStart(38, "0")}`;
+    if (notProxied.has(addr)) continue;
+    const storage: Record<string, string> = { [EIP1967_ADMIN_SLOT]: PROXY_ADMIN_ADDRESS };
+    alloc[addr] = { balance: "0x0", code: PROXY_RUNTIME_HEX, storage };
+  }
+  const opal: Readonly<Record<string, { code: Uint8Array; storage: readonly (readonly [bigint, bigint])[] }>> = {
+    L1Block: { code: l1BlockRuntimeCode(), storage: o.l1BlockStorage },
+    GasPriceOracle: { code: gasPriceOracleRuntimeCode(), storage: o.gasPriceOracleStorage },
+  };
+  const chainWords = (c: GenesisContract): Record<GenesisCodeWord["role"], string> => {
+    const vault = o.feeVaults[c.name as OpFeeVaultName] as OpFeeVaultConfig | undefined;
+    return {
+      chainId: word(o.chainId),
+      eip712DomainSeparator: c.eip712 === null ? "" : domainSeparator(c.eip712, o.chainId),
+      feeVaultRecipient: vault === undefined ? "" : word(bytesToBigint(vault.recipient)),
+      feeVaultMinWithdrawalAmount: vault === undefined ? "" : word(vault.minWithdrawalAmount),
+      feeVaultWithdrawalNetwork: vault === undefined ? "" : word(vault.withdrawalNetwork),
+      l1ChainId: word(o.l1ChainId),
+    };
+  };
+  for (const c of [...OP_GENESIS_PREDEPLOYS, ...OP_GENESIS_PREINSTALLS]) {
+    if (c.name === "GovernanceToken" && o.governanceTokenOwner === null) continue;
+    const own = opal[c.name];
+    const account: Record<string, unknown> = {
+      balance: "0x0",
+      ...(c.nonce === 0 ? {} : { nonce: qty(c.nonce) }),
+      code: own === undefined ? codeFor(c, chainWords(c)) : bytesToHex(own.code),
+      storage: { ...c.storage },
+    };
+    alloc[c.address] = account;
+    const proxyStorage = c.proxy === null ? null : (alloc[c.proxy]!.storage as Record<string, string>);
+    if (proxyStorage !== null) {
+      proxyStorage[EIP1967_IMPLEMENTATION_SLOT] = c.address;
+      Object.assign(proxyStorage, c.proxyStorage);
+      for (const [k, v] of own?.storage ?? []) proxyStorage[qty(k)] = qty(v);
+    }
+    for (const r of c.storageRoles) {
+      const into = r.at === "proxy" ? proxyStorage! : (account.storage as Record<string, string>);
+      into[r.slot] = qty(roleValue[r.role]);
+    }
+  }
+  for (const n of OP_GENESIS_NONCES) alloc[n.address] = { balance: "0x0", nonce: qty(n.nonce) };
+  return alloc;
 }
 
 /** OP EIP-1559 parameters of the OP Stack's dev and production chains. */
@@ -262,10 +432,11 @@ const OP_DENOMINATOR_CANYON = 250;
 
 /**
  * The `opal-exec genesis` document: an OP Stack L2 with every OP fork through Isthmus (or `o.fork`:
- * Jovian, Karst) at genesis, the predeploys (L1Block and GasPriceOracle with Opal's compiled
- * contracts, the GPO's Ecotone/Fjord/Isthmus(/Jovian) flags set, L1Block holding the synthetic L1
- * origin 0 of `devL1Info` in the fork's calldata format; the vaults and the message passer as empty
- * accounts) and the funded dev accounts. Holocene at genesis puts the EIP-1559 parameters in
+ * Jovian, Karst) at genesis, the full predeploy and preinstall set of a real OP genesis
+ * (`opPredeployAlloc`: proxies, implementations, preinstalls; owner, vault recipient and L1 chain as
+ * `o` gives them) with Opal's compiled L1Block and GasPriceOracle behind their proxies (the GPO's
+ * Ecotone/Fjord/Isthmus(/Jovian) flags set, L1Block holding the synthetic L1 origin 0 of `devL1Info`
+ * in the fork's calldata format), and the funded dev accounts. Holocene at genesis puts the EIP-1559 parameters in
  * extraData, Jovian its 17-byte form (with a zero minimum base fee). Karst also sets `osakaTime`,
  * as op-geth's and op-reth's superchain configs pin Osaka to Karst (op-reth chainspec
  * superchain/chain_metadata.rs: "Osaka activates with Karst").
@@ -273,22 +444,23 @@ const OP_DENOMINATOR_CANYON = 250;
 export function opDevGenesis(o: OpDevGenesisOptions): Record<string, unknown> {
   const fork = o.fork ?? "isthmus";
   const op = fork === "karst" ? OpFork.Karst : fork === "jovian" ? OpFork.Jovian : OpFork.Isthmus;
-  const alloc: Record<string, unknown> = {};
-  for (const addr of Object.values(OP_DEV_PREDEPLOYS)) alloc[addr] = { balance: "0x0" };
   const timestamp = o.timestamp ?? Math.floor(Date.now() / 1000);
+  const accounts = o.accounts ?? devAccounts();
   // L1Block starts with the synthetic origin 0, so fee estimates work before the first block.
   const format = op >= OpFork.Jovian ? L1InfoFormat.Jovian : L1InfoFormat.Isthmus;
-  const l1Storage: Record<string, string> = {};
-  for (const [k, v] of l1BlockStorage(devL1Info(format, 0n, BigInt(timestamp)))) l1Storage[qty(k)] = qty(v);
-  alloc[OP_DEV_PREDEPLOYS.L1Block] = { balance: "0x0", code: bytesToHex(l1BlockRuntimeCode()), storage: l1Storage };
-  const gpoStorage: Record<string, string> = {};
-  for (const [k, v] of gasPriceOracleGenesisStorage(op)) gpoStorage[qty(k)] = qty(v);
-  alloc[OP_DEV_PREDEPLOYS.GasPriceOracle] = {
-    balance: "0x0",
-    code: bytesToHex(gasPriceOracleRuntimeCode()),
-    storage: gpoStorage,
-  };
-  Object.assign(alloc, fundedAlloc(o.accounts ?? devAccounts(), DEV_BALANCE));
+  const owner = o.owner ?? accounts[0]?.address ?? new Uint8Array(20);
+  const vault: OpFeeVaultConfig = { recipient: owner, ...OP_DEV_FEE_VAULT };
+  const alloc = opPredeployAlloc({
+    chainId: o.chainId,
+    l1ChainId: o.l1ChainId ?? DEV_CHAIN_ID,
+    proxyAdminOwner: owner,
+    governanceTokenOwner: owner,
+    feeVaults: { SequencerFeeVault: vault, BaseFeeVault: vault, L1FeeVault: vault },
+    l1Contracts: o.l1Contracts ?? {},
+    l1BlockStorage: l1BlockStorage(devL1Info(format, 0n, BigInt(timestamp))),
+    gasPriceOracleStorage: gasPriceOracleGenesisStorage(op),
+  });
+  Object.assign(alloc, fundedAlloc(accounts, DEV_BALANCE));
   return {
     config: {
       chainId: Number(o.chainId),

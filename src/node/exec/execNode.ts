@@ -12,6 +12,7 @@ import { mkdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { arch, platform } from "node:os";
 import { join } from "node:path";
+import { headerHash } from "../../block/header.js";
 import { Blockchain, ChainError, type HeadChange } from "../../chain/blockchain.js";
 import { parseGenesis } from "../../chain/genesis.js";
 import { loadKzg } from "../../crypto/kzg.js";
@@ -21,15 +22,18 @@ import { defaultJwtSecretPath, loadOrCreateJwtSecret } from "../../engine/jwtSec
 import { engineMethods, testingMethods } from "../../engine/methods.js";
 import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
+import type { JsonValue } from "../../primitives/json.js";
 import { offloadCalls } from "../../rpc/callOffload.js";
 import { debugApi } from "../../rpc/debug/api.js";
 import { traceApi } from "../../rpc/debug/traceApi.js";
 import { RpcError } from "../../rpc/errors.js";
 import { ethApi } from "../../rpc/eth/api.js";
 import { ChainReader } from "../../rpc/eth/chainReader.js";
+import { DEFAULT_TX_CONDITIONAL_COST_RATE_LIMIT } from "../../rpc/eth/conditional.js";
 import { DEFAULT_LOG_QUERY_LIMITS, type LogQueryLimits } from "../../rpc/eth/filters.js";
 import { EventHub } from "../../rpc/events.js";
 import { DEFAULT_HTTP_OPTIONS, RpcHttpServer } from "../../rpc/httpServer.js";
+import { minerApi } from "../../rpc/miner.js";
 import { netApi } from "../../rpc/net.js";
 import { type AnyMethod, type AnySubscription, Registry } from "../../rpc/registry.js";
 import { txpoolApi } from "../../rpc/txpoolApi.js";
@@ -39,6 +43,7 @@ import { CachedKv } from "../../storage/cachedKv.js";
 import { type DbEngine, type OpenedStore, openStore } from "../../storage/engine.js";
 import { decodeTx } from "../../tx/envelope.js";
 import { BlobSidecarStore } from "../../txpool/blobSidecars.js";
+import { MinerSettings } from "../../txpool/minerSettings.js";
 import { TxPool } from "../../txpool/txPool.js";
 import { DEFAULT_TX_POOL_OPTIONS } from "../../txpool/txPoolOptions.js";
 import { txSourceOf } from "../../txpool/txsByPriceAndNonce.js";
@@ -51,6 +56,11 @@ import { DevSealer } from "./devSealer.js";
 
 export const CLIENT_NAME = "Opal";
 export const CLIENT_VERSION = "0.1.0";
+/**
+ * Blocks an L1 node without a beacon API keeps included blob txs' sidecars (a reorg may put the txs
+ * back in the pool): about 13 minutes of 12 s slots, past finality.
+ */
+const BLOB_BLOCKS_KEPT = 64;
 /** Longest a signal-triggered shutdown may take before the process exits anyway (servers close in 1 s). */
 const SHUTDOWN_DEADLINE_MS = 15_000;
 
@@ -88,12 +98,15 @@ export interface ExecNodeConfig {
   readonly "rpc.gascap": bigint;
   readonly "rpc.txfeecap": number;
   readonly "rpc.evmtimeout": number;
+  readonly "rpc.allow-unprotected-txs"?: boolean;
   readonly "rpc.logquerylimit"?: number;
   readonly "rpc.rangelimit"?: number;
   readonly "rpc.batch-request-limit": number;
   readonly "rpc.http-body-limit"?: number;
   readonly "rpc.batch-response-max-size": number;
   readonly "rollup.sequencerhttp": string | undefined;
+  readonly "rollup.sequencertxconditionalenabled"?: boolean;
+  readonly "rollup.sequencertxconditionalcostratelimit"?: number;
   readonly "txpool.nolocals": boolean;
   readonly "txpool.pricelimit": bigint;
   readonly "txpool.pricebump": number;
@@ -158,20 +171,44 @@ export interface NodeApiContext {
   readonly logQueryLimits?: LogQueryLimits;
   /** The --dev accounts (empty otherwise). */
   readonly devAccounts: readonly DevAccount[];
+  /** --rpc.allow-unprotected-txs: eth_sendRawTransaction takes pre-EIP-155 legacy txs. */
+  readonly allowUnprotectedTxs?: boolean;
   /** --rollup.sequencerhttp: forwards a raw tx to the sequencer and returns its hash (null = local pool). */
   readonly forwardRawTx: ((raw: Uint8Array) => Promise<Uint8Array>) | null;
-  /** A dev L1's blob sidecars (`--dev.beacon`); null otherwise. */
+  /** An L1 node's blob sidecars (blob txs arrive in the network form); null on OP chains. */
   readonly blobSidecars?: BlobSidecarStore | null;
+  /** `--rollup.sequencertxconditionalenabled` with its cost rate; null or absent: not served. */
+  readonly txConditional?: { readonly costRateLimit: number } | null;
+  /** --rollup.sequencerhttp: forwards a conditional tx to the sequencer and returns its hash. */
+  readonly forwardRawTxConditional?: ((raw: Uint8Array, conditional: JsonValue) => Promise<Uint8Array>) | null;
+  /** Told of miner_setGasLimit (the dev sealer's gas ceiling follows it). */
+  readonly onMinerGasLimit?: (ceil: bigint) => void;
+  /** Told of a debug_setHead rewind (the pool and subscriptions follow it as they follow forkchoice). */
+  readonly onDebugSetHead?: (change: HeadChange) => void;
 }
 
 /** op-geth's sequencer forwarding: eth_sendRawTransaction on `url`; its errors pass through. */
 export function sequencerForwarder(url: string): (raw: Uint8Array) => Promise<Uint8Array> {
+  const call = sequencerTxCall(url, "eth_sendRawTransaction");
+  return (raw) => call([bytesToHex(raw)]);
+}
+
+/** op-geth sequencerapi: eth_sendRawTransactionConditional(raw, conditional) on `url`; errors pass through. */
+export function sequencerConditionalForwarder(
+  url: string,
+): (raw: Uint8Array, conditional: JsonValue) => Promise<Uint8Array> {
+  const call = sequencerTxCall(url, "eth_sendRawTransactionConditional");
+  return (raw, conditional) => call([bytesToHex(raw), conditional]);
+}
+
+/** One tx-submitting `method` on the sequencer at `url`, answering the tx hash. */
+function sequencerTxCall(url: string, method: string): (params: JsonValue[]) => Promise<Uint8Array> {
   let id = 0;
-  return async (raw) => {
+  return async (params) => {
     const res = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "eth_sendRawTransaction", params: [bytesToHex(raw)] }),
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
     });
     const text = await res.text();
     let reply: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
@@ -184,7 +221,7 @@ export function sequencerForwarder(url: string): (raw: Uint8Array) => Promise<Ui
       throw new RpcError(reply.error.code ?? -32000, reply.error.message ?? "sequencer error", reply.error.data);
     }
     if (typeof reply.result !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(reply.result))
-      throw RpcError.server("sequencer: malformed eth_sendRawTransaction result");
+      throw RpcError.server(`sequencer: malformed ${method} result`);
     return hexToBytes(reply.result);
   };
 }
@@ -252,9 +289,12 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     networkId: ctx.networkId,
     clientVersion: ctx.clientVersion,
     devAccounts: ctx.devAccounts,
+    allowUnprotectedTxs: ctx.allowUnprotectedTxs === true,
     forwardRawTx: ctx.forwardRawTx,
     events,
     blobSidecars: ctx.blobSidecars ?? null,
+    txConditional: ctx.txConditional ?? null,
+    forwardRawTxConditional: ctx.forwardRawTxConditional ?? null,
   });
   return {
     methods: [
@@ -262,7 +302,17 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
       ...netApi({ networkId: ctx.networkId }),
       ...web3Api({ clientVersion: ctx.clientVersion }),
       ...txpoolApi({ pool: ctx.pool }),
-      ...debugApi({ chain: ctx.chain, reader, gasCap: ctx.gasCap }),
+      ...minerApi({
+        miner: ctx.pool.miner,
+        pool: ctx.pool,
+        ...(ctx.onMinerGasLimit === undefined ? {} : { onGasLimit: ctx.onMinerGasLimit }),
+      }),
+      ...debugApi({
+        chain: ctx.chain,
+        reader,
+        gasCap: ctx.gasCap,
+        ...(ctx.onDebugSetHead === undefined ? {} : { onHead: ctx.onDebugSetHead }),
+      }),
       ...traceApi({ chain: ctx.chain, reader, gasCap: ctx.gasCap }),
     ],
     events,
@@ -363,15 +413,21 @@ export class ExecNode {
       });
       cleanup.push(() => pools.destroy());
       chain.storagePool = pools.storageRoots;
-      // A dev L1 with --dev.beacon takes blob txs and keeps their sidecars for its beacon API.
+      // Every L1 node takes blob txs in their network form and keeps the sidecars (geth's blobpool);
+      // a dev L1 with --dev.beacon also serves them from its beacon API, so it keeps sealed blocks'
+      // sidecars as long as a beacon node would; another L1 node keeps them until the txs are
+      // BLOB_BLOCKS_KEPT blocks deep (geth's limbo keeps included blobs for reorgs).
+      const beaconApi = config.dev && config["dev.beacon"] === true;
       const blobSidecars =
-        config.dev && config["dev.beacon"] === true && chain.config.optimism === null
-          ? new BlobSidecarStore(undefined, chain)
+        chain.config.optimism === null
+          ? beaconApi
+            ? new BlobSidecarStore(undefined, chain)
+            : new BlobSidecarStore(BLOB_BLOCKS_KEPT, chain)
           : null;
       // Its first blob tx needs the KZG trusted setup, whose load blocks the thread for 1.2–1.6 s
       // here: load it while starting, not under the first blob tx (the soak saw a 2.6 s event-loop
-      // stall on the dev L1 when the batcher's first blob arrived).
-      if (blobSidecars !== null) loadKzg();
+      // stall on the dev L1 when the batcher's first blob arrived). Other L1 nodes load it on demand.
+      if (blobSidecars !== null && beaconApi) loadKzg();
       // geth legacypool sanitize: a lifetime below 1 falls back to the default, with this warning.
       if (!(config["txpool.lifetime"] >= 1)) {
         log.warn("Sanitizing invalid txpool lifetime", {
@@ -379,6 +435,10 @@ export class ExecNode {
           updated: `${DEFAULT_TX_POOL_OPTIONS.lifetime}ms`,
         });
       }
+      // geth's miner.Config, shared by the pool's builder iterator, the Engine API and miner_*.
+      const miner = new MinerSettings({ gasCeil: config["miner.gaslimit"] });
+      // The dev sealer's gas ceiling: --dev.gaslimit until miner_setGasLimit names another.
+      let devGasCeil = config["dev.gaslimit"];
       const txPool = new TxPool(
         {
           priceLimit: config["txpool.pricelimit"],
@@ -390,10 +450,11 @@ export class ExecNode {
           lifetime: config["txpool.lifetime"],
           noLocals: config["txpool.nolocals"],
         },
-        { chain, recoveryPool: pools.sigRecover, acceptBlobs: blobSidecars !== null },
+        { chain, recoveryPool: pools.sigRecover, acceptBlobs: blobSidecars !== null, miner },
       );
+      // The pool applies the miner's tip and DA limits to what a build takes (miner_* change them).
       const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
-        gasCeil: config["miner.gaslimit"],
+        miner,
         recoveryPool: pools.sigRecover,
         blobs: blobSidecars,
       });
@@ -413,15 +474,42 @@ export class ExecNode {
           rangeLimit: config["rpc.rangelimit"] ?? DEFAULT_LOG_QUERY_LIMITS.rangeLimit,
         },
         devAccounts: devKeys,
+        allowUnprotectedTxs: config["rpc.allow-unprotected-txs"] === true,
         forwardRawTx: seqUrl === undefined || seqUrl === "" ? null : sequencerForwarder(seqUrl),
         blobSidecars,
+        txConditional:
+          config["rollup.sequencertxconditionalenabled"] === true
+            ? {
+                costRateLimit:
+                  config["rollup.sequencertxconditionalcostratelimit"] ?? DEFAULT_TX_CONDITIONAL_COST_RATE_LIMIT,
+              }
+            : null,
+        forwardRawTxConditional: seqUrl === undefined || seqUrl === "" ? null : sequencerConditionalForwarder(seqUrl),
+        onMinerGasLimit: (ceil) => {
+          devGasCeil = ceil;
+        },
+        // fanOut is defined below; a rewind can only be asked for once the servers run.
+        onDebugSetHead: (change) => fanOut(change),
       });
+      if (config["rollup.sequencertxconditionalenabled"] === true) {
+        log.info("Enabling eth_sendRawTransactionConditional endpoint support");
+      }
       const listeners = [apis.events, deps.events ?? null].filter((e): e is HeadEvents => e !== null);
       const fanOut = (change: HeadChange): void => {
         txPool.onNewHead(change.newHead);
         for (const l of listeners) l.emitHeadChange(change);
       };
-      engine.onHead = fanOut;
+      engine.onHead = (change) => {
+        // Blocks that joined the chain: their blob txs' sidecars are now held by block (and age out).
+        if (blobSidecars !== null) {
+          for (const h of change.added) {
+            const hash = headerHash(h);
+            const txs = (chain.store.body(hash)?.transactions ?? []).map((t) => decodeTx(t));
+            blobSidecars.sealed(h.number, hash, txs);
+          }
+        }
+        fanOut(change);
+      };
       // Read-only execution goes to the evmCall pool when there is one (rpc/callOffload.ts).
       const served =
         pools.evmCall === null
@@ -432,6 +520,8 @@ export class ExecNode {
               // geth: 0 or less = no timeout; beyond Node's longest timer (24.8 days) that timer, not 1 ms.
               timeoutMs: config["rpc.evmtimeout"] > 0 ? timerDelay(config["rpc.evmtimeout"]) : 0,
               cacheEntries: config["rpc.callcache"],
+              // The client gets geth's "method handler crashed"; the cause is the operator's.
+              onWorkerError: (method, e) => log.error("RPC method handler crashed", { method, err: e.message }),
             });
       const registry = new Registry([...engineMethods(engine), ...testingMethods(engine), ...served]);
       const limits = {
@@ -518,7 +608,9 @@ export class ExecNode {
           {
             period: config["dev.period"],
             feeRecipient: devKeys[0]!.address,
-            gasCeil: config["dev.gaslimit"],
+            get gasCeil() {
+              return devGasCeil;
+            },
             safeLag: config["dev.safe-lag"] ?? null,
             finalizedLag: config["dev.finalized-lag"] ?? null,
           },
@@ -549,7 +641,7 @@ export class ExecNode {
           period: config["dev.period"],
           etherbase: toChecksumAddress(devKeys[0]!.address),
         });
-        if (blobSidecars !== null) {
+        if (beaconApi && blobSidecars !== null) {
           const beacon = new DevBeaconServer(chain, blobSidecars, clientVersion);
           const a = await beacon.listen(config["dev.beacon.addr"] ?? "127.0.0.1", config["dev.beacon.port"] ?? 5052);
           cleanup.push(() => beacon.close());

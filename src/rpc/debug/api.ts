@@ -1,33 +1,60 @@
 /**
  * The debug namespace: geth's tracing API (eth/tracers/api.go: debug_traceTransaction,
- * debug_traceCall, debug_traceBlockByNumber/ByHash with the struct logger by default, or
- * callTracer, prestateTracer, 4byteTracer; tracerConfig, and the timeout of each traced tx, geth's 5 s
- * by default) and the raw-data
- * methods of internal/ethapi (debug_getRawBlock, _getRawHeader, _getRawReceipts, _getRawTransaction).
+ * debug_traceCall, debug_traceBlockByNumber/ByHash and debug_traceBlock (a block given as RLP, stored
+ * or not) with the struct logger by default, or callTracer, prestateTracer, 4byteTracer;
+ * tracerConfig, and the timeout of each traced tx, geth's 5 s by default; debug_intermediateRoots),
+ * eth/api_debug.go (debug_storageRangeAt, debug_getBadBlocks), the raw-data methods of
+ * internal/ethapi (debug_getRawBlock, _getRawHeader, _getRawReceipts, _getRawTransaction,
+ * debug_dbGet, debug_setHead), and reth's debug_executionWitness(ByBlockHash), which op-reth serves
+ * for OP proofs. The replays run on the main thread like the block traces (only debug_traceCall
+ * goes to the evmCall workers, rpc/callOffload.ts).
  */
+import { headerHash } from "../../block/header.js";
 import { encodeReceiptsForRoot } from "../../block/receipt.js";
-import type { ChainView } from "../../chain/blockchain.js";
+import { Blockchain, type ChainView, type HeadChange } from "../../chain/blockchain.js";
 import { precompileTable } from "../../evm/precompiles/table.js";
 import type { EvmTracer } from "../../evm/tracer.js";
 import { CallTracer } from "../../evm/tracers/callTracer.js";
 import { FourByteTracer } from "../../evm/tracers/fourByteTracer.js";
 import { PrestateTracer } from "../../evm/tracers/prestateTracer.js";
 import { StructLogger } from "../../evm/tracers/structLogger.js";
+import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { rulesAt } from "../../spec/chainConfig.js";
 import { RpcError } from "../errors.js";
 import type { ChainReader, DecodedBlock } from "../eth/chainReader.js";
-import { type BlockSelector, blockNumber, blockNumberOrHash, hash } from "../params.js";
+import { blockJson } from "../format.js";
+import {
+  address,
+  type BlockNumberSelector,
+  type BlockSelector,
+  blockNumber,
+  blockNumberOrHash,
+  data,
+  goString,
+  hash,
+  uint64,
+} from "../params.js";
 import { type AnyMethod, defineMethod } from "../registry.js";
-import { callArgs, type TraceOptions, traceOptions, traceTimeoutMs } from "./params.js";
-import { replayBlockTimed, TRACE_TIMEOUT, traceMessage } from "./replay.js";
+import { DB_NOT_FOUND, dbValue, parseHexOrString } from "./dbGet.js";
+import { intermediateRoots } from "./layeredReplay.js";
+import { callArgs, goInt, type TraceOptions, traceOptions, traceTimeoutMs } from "./params.js";
+import { decodedBlockOf, replayBlockTimed, TRACE_TIMEOUT, traceMessage } from "./replay.js";
+import { storageRangeAt } from "./storageRange.js";
+import { executionWitness, witnessJson } from "./witness.js";
 
 export interface DebugDeps {
+  /** debug_setHead needs the node's own `Blockchain`; over any other view it refuses. */
   readonly chain: ChainView;
   readonly reader: ChainReader;
   /** --rpc.gascap for debug_traceCall (0: none). */
   readonly gasCap: bigint;
+  /** Told of the head change debug_setHead made (the pool and subscriptions, as engine forkchoice tells them). */
+  readonly onHead?: (change: HeadChange) => void;
 }
+
+/** reth's EthRpcErrorCode::ResourceNotFound, its code for HeaderNotFound. */
+const RESOURCE_NOT_FOUND = -32001;
 
 /** A tracer with its JSON result. */
 export interface ResultTracer extends EvmTracer {
@@ -90,6 +117,16 @@ function describe(sel: BlockSelector): string {
   return sel.kind === "hash" ? bytesToHex(sel.hash) : sel.kind === "number" ? `#${sel.number}` : sel.tag;
 }
 
+/** geth rpc.BlockNumberOrHash.String(): the hash, the number in hex, or the tag. */
+function gethSelector(sel: BlockSelector): string {
+  return sel.kind === "hash" ? bytesToHex(sel.hash) : sel.kind === "number" ? `0x${sel.number.toString(16)}` : sel.tag;
+}
+
+/** reth's BlockNumberOrTag display (block_id_to_str): the number in hex, or the tag. */
+function rethSelector(sel: BlockNumberSelector): string {
+  return sel.kind === "number" ? `0x${sel.number.toString(16)}` : sel.tag;
+}
+
 export function debugApi(deps: DebugDeps): AnyMethod[] {
   const { chain, reader } = deps;
 
@@ -122,6 +159,52 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
     for (const i of timedOut)
       out.push({ index: i, entry: { txHash: bytesToHex(b.txHashes[i]), error: TRACE_TIMEOUT } });
     return out.sort((x, y) => x.index - y.index).map((x) => x.entry);
+  };
+
+  /**
+   * The parent of a block to replay, found as geth's tracers find it (blockByNumberAndHash): the
+   * canonical block at number-1 when it is the parent, else the parent by hash; geth's texts.
+   */
+  const requireParent = (b: DecodedBlock): void => {
+    const n = b.header.number - 1;
+    const canon = chain.store.canonicalHash(n);
+    if (canon === null) throw RpcError.server(`block #${n} not found`);
+    if (equalBytes(canon, b.header.parentHash)) return;
+    if (chain.store.header(b.header.parentHash) === null) {
+      throw RpcError.server(`block ${bytesToHex(b.header.parentHash)} not found`);
+    }
+  };
+
+  /** A stored block, else a kept bad block (geth IntermediateRoots reads rawdb.ReadBadBlock next). */
+  const storedOrBad = (h: Uint8Array): DecodedBlock | null => {
+    const b = reader.block(h);
+    if (b !== null) return b;
+    const bad = chain.store.badBlock(h);
+    return bad === null ? null : decodedBlockOf(bad.rlp);
+  };
+
+  /** geth BadBlockArgs: hash, the block as RPCMarshalBlock(block, true, true) marshals it, its RLP. */
+  const badBlockJson = (rlp: Uint8Array) => {
+    const b = decodedBlockOf(rlp);
+    return {
+      hash: bytesToHex(b.hash),
+      block: blockJson({
+        header: b.header,
+        hash: b.hash,
+        size: rlp.length,
+        transactions: b.txs.map((_, i) => reader.txJsonAt(b, i)),
+        uncleHashes: b.body.ommers.map((o) => headerHash(o)),
+        withdrawals: b.body.withdrawals,
+      }),
+      rlp: bytesToHex(rlp),
+    };
+  };
+
+  /** debug_executionWitness(ByBlockHash): reth answers an unknown block with HeaderNotFound. */
+  const witnessOf = (h: Uint8Array | null, what: string) => {
+    const b = h === null ? null : reader.block(h);
+    if (b === null) throw new RpcError(RESOURCE_NOT_FOUND, `block not found: ${what}`);
+    return witnessJson(executionWitness(chain, b));
   };
 
   return [
@@ -168,6 +251,87 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
           blockOf({ kind: "hash", hash: h, requireCanonical: false }),
           opts ?? (traceOptions.decode(null) as TraceOptions),
         ),
+    }),
+    defineMethod({
+      name: "debug_traceBlock",
+      params: [data, traceOptions],
+      handler: ([rlp, opts]) => {
+        let b: DecodedBlock;
+        try {
+          b = decodedBlockOf(rlp);
+        } catch (e) {
+          throw RpcError.server(`could not decode block: ${(e as Error).message}`);
+        }
+        if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
+        requireParent(b);
+        return traceBlock(b, opts ?? (traceOptions.decode(null) as TraceOptions));
+      },
+    }),
+    defineMethod({
+      name: "debug_intermediateRoots",
+      params: [hash, traceOptions],
+      handler: ([h]) => {
+        const b = storedOrBad(h);
+        if (b === null) throw RpcError.server(`block ${bytesToHex(h)} not found`);
+        if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
+        requireParent(b);
+        return intermediateRoots(chain, b).map((r) => bytesToHex(r));
+      },
+    }),
+    defineMethod({
+      name: "debug_storageRangeAt",
+      params: [blockNumberOrHash, goInt, address, data, goInt],
+      handler: ([sel, txIndex, addr, keyStart, maxResult]) => {
+        if (sel.kind === "hash" && sel.requireCanonical) {
+          const hd = chain.store.header(sel.hash);
+          const canon = hd === null ? null : chain.store.canonicalHash(hd.number);
+          if (hd !== null && (canon === null || !equalBytes(canon, sel.hash))) {
+            throw RpcError.server("hash is not currently canonical");
+          }
+        }
+        const h = reader.resolve(sel);
+        const b = h === null ? null : reader.block(h);
+        if (b === null) throw RpcError.server(`block ${gethSelector(sel)} not found`);
+        if (b.header.number === 0) throw RpcError.server("no transaction in genesis");
+        if (chain.store.header(b.header.parentHash) === null) {
+          throw RpcError.server(`parent ${bytesToHex(b.header.parentHash)} not found`);
+        }
+        return storageRangeAt(chain, b, txIndex, addr, keyStart, maxResult);
+      },
+    }),
+    defineMethod({
+      name: "debug_getBadBlocks",
+      params: [],
+      handler: () => chain.store.badBlocks().map((bb) => badBlockJson(bb.rlp)),
+    }),
+    defineMethod({
+      name: "debug_setHead",
+      params: [uint64],
+      handler: ([n]) => {
+        if (!(chain instanceof Blockchain)) throw RpcError.server("debug_setHead: this chain view cannot write");
+        const change = chain.rewindHead(n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n));
+        if (change !== null) deps.onHead?.(change);
+        return null;
+      },
+    }),
+    defineMethod({
+      name: "debug_dbGet",
+      params: [goString()],
+      handler: ([key]) => {
+        const v = dbValue(chain, parseHexOrString(key));
+        if (v === undefined) throw RpcError.server(DB_NOT_FOUND);
+        return bytesToHex(v);
+      },
+    }),
+    defineMethod({
+      name: "debug_executionWitness",
+      params: [blockNumber],
+      handler: ([sel]) => witnessOf(reader.resolve(sel), rethSelector(sel)),
+    }),
+    defineMethod({
+      name: "debug_executionWitnessByBlockHash",
+      params: [hash],
+      handler: ([h]) => witnessOf(chain.store.header(h) === null ? null : h, `hash ${bytesToHex(h)}`),
     }),
     defineMethod({
       name: "debug_getRawHeader",

@@ -13,6 +13,7 @@ import {
   bool,
   data,
   hash,
+  jsonKind,
   type ParamDecoder,
   ParamError,
   quantity,
@@ -169,6 +170,20 @@ const quantityOrNumber: ParamDecoder<number> = {
   decode(v) {
     if (typeof v === "number" && Number.isInteger(v) && v >= 0) return v;
     return quantity.decode(v);
+  },
+};
+
+/**
+ * A Go `int` argument (debug_storageRangeAt's txIndex and maxResult): a JSON number without a
+ * fraction, `null` as 0, encoding/json's messages otherwise.
+ */
+export const goInt: ParamDecoder<number> = {
+  optional: false,
+  decode(v) {
+    if (v === null) return 0;
+    if (typeof v !== "number") throw new ParamError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type int`);
+    if (!Number.isSafeInteger(v)) throw new ParamError(`json: cannot unmarshal number ${v} into Go value of type int`);
+    return v;
   },
 };
 

@@ -5,7 +5,8 @@
  * stateAtTransaction + traceTx). Nothing is written to the store.
  */
 import { GAS_PER_BLOB } from "../../block/blobGas.js";
-import type { Header } from "../../block/header.js";
+import { decodeBlock } from "../../block/block.js";
+import { type Header, headerHash } from "../../block/header.js";
 import type { ChainView } from "../../chain/blockchain.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { stateViewAt } from "../../chain/stateAt.js";
@@ -18,10 +19,12 @@ import { executeTx } from "../../executor/executeTx.js";
 import { type CallMessage, messageTx } from "../../executor/simulate.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { bytesToBigint, MAX_U64 } from "../../primitives/u256.js";
-import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
+import { blobParamsAt, type ChainConfig, rulesAt } from "../../spec/chainConfig.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { addressToBigint, WorldState } from "../../state/worldState.js";
 import type { KvReader } from "../../storage/kv.js";
+import { decodeTx, txHash } from "../../tx/envelope.js";
+import { recoverSenders } from "../../tx/recoverPacked.js";
 import { type Tx, TxType, txMaxFeePerGas, txMaxPriorityFeePerGas } from "../../tx/tx.js";
 import { RpcError } from "../errors.js";
 import type { DecodedBlock } from "../eth/chainReader.js";
@@ -30,7 +33,7 @@ import type { DecodedBlock } from "../eth/chainReader.js";
 export const TRACE_TIMEOUT = "execution timeout";
 
 /** Ancestor hashes for BLOCKHASH, walking parent links from `tip` (works off the canonical chain too). */
-function ancestorHashes(chain: ChainView, tip: Uint8Array): (n: bigint) => bigint {
+export function ancestorHashes(chain: ChainView, tip: Uint8Array): (n: bigint) => bigint {
   const byNumber = new Map<number, bigint>();
   let cursor: Uint8Array = tip;
   let header = chain.store.header(tip);
@@ -50,7 +53,11 @@ function ancestorHashes(chain: ChainView, tip: Uint8Array): (n: bigint) => bigin
 
 /** The execution environment of `header`, as block import builds it. */
 export function blockEnv(chain: ChainView, header: Header): BlockExecEnv {
-  const cfg = chain.config;
+  return execEnv(chain.config, header, ancestorHashes(chain, header.parentHash));
+}
+
+/** `blockEnv` with BLOCKHASH answered by `blockHash` (a stateless run takes it from its witness). */
+export function execEnv(cfg: ChainConfig, header: Header, blockHash: (n: bigint) => bigint): BlockExecEnv {
   const rules = rulesAt(cfg, header.number, header.timestamp);
   const blob = blobParamsAt(cfg, header.timestamp);
   return {
@@ -59,9 +66,29 @@ export function blockEnv(chain: ChainView, header: Header): BlockExecEnv {
     blobBaseFee: headerBlobBaseFee(cfg, header.excessBlobGas, header.timestamp),
     maxBlobGas: blob === null ? 0 : blob.max * GAS_PER_BLOB,
     depositContract: cfg.depositContractAddress,
-    blockHash: ancestorHashes(chain, header.parentHash),
+    blockHash,
     intermediateRoot: null,
     canyonActivation: cfg.optimism !== null && cfg.canyonTime === header.timestamp,
+  };
+}
+
+/**
+ * A block given as RLP (debug_traceBlock, a kept bad block) in the shape stored blocks are read in;
+ * throws on RLP that is not a block. Senders that do not recover are the zero address, as the
+ * chain reader has them; such a tx then fails when it runs.
+ */
+export function decodedBlockOf(rlp: Uint8Array): DecodedBlock {
+  const { header, body } = decodeBlock(rlp);
+  const txs = body.transactions.map((t) => decodeTx(t));
+  return {
+    hash: headerHash(header),
+    header,
+    body,
+    txs,
+    txHashes: txs.map((t) => txHash(t)),
+    senders: recoverSenders(txs).map((s) => s ?? new Uint8Array(20)),
+    receipts: null,
+    size: rlp.length,
   };
 }
 

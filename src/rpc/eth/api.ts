@@ -23,9 +23,11 @@ import { KvStateReader } from "../../state/kvStateReader.js";
 import { accountProof, storageProofs } from "../../trie/proof.js";
 import { decodeBlobTxNetwork } from "../../tx/blobNetwork.js";
 import { decodeTx, encodeTx, txHash } from "../../tx/envelope.js";
+import { TxError } from "../../tx/errors.js";
 import { signTx } from "../../tx/signer.js";
 import { type SignedTx, type Tx, TxType } from "../../tx/tx.js";
 import type { BlobSidecarStore } from "../../txpool/blobSidecars.js";
+import type { TxConditional } from "../../txpool/txConditional.js";
 import { checkTxFeeOf } from "../../txpool/txFeeCap.js";
 import type { TxPool } from "../../txpool/txPool.js";
 import { RpcError } from "../errors.js";
@@ -48,9 +50,10 @@ import {
 import { type AnyMethod, type AnySubscription, defineMethod, defineSubscription } from "../registry.js";
 import { pendingTxJson } from "../txpoolApi.js";
 import { createAccessList } from "./accessList.js";
-import { EthBackend, LATEST } from "./backend.js";
-import { callMessage, checkFeeArgs, revertError, type TxArgs, txArgs } from "./callArgs.js";
+import { EthBackend, LATEST, unpricedEnv } from "./backend.js";
+import { callMessage, checkFeeArgs, revertError, txArgs } from "./callArgs.js";
 import type { ChainReader, DecodedBlock } from "./chainReader.js";
+import { CostRateLimiter, checkConditionalAtHead, conditionalJson, txConditional, waitForCost } from "./conditional.js";
 import { ethConfig } from "./config.js";
 import { decodeStorageKey, floatList, hexOrDecimal, storageValuesRequest, stringList } from "./ethParams.js";
 import {
@@ -65,6 +68,7 @@ import {
   subscribePendingTxs,
 } from "./filters.js";
 import { feeHistory, GasPriceOracle } from "./gasPrice.js";
+import { estimateGasVia, fillTransaction, type SignDeps, signMethods, UNKNOWN_ACCOUNT } from "./sign.js";
 import { simulateV1 } from "./simulate.js";
 
 export interface EthDeps {
@@ -82,11 +86,21 @@ export interface EthDeps {
   networkId: bigint;
   clientVersion: string;
   devAccounts: readonly { address: Uint8Array; privateKey: Uint8Array }[];
+  /** --rpc.allow-unprotected-txs: take pre-EIP-155 legacy txs over RPC (geth refuses them by default). */
+  allowUnprotectedTxs?: boolean;
   /** --rollup.sequencerhttp: forwards a raw tx and returns its hash. */
   forwardRawTx: ((raw: Uint8Array) => Promise<Uint8Array>) | null;
   events: EventHub;
   /** A dev L1's blob sidecars: blob txs arrive in the network form, their sidecars kept here. */
   blobSidecars?: BlobSidecarStore | null;
+  /**
+   * `--rollup.sequencertxconditionalenabled`: serve eth_sendRawTransactionConditional, its cost
+   * taken at `costRateLimit` lookups a second (`--rollup.sequencertxconditionalcostratelimit`).
+   * Absent or null: the method is not served (op-geth does not register it).
+   */
+  txConditional?: { readonly costRateLimit: number } | null;
+  /** With --rollup.sequencerhttp: sends a conditional tx on to the sequencer and returns its hash. */
+  forwardRawTxConditional?: ((raw: Uint8Array, conditional: JsonValue) => Promise<Uint8Array>) | null;
 }
 
 /** A type-3 envelope whose payload starts with a list (the tx fields): the EIP-4844 network form. */
@@ -128,13 +142,26 @@ export function ethCallMethods(be: EthBackend): AnyMethod[] {
         const feeErr = checkFeeArgs(args);
         if (feeErr !== null) throw RpcError.server(feeErr);
         const st = be.overridden(be.stateAt(sel ?? LATEST), stateOv);
-        const env = be.envWith(st.header, blockOv);
-        const msg = callMessage(args, args.gas);
+        const env = unpricedEnv(be.envWith(st.header, blockOv), args);
+        // geth gasestimator: a given gas below 21,000 does not bound the search (hi = the block's).
+        const msg = callMessage(args, args.gas !== null && args.gas < TX_GAS ? null : args.gas);
+        // geth gasestimator `Estimate`: a priced estimate whose value is not below the balance fails
+        // before any run (core.ErrInsufficientFundsForTransfer).
+        const feeCap = args.gasPrice ?? args.maxFeePerGas ?? 0n;
+        if (feeCap > 0n && msg.value >= (new KvStateReader(st.view).account(keccak256(msg.from))?.balance ?? 0n)) {
+          throw RpcError.server("insufficient funds for transfer");
+        }
         const r = estimateGas(st.view, msg, env);
         if (r.ok) return qty(r.gas);
         if ("reject" in r) {
-          const gas = be.callGas(args, st.header);
-          throw RpcError.server(be.rejectMessage(r.reject, st.view, msg, gas, env));
+          // geth gasestimator `execute`: too little gas for the intrinsic cost at the highest gas it
+          // may try (a gas cap below it) is a failed run, reported as the allowance exceeded;
+          // other refusals come back wrapped by `run` ("failed with %d gas: %w").
+          if (r.reject === "INTRINSIC_GAS_TOO_LOW") {
+            throw RpcError.server(`gas required exceeds allowance (${r.allowance})`);
+          }
+          const text = be.rejectMessage(r.reject, st.view, msg, r.allowance, env);
+          throw RpcError.server(`failed with ${r.allowance} gas: ${text}`);
         }
         const f = r.failed;
         if (f.error === "execution reverted") throw revertError(f.output);
@@ -177,43 +204,75 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   };
 
   const sendRaw = async (raw: Uint8Array): Promise<string> => {
-    let tx: Tx;
+    const d = decodeRaw(raw);
+    return submit(d.tx, d.raw);
+  };
+
+  /**
+   * The tx of eth_sendRawTransaction(Conditional) and the canonical bytes to pool, with geth's
+   * refusals. A blob tx arrives in the network form (EIP-4844 wrapper, or EIP-7594's cell-proof
+   * wrapper from Osaka): on an L1 node its sidecars are verified and kept in the node's store (geth's
+   * blobpool keeps them; every L1 node has one), and one without sidecars is refused as geth's
+   * blobpool refuses it. On an OP chain a blob tx is refused in either form after decoding, as
+   * op-geth's `SendTx` does before forwarding or pooling ("transaction type not supported").
+   */
+  const decodeRaw = (raw: Uint8Array): { tx: SignedTx; raw: Uint8Array } => {
+    const op = chain.config.optimism !== null;
     const sidecars = deps.blobSidecars ?? null;
-    if (sidecars !== null && raw[0] === TxType.Blob && isNetworkForm(raw)) {
-      // EIP-4844 network form: verify and keep the sidecars, pool the canonical tx.
+    if (raw[0] === TxType.Blob && isNetworkForm(raw)) {
       let w: ReturnType<typeof decodeBlobTxNetwork>;
       try {
         w = decodeBlobTxNetwork(raw);
-        sidecars.add(w);
       } catch (e) {
         throw RpcError.server((e as Error).message);
       }
+      if (op) throw RpcError.server(TX_TYPE_NOT_SUPPORTED);
+      if (sidecars !== null) {
+        try {
+          sidecars.add(w);
+        } catch (e) {
+          throw RpcError.server((e as Error).message);
+        }
+      }
+      // Without a store (an API built without one) the pool, which then takes no blob txs, refuses it.
       const canonical = encodeTx(w.tx);
-      return submit(decodeTx(canonical) as SignedTx, canonical);
+      return { tx: decodeTx(canonical) as SignedTx, raw: canonical };
     }
+    let tx: Tx;
     try {
       tx = decodeTx(raw);
     } catch (e) {
-      throw RpcError.server((e as Error).message);
+      throw RpcError.server(rawTxDecodeError(raw, e));
     }
-    if (tx.type === TxType.Deposit) throw RpcError.server("transaction type not supported");
-    return submit(tx as SignedTx, raw);
+    if (tx.type === TxType.Deposit) throw RpcError.server(TX_TYPE_NOT_SUPPORTED);
+    if (tx.type === TxType.Blob) {
+      if (op) throw RpcError.server(TX_TYPE_NOT_SUPPORTED);
+      // SPEC: geth core/txpool/validation.go `validateBlobSidecar`.
+      if (sidecars !== null) throw RpcError.server("missing sidecar in blob transaction");
+    }
+    return { tx: tx as SignedTx, raw };
   };
 
-  const submit = async (tx: SignedTx, raw: Uint8Array): Promise<string> => {
+  const submit = async (tx: SignedTx, raw: Uint8Array, conditional: TxConditional | null = null): Promise<string> => {
     const feeErr = checkTxFeeOf(tx, deps.txFeeCap);
     if (feeErr !== null) throw RpcError.server(feeErr);
-    if (tx.type === TxType.Legacy && !isProtected(tx)) {
+    if (deps.allowUnprotectedTxs !== true && !isProtected(tx)) {
       throw RpcError.server("only replay-protected (EIP-155) transactions allowed over RPC");
     }
     const h = txHash(tx);
+    if (conditional !== null && deps.forwardRawTx !== null) {
+      // op-geth sequencerapi: with a sequencer to forward to, the conditional tx only goes there.
+      const forward = deps.forwardRawTxConditional ?? null;
+      if (forward === null) throw RpcError.server("no sequencer to forward the conditional transaction to");
+      return bytesToHex(await forward(raw, conditionalJson(conditional)));
+    }
     if (deps.forwardRawTx !== null) {
       // op-geth: forward to the sequencer, then keep a local copy (errors only logged).
       await deps.forwardRawTx(raw);
       await pool.add([raw], true).catch(() => undefined);
       return bytesToHex(h);
     }
-    const [r] = await pool.add([raw], true);
+    const [r] = await pool.add([raw], true, conditional);
     if (r.error !== null) {
       // geth answers every pool refusal with -32000; the op-reth refusals carry reth's code.
       throw r.error.rpcCode === undefined
@@ -224,6 +283,18 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   };
 
   const stateArgs = (sel: BlockSelector | undefined) => be.stateAt(sel ?? LATEST);
+
+  const conditionalCfg = deps.txConditional ?? null;
+  const costLimiter = conditionalCfg === null ? null : new CostRateLimiter(conditionalCfg.costRateLimit);
+
+  const signDeps: SignDeps = {
+    chain,
+    devAccounts: deps.devAccounts,
+    txFeeCap: deps.txFeeCap,
+    nonceAt: (a) => pool.nonceAt(a),
+    suggestTip: () => oracle.suggestTip(),
+    estimateGas: estimateGasVia(ethCallMethods(be)),
+  };
 
   const methods: (AnyMethod | AnySubscription)[] = [
     defineMethod({ name: "eth_blockNumber", params: [], handler: () => qty(chain.head.number) }),
@@ -368,18 +439,35 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
 
     // ---- submission -----------------------------------------------------------------------------
     defineMethod({ name: "eth_sendRawTransaction", params: [data], handler: ([raw]) => sendRaw(raw) }),
+    ...(costLimiter === null
+      ? []
+      : [
+          defineMethod({
+            name: "eth_sendRawTransactionConditional",
+            params: [data, txConditional],
+            handler: async ([raw, cond]) => {
+              const cost = checkConditionalAtHead(be, cond);
+              await waitForCost(costLimiter, cost);
+              const d = decodeRaw(raw);
+              return submit(d.tx, d.raw, cond);
+            },
+          }),
+        ]),
     defineMethod({
       name: "eth_sendTransaction",
       params: [txArgs],
       handler: async ([args]) => {
         const from = args.from;
         const acct = from === null ? undefined : deps.devAccounts.find((a) => equalBytes(a.address, from));
-        if (from === null || acct === undefined) throw RpcError.server("unknown account");
-        const tx = await fillTx(be, pool, oracle, args, from);
+        if (from === null || acct === undefined) throw RpcError.server(UNKNOWN_ACCOUNT);
+        // geth SendTransaction: setDefaults (fees first, then the gas estimated with them) and
+        // ToTransaction, the same filling eth_fillTransaction and eth_signTransaction answer with.
+        const tx = await fillTransaction(signDeps, args);
         const signed = signTx(tx, acct.privateKey, chain.config.chainId);
         return submit(signed, encodeTx(signed));
       },
     }),
+    ...signMethods(signDeps),
 
     // ---- blocks ---------------------------------------------------------------------------------
     defineMethod({
@@ -565,14 +653,35 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   return methods;
 }
 
+/** core.ErrTxTypeNotSupported. */
+const TX_TYPE_NOT_SUPPORTED = "transaction type not supported";
+
+/**
+ * geth `Transaction.UnmarshalBinary`'s refusals where they are its own: a first byte above 0x7f is
+ * a legacy tx, which must be an RLP list; a typed tx needs a byte after its type (errShortTypedTx);
+ * a type byte it does not know is ErrTxTypeNotSupported. Other decoding errors keep their text.
+ */
+function rawTxDecodeError(raw: Uint8Array, e: unknown): string {
+  if (raw.length > 0 && raw[0] > 0x7f) {
+    return raw[0] < 0xc0 ? "rlp: expected input list for types.LegacyTx" : (e as Error).message;
+  }
+  if (raw.length <= 1) return "typed transaction too short";
+  if (e instanceof TxError && e.code === "TYPE_NOT_SUPPORTED") return TX_TYPE_NOT_SUPPORTED;
+  return (e as Error).message;
+}
+
+/** params.TxGas: the least gas any tx needs. */
+const TX_GAS = 21_000n;
+
 const EMPTY_ROOT = Uint8Array.from(
   Buffer.from("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421", "hex"),
 );
 const ZERO32 = new Uint8Array(32);
 
+/** geth `Transaction.Protected` (isProtectedV): a legacy v of 27/28 (or 0/1) carries no chain id. */
 function isProtected(tx: Tx): boolean {
   if (tx.type !== TxType.Legacy) return true;
-  return tx.v !== 27n && tx.v !== 28n;
+  return tx.v !== 27n && tx.v !== 28n && tx.v !== 0n && tx.v !== 1n;
 }
 
 function uncleJson(b: DecodedBlock | null, i: number): JsonValue {
@@ -582,95 +691,4 @@ function uncleJson(b: DecodedBlock | null, i: number): JsonValue {
   delete o.size;
   o.uncles = [];
   return o;
-}
-
-/** geth `setDefaults` for eth_sendTransaction: nonce from the pool, fees from the oracle, gas estimated. */
-async function fillTx(
-  be: EthBackend,
-  pool: TxPool,
-  oracle: GasPriceOracle,
-  args: TxArgs,
-  from: Uint8Array,
-): Promise<SignedTx> {
-  const chainId = be.chain.config.chainId;
-  const nonce = args.nonce ?? pool.nonceAt(from);
-  const value = args.value ?? 0n;
-  const input = args.input ?? new Uint8Array(0);
-  let gas = args.gas;
-  if (gas === null) {
-    const st = be.stateAt(LATEST);
-    const r = estimateGas(st.view, callMessage(args, null), be.callEnv(st.header));
-    if (!r.ok) {
-      if ("failed" in r && r.failed.error === "execution reverted") throw revertError(r.failed.output);
-      throw RpcError.server("gas required exceeds allowance");
-    }
-    gas = r.gas;
-  }
-  const london = be.chain.head.baseFeePerGas !== null;
-  if (args.gasPrice !== null || !london) {
-    const gasPrice = args.gasPrice ?? oracle.suggestGasPrice();
-    if (args.accessList !== null) {
-      return {
-        type: TxType.AccessList,
-        chainId,
-        nonce,
-        gasPrice,
-        gasLimit: gas,
-        to: args.to,
-        value,
-        data: input,
-        accessList: args.accessList,
-        yParity: 0,
-        r: 0n,
-        s: 0n,
-      };
-    }
-    return {
-      type: TxType.Legacy,
-      nonce,
-      gasPrice,
-      gasLimit: gas,
-      to: args.to,
-      value,
-      data: input,
-      v: 0n,
-      r: 0n,
-      s: 0n,
-    };
-  }
-  const tip = args.maxPriorityFeePerGas ?? oracle.suggestTip();
-  const maxFee = args.maxFeePerGas ?? tip + 2n * (be.chain.head.baseFeePerGas ?? 0n);
-  if (args.authorizationList !== null && args.to !== null) {
-    return {
-      type: TxType.SetCode,
-      chainId,
-      nonce,
-      maxPriorityFeePerGas: tip,
-      maxFeePerGas: maxFee,
-      gasLimit: gas,
-      to: args.to,
-      value,
-      data: input,
-      accessList: args.accessList ?? [],
-      authorizationList: args.authorizationList,
-      yParity: 0,
-      r: 0n,
-      s: 0n,
-    };
-  }
-  return {
-    type: TxType.FeeMarket,
-    chainId,
-    nonce,
-    maxPriorityFeePerGas: tip,
-    maxFeePerGas: maxFee,
-    gasLimit: gas,
-    to: args.to,
-    value,
-    data: input,
-    accessList: args.accessList ?? [],
-    yParity: 0,
-    r: 0n,
-    s: 0n,
-  };
 }

@@ -12,7 +12,7 @@ import { stateViewAt } from "../../chain/stateAt.js";
 import { KECCAK256_EMPTY, keccak256 } from "../../crypto/keccak.js";
 import { blockContext } from "../../executor/executeBlock.js";
 import type { TxOutcome, TxRejectCode } from "../../executor/executeTx.js";
-import { type CallEnv, type CallMessage, CallTimeoutError, callOnce } from "../../executor/simulate.js";
+import { type CallEnv, type CallMessage, CallTimeoutError, callOnce, messageTx } from "../../executor/simulate.js";
 import { toChecksumAddress } from "../../primitives/address.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
@@ -21,6 +21,7 @@ import { rulesAt } from "../../spec/chainConfig.js";
 import { OpFork } from "../../spec/forks.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import type { KvReader } from "../../storage/kv.js";
+import { floorDataGas, intrinsicGas } from "../../tx/intrinsicGas.js";
 import { RpcError } from "../errors.js";
 import { type BlockSelector, ParamError } from "../params.js";
 import { callMessage, checkFeeArgs, type TxArgs } from "./callArgs.js";
@@ -166,8 +167,14 @@ export class EthBackend {
         return `nonce too high: address ${from}`;
       case "SENDER_NOT_EOA":
         return `sender not an eoa: address ${from}, codehash: ${bytesToHex(acct?.codeHash ?? KECCAK256_EMPTY)}`;
-      case "INTRINSIC_GAS_TOO_LOW":
-        return "intrinsic gas too low";
+      case "INTRINSIC_GAS_TOO_LOW": {
+        // geth core/state_transition.go: "%w: have %d, want %d" for the intrinsic gas, then (Prague)
+        // for the EIP-7623 calldata floor; executeTx reports both with this one code.
+        const tx = messageTx(msg, gas, env.chainId);
+        const intrinsic = BigInt(intrinsicGas(tx, env.rules.fork));
+        if (gas < intrinsic) return `intrinsic gas too low: have ${gas}, want ${intrinsic}`;
+        return `insufficient gas for floor data gas cost: have ${gas}, want ${floorDataGas(tx)}`;
+      }
       case "GAS_ALLOWANCE_EXCEEDED":
         return "gas limit reached";
       case "BLOB_FEE_CAP_BELOW_BLOB_BASE_FEE":
@@ -216,7 +223,7 @@ export class EthBackend {
     const feeErr = checkFeeArgs(args);
     if (feeErr !== null) throw RpcError.server(feeErr);
     const st = this.overridden(this.stateAt(sel), stateOv);
-    const env = this.envWith(st.header, blockOv);
+    const env = unpricedEnv(this.envWith(st.header, blockOv), args);
     const gas = this.ethCallGas(args, st, env);
     const msg = callMessage(args, gas);
     const timeoutMs = this.deps.evmTimeoutMs ?? 0;
@@ -232,6 +239,21 @@ export class EthBackend {
     }
     return { outcome: r, st };
   }
+}
+
+/**
+ * The environment of an eth_call / eth_estimateGas run: with no gas price at all (every price field
+ * absent or 0) the block's base fee is lowered to 0, so BASEFEE reads 0 as GASPRICE does and the
+ * fee-cap check has nothing to refuse. SPEC: geth internal/ethapi/api.go `applyMessage` and
+ * eth/gasestimator `run`: "Lower the basefee to 0 to avoid breaking EVM invariants (basefee <
+ * feecap)" when `msg.GasPrice.Sign() == 0`; with a price the block's base fee stands. (geth's
+ * eth_createAccessList fills the fee fields first, so its runs see the block's base fee.)
+ */
+export function unpricedEnv(env: CallEnv, args: TxArgs): CallEnv {
+  const priced =
+    (args.gasPrice ?? 0n) !== 0n || (args.maxFeePerGas ?? 0n) !== 0n || (args.maxPriorityFeePerGas ?? 0n) !== 0n;
+  if (priced || env.block.baseFee === 0n) return env;
+  return { ...env, block: { ...env.block, baseFee: 0n } };
 }
 
 /** Decodes a handler-decoded argument with the dispatcher's "invalid argument N: " wording. */

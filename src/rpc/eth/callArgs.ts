@@ -59,6 +59,10 @@ function authListOf(v: unknown): Authorization[] {
   });
 }
 
+/** geth's error for call arguments whose `data` and `input` differ. */
+export const BOTH_DATA_AND_INPUT =
+  'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data';
+
 /** Decodes a TransactionArgs object (field names case-insensitive, like encoding/json). */
 export function decodeTxArgs(v: unknown): TxArgs {
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
@@ -71,10 +75,11 @@ export function decodeTxArgs(v: unknown): TxArgs {
   const input = field(data, o.input);
   const dataField = field(data, o.data);
   if (input !== null && dataField !== null && bytesToHex(input) !== bytesToHex(dataField)) {
-    throw new RpcError(
-      -32000,
-      'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
-    );
+    // geth's text (transaction_args.go setDefaults); as an argument error it is invalid params
+    // (-32602, "invalid argument 0: …"), as reth answers it (EthApiError::TransactionInputError) and
+    // as debug_traceCall's decoder already did: it is thrown as a ParamError, which every path that
+    // decodes arguments (the dispatcher, the evmCall workers) turns into that answer.
+    throw new ParamError(BOTH_DATA_AND_INPUT);
   }
   return {
     from: field(address, o.from),

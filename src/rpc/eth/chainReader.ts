@@ -149,6 +149,7 @@ export class ChainReader {
       transactions,
       uncleHashes: b.body.ommers.map((o) => headerHashOf(o)),
       withdrawals: b.body.withdrawals,
+      totalDifficulty: this.chain.store.totalDifficulty(b.hash),
     });
   }
 

@@ -27,8 +27,14 @@ export const OP_MIN_SUGGESTED_PRIORITY_FEE = 1_000_000n;
 const MAX_FEE_HISTORY = 1024;
 const MAX_BLOCK_COUNT_PERCENTILES = 100;
 
-/** The tip a tx pays at `baseFee` (geth `EffectiveGasTipValue`), negative when below the base fee. */
+/**
+ * The tip a tx pays at `baseFee` (geth `EffectiveGasTipValue`), negative when below the base fee
+ * (never for a tx in a valid block). A deposit tips 0: op-geth `Transaction.EffectiveGasTip` answers
+ * 0 for DepositTxType before looking at the base fee (its fee fields are 0, so `min(0, 0 - baseFee)`
+ * would otherwise make every OP block's fee history carry a negative reward).
+ */
 export function effectiveTip(tx: Tx, baseFee: bigint | null): bigint {
+  if (tx.type === TxType.Deposit) return 0n;
   const tip = txMaxPriorityFeePerGas(tx);
   if (baseFee === null) return tip;
   const cap = txMaxFeePerGas(tx) - baseFee;

@@ -56,6 +56,9 @@ function callMethods(chain: Blockchain): AnyMethod[] {
   );
 }
 
+/** Init code deploying a runtime that answers 42 (CODECOPY of the 10 bytes after it, RETURN). */
+const CREATE_42 = "0x600a600c600039600a6000f3602a60005260206000f3";
+
 /** The rpc-compat requests of the offloaded methods, and a few of our own. */
 function requests(): string[] {
   const out: string[] = [];
@@ -82,6 +85,15 @@ function requests(): string[] {
     req("eth_call", [call, "latest", null, null, 5]),
     req("eth_estimateGas", [call, "0xffffff"]),
     req("trace_call", [call]),
+    // `data` and `input` differ: invalid params decoded in the worker as on the main thread (issue 23).
+    req("eth_call", [{ ...call, data: "0x01" }, "latest"]),
+    req("eth_estimateGas", [{ ...call, data: "0x01" }]),
+    req("eth_createAccessList", [{ ...call, data: "0x01" }]),
+    req("debug_traceCall", [{ ...call, data: "0x01" }, "latest", {}]),
+    // Creation calls (no `to`): the init code runs, on both sides of the hop (issue 23).
+    req("eth_call", [{ from: call.from, input: CREATE_42 }, "latest"]),
+    req("eth_estimateGas", [{ from: call.from, input: CREATE_42 }]),
+    req("eth_createAccessList", [{ from: call.from, input: CREATE_42 }, "latest"]),
   );
   return out;
 }
@@ -151,6 +163,62 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     }
     // The set covers refusals as well as results.
     assert.ok(errors >= 10, `${errors} error answers`);
+  });
+
+  it("no answer names a worker, a class or a stack: argument errors, a dead worker, a missing head", async () => {
+    // The same invalid-params answer on both sides of the hop.
+    const both = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "eth_call",
+      params: [{ to: "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667", input: "0xff01", data: "0x01" }, "latest"],
+    });
+    const r = JSON.parse(await answer(offloaded, both));
+    assert.deepEqual(r.error, {
+      code: -32602,
+      message:
+        'invalid argument 0: both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
+    });
+    // Every answer of the suite through the pool: nothing internal in an error message.
+    for (const q of requests()) {
+      const a = JSON.parse(await answer(offloaded, q));
+      if (a.error !== undefined) {
+        assert.doesNotMatch(a.error.message, /worker|piscina|thread|\.ts:|\n\s+at /i, q);
+        assert.doesNotMatch(a.error.message, /\b[A-Z]\w*Error\b/, q);
+      }
+    }
+    // The hop itself fails (the worker died): -32603 with geth's text; the cause goes to the log.
+    const logged: string[] = [];
+    const dying = {
+      threads: 1,
+      queueSize: 0,
+      busy: 0,
+      canAcceptWork: () => true,
+      run: async () => {
+        throw new TypeError("Cannot read properties of undefined (reading 'x') at workers/evmCall.ts:27");
+      },
+    };
+    const d = new Registry(
+      offloadCalls(callMethods(chain), {
+        pool: dying,
+        head: () => chain.headBlockHash,
+        timeoutMs: 0,
+        onWorkerError: (m, e) => logged.push(`${m}: ${e.message}`),
+      }) as AnyMethod[],
+    ).forApis(["eth"]);
+    const dead = JSON.parse(await answer(d, requests()[0]!));
+    assert.deepEqual(dead.error, { code: -32603, message: "method handler crashed" });
+    assert.equal(logged.length, 1);
+    assert.match(logged[0]!, /^eth_\w+: Cannot read properties/);
+    // A head the worker's view does not hold: geth's "header not found", not the worker's internals.
+    const w = CallWorker.open(kv, GAS_CAP);
+    const missing = await w.run({
+      kind: "rpc",
+      method: "eth_call",
+      params: [{ to: "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667" }, "latest"],
+      head: new Uint8Array(32).fill(0xee),
+    });
+    assert.deepEqual(missing, { error: { code: -32000, message: "header not found" } });
   });
 
   it("refuses at once when the queue is full (-32005)", async () => {

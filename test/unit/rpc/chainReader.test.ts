@@ -32,6 +32,13 @@ function load(): ChainReader {
   return new ChainReader(chain);
 }
 
+/** The sum of the canonical headers' difficulties from genesis through block `n`. */
+function totalDifficulty(reader: ChainReader, n: number): bigint {
+  let td = 0n;
+  for (let i = 0; i <= n; i++) td += reader.chain.store.header(reader.chain.store.canonicalHash(i)!)!.difficulty;
+  return td;
+}
+
 interface Exchange {
   file: string;
   method: string;
@@ -99,7 +106,15 @@ describe("rpc/eth/chainReader vs rpc-compat", function () {
     for (const x of exchanges(method)) {
       if (x.hasError) continue;
       it(`${method}/${x.file}`, () => {
-        assert.deepEqual(run(x.params), x.result);
+        const got = run(x.params) as Record<string, unknown> | null;
+        const want = x.result as Record<string, unknown> | null;
+        if (method.startsWith("eth_getBlockBy") && got !== null && want !== null && !("totalDifficulty" in want)) {
+          // Opal's block objects carry totalDifficulty (spec.md §2.4), which geth wrote until v1.14.9
+          // and the suite's answers no longer have: the difficulties from genesis to the block.
+          assert.equal(got.totalDifficulty, `0x${totalDifficulty(reader, Number(want.number)).toString(16)}`);
+          delete got.totalDifficulty;
+        }
+        assert.deepEqual(got, want);
       });
     }
   }

@@ -43,6 +43,8 @@ function fake(sender: number, nonce: number, maxFee: bigint, tip: bigint, cost =
     cost,
     local: false,
     time: seq,
+    conditional: null,
+    rejected: false,
   };
 }
 

@@ -546,7 +546,7 @@ describe("txpool/TxPool (L1)", function () {
       }
       assert.deepEqual(rest, [3n * GWEI, 3n * GWEI]);
       // minTip cuts senders whose next tx tips less.
-      const it3 = pool.byPriceAndNonce(GWEI, 3n * GWEI);
+      const it3 = pool.byPriceAndNonce(GWEI, { minTip: 3n * GWEI });
       assert.equal(it3.size, 2);
     });
 

@@ -74,6 +74,7 @@ describe("node: the dev L1's blob transactions and beacon API", function () {
     nonce: bigint,
     breakProof = false,
     wrapperVersion: 0 | 1 = 1,
+    on: ExecNode = node,
   ): { raw: Uint8Array; hashes: Uint8Array[] } {
     const kzg = loadKzg();
     const blobs = payloads.map((p) => encodeBlob(p));
@@ -86,7 +87,7 @@ describe("node: the dev L1's blob transactions and beacon API", function () {
     const hashes = commitments.map((c) => kzgToVersionedHash(c));
     const tx: BlobTx = {
       type: TxType.Blob,
-      chainId: node.chain.config.chainId,
+      chainId: on.chain.config.chainId,
       nonce,
       maxPriorityFeePerGas: 1_000_000_000n,
       maxFeePerGas: 100_000_000_000n,
@@ -101,7 +102,7 @@ describe("node: the dev L1's blob transactions and beacon API", function () {
       r: 0n,
       s: 0n,
     };
-    const signed = signTx(tx, node.devKeys[0]!.privateKey);
+    const signed = signTx(tx, on.devKeys[0]!.privateKey);
     return { raw: encodeBlobTxNetwork({ tx: signed, wrapperVersion, blobs, commitments, proofs }), hashes };
   }
 
@@ -173,6 +174,30 @@ describe("node: the dev L1's blob transactions and beacon API", function () {
     };
     assert.equal(spec.data.SECONDS_PER_SLOT, "1");
     assert.equal((await fetch(`${beaconUrl}/eth/v1/beacon/blob_sidecars/999999999`)).status, 404);
+  });
+
+  it("a dev L1 without --dev.beacon takes blob txs in network form too (every L1 node keeps sidecars)", async () => {
+    const plainDir = tempDir("devblobs-plain");
+    const plain = await ExecNode.start(configOf(["--dev", "--dev.period", "0", "--datadir", plainDir.path, "--http"]), {
+      print: () => undefined,
+    });
+    try {
+      assert.equal(plain.devBeacon, null);
+      const plainUrl = `http://127.0.0.1:${plain.httpServer!.address().port}`;
+      const { raw } = blobTx([Uint8Array.of(5, 6, 7)], 0n, false, 1, plain);
+      const sent = await rpc(plainUrl, "eth_sendRawTransaction", [bytesToHex(raw)]);
+      assert.ok(typeof sent.result === "string", JSON.stringify(sent));
+      let receipt = null as { blobGasUsed?: string } | null;
+      for (let i = 0; i < 50 && receipt === null; i++) {
+        receipt = (await rpc(plainUrl, "eth_getTransactionReceipt", [sent.result])).result as typeof receipt;
+        if (receipt === null) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(receipt !== null, "the blob tx was sealed");
+      assert.equal(receipt.blobGasUsed, "0x20000");
+    } finally {
+      await plain.stop();
+      plainDir.remove();
+    }
   });
 
   it("the batcher's TxSender posts cell-proof blobs to the Osaka dev L1; the beacon client reads them back", async () => {

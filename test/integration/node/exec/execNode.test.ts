@@ -198,6 +198,38 @@ describe("node/execNode", function () {
     }
   });
 
+  it("debug_setHead on a live node: the pool takes the rewound blocks' txs back and the sealer includes them again", async () => {
+    const dir = tempDir("sethead");
+    try {
+      const node = await ExecNode.start(configOf(["--dev", "--datadir", dir.path, "--http", "--http.api=eth,debug"]), {
+        print: () => undefined,
+      });
+      try {
+        const http = url(node.endpoints.http!);
+        await rpc(http, "eth_sendRawTransaction", [devTransfer(0n)]);
+        await waitFor(() => node.chain.head.number === 1, 10_000, "block 1");
+        const second = devTransfer(1n);
+        const hash = bytesToHex(txHash(decodeTx(Buffer.from(second.slice(2), "hex"))));
+        await rpc(http, "eth_sendRawTransaction", [second]);
+        await waitFor(() => node.chain.head.number === 2, 10_000, "block 2");
+        const rewound = await rpc(http, "debug_setHead", ["0x1"]);
+        assert.equal(rewound.json?.result, null, rewound.body);
+        // The tx of the rewound block 2 is pending again, so --dev.period 0 seals it into a new block 2.
+        await waitFor(
+          () =>
+            node.chain.head.number === 2 &&
+            bytesToHex(txHash(decodeTx(node.chain.store.body(node.chain.headBlockHash)!.transactions[0]!))) === hash,
+          10_000,
+          "the rewound tx sealed again",
+        );
+      } finally {
+        await node.stop();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
   it("--http.api / --ws.api with an unknown namespace: served without it, logged as geth's error", async () => {
     const dir = tempDir("apis");
     const lines: string[] = [];

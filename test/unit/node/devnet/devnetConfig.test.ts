@@ -10,6 +10,7 @@ import { main as devnetMain } from "../../../../src/cli/opalDevnet.js";
 import { EXIT_USAGE, type Io } from "../../../../src/cli/processIo.js";
 import { DEVNET_SYSTEM_CONFIG, devnetConfig, devnetForkOffsets } from "../../../../src/node/devnet/devnetConfig.js";
 import { SYSTEM_CONFIG_RUNTIME_HEX } from "../../../../src/node/devnet/l1Contracts.js";
+import { OP_GENESIS_PREDEPLOYS, OP_GENESIS_PREINSTALLS } from "../../../../src/node/exec/opGenesisAlloc.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { parseRollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import { MemoryKv } from "../../../../src/storage/memory.js";
@@ -47,6 +48,21 @@ describe("node/devnetConfig", () => {
     assert.equal(bytesToHex(cfg.genesis.systemConfig.batcherAddr), bytesToHex(c.roles.batcher.address));
     const alloc = c.l1Genesis.alloc as Record<string, { code?: string }>;
     assert.equal(alloc[DEVNET_SYSTEM_CONFIG]?.code?.replace(/^0x/, ""), SYSTEM_CONFIG_RUNTIME_HEX.replace(/^0x/, ""));
+  });
+
+  it("the L2 genesis is a full OP chain: every predeploy behind its proxy and every preinstall, the ProxyAdmin owned by the owner role", () => {
+    const c = devnetConfig({ timestamp: 1_800_000_000, blockTime: 2, upTo: "jovian" });
+    const alloc = c.l2Genesis.alloc as Record<string, { code?: string; storage?: Record<string, string> }>;
+    const owner = BigInt(bytesToHex(c.roles.owner.address));
+    for (const p of [...OP_GENESIS_PREDEPLOYS, ...OP_GENESIS_PREINSTALLS]) {
+      assert.ok((alloc[p.address]?.code ?? "0x").length > 2, `${p.name} code at ${p.address}`);
+      if (p.proxy !== null) {
+        const impl = alloc[p.proxy]?.storage?.["0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"];
+        assert.equal(impl, p.address, `${p.name} proxy ${p.proxy} → ${p.address}`);
+      }
+    }
+    const proxyAdmin = alloc["0x4200000000000000000000000000000000000018"]!.storage!;
+    assert.equal(BigInt(proxyAdmin["0x0"]!), owner, "ProxyAdmin owner: the owner role");
   });
 
   it("--forks=fjord: later forks are not scheduled on either layer; the genesis scalar is pre-Ecotone only before Ecotone", () => {

@@ -248,9 +248,10 @@ describe("actions: hard-fork activations after genesis", function () {
   });
 
   it("(b) the upgrade deployments land at the addresses the proxy updates point to", async () => {
-    // The dev genesis predeploys are plain contracts, not ERC-1967 proxies, so `upgradeTo` and the
-    // GPO `setX()` calls revert there (a deposit may fail; the block is valid). The deployments and
-    // the L1-info deposit must succeed, and each proxy update must name a contract deployed in its block.
+    // The deployments and the L1-info deposit must succeed, and each proxy update must name a
+    // contract deployed in its block. A deployment lands at CREATE(deployer, its nonce): the dev
+    // genesis, as op-deployer's L2Genesis, gives the EIP-4788 and EIP-2935 deployers nonce 1 (their
+    // contracts are preinstalled), so the Ecotone and Isthmus copies land beside them.
     const { v } = chain;
     for (const n of [ECOTONE_BLOCK, FJORD_BLOCK, ISTHMUS_BLOCK, JOVIAN_BLOCK]) {
       const raw = await v.engine.transactionsByNumber(n);
@@ -266,8 +267,12 @@ describe("actions: hard-fork activations after genesis", function () {
         if (tx.type !== TxType.Deposit) continue;
         if (tx.to === null) {
           assert.equal(rc.status, "0x1", `block ${n} tx ${i}: deployment succeeds`);
-          const want = hex(keccak256(encodeRlp([tx.from, new Uint8Array(0)])).slice(12));
-          assert.equal(rc.contractAddress?.toLowerCase(), want, `block ${n} tx ${i}: CREATE(deployer, 0)`);
+          const nonce = BigInt(
+            await v.exec.rpc.call<string>("eth_getTransactionCount", [hex(tx.from), `0x${(n - 1).toString(16)}`]),
+          );
+          const rlpNonce = nonce === 0n ? new Uint8Array(0) : hexToBytes(`0x${nonce.toString(16).padStart(2, "0")}`);
+          const want = hex(keccak256(encodeRlp([tx.from, rlpNonce])).slice(12));
+          assert.equal(rc.contractAddress?.toLowerCase(), want, `block ${n} tx ${i}: CREATE(deployer, ${nonce})`);
           deployed.push(want);
         } else if (tx.data.length === 36 && hex(tx.data.subarray(0, 4)) === "0x3659cfe6") {
           assert.equal(hex(tx.from), hex(new Uint8Array(20)), "proxy updates come from the zero address");

@@ -63,6 +63,10 @@ export const DEVNET_CLI = defineCli({
       help: "Activate a later fork F N seconds after L2 genesis, as F=N (e.g. karst=24); the status lines then report its activation block on sequencer and verifier",
     },
     "status-every": { ...SECONDS, default: 5, help: "Seconds between status lines" },
+    "el-sync": {
+      type: "bool",
+      help: "Execution-layer sync: the verifier's opal-node runs --syncmode execution-layer and its opal-exec syncs over devp2p from the sequencer's",
+    },
   },
 });
 

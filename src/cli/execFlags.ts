@@ -33,6 +33,7 @@ const GPO = "GAS PRICE ORACLE";
 const MINER = "BLOCK BUILDER";
 const ROLLUP = "ROLLUP NODE";
 const LOG = "LOGGING AND DEBUGGING";
+const NET = "NETWORKING";
 
 export const EXEC_CLI = defineCli({
   name: "opal-exec",
@@ -410,6 +411,59 @@ export const EXEC_CLI = defineCli({
       help: "Minimum transaction priority fee to suggest. Used on OP chains when blocks are not full.",
     },
 
+    // geth cmd/utils/flags.go ListenPortFlag, DiscoveryPortFlag, BootnodesFlag, NoDiscoverFlag,
+    // DiscoveryV4Flag, DiscoveryV5Flag, MaxPeersFlag, NetrestrictFlag, NATFlag, NodeKeyFileFlag,
+    // NodeKeyHexFlag (p2p is off in --dev, as geth's developer mode turns it off).
+    port: { type: "int", default: 30303, min: 0, max: 65535, category: NET, help: "Network listening port" },
+    "discovery.port": {
+      type: "int",
+      default: 30303,
+      min: 0,
+      max: 65535,
+      category: NET,
+      help: "Use a custom UDP port for P2P discovery (discv5 takes the next port when both run)",
+    },
+    bootnodes: {
+      type: "list",
+      default: [],
+      category: NET,
+      help: "Comma separated enode URLs (or enr: records) for P2P discovery bootstrap; the OP chains' execution-layer bootnodes when empty",
+    },
+    nodiscover: {
+      type: "bool",
+      category: NET,
+      help: "Disables the peer discovery mechanism (manual peer addition)",
+    },
+    "discovery.v4": { type: "bool", default: true, category: NET, help: "Enables the V4 discovery mechanism" },
+    "discovery.v5": { type: "bool", default: true, category: NET, help: "Enables the V5 discovery mechanism" },
+    maxpeers: {
+      type: "int",
+      default: 50,
+      min: 0,
+      category: NET,
+      help: "Maximum number of network peers (network disabled if set to 0)",
+    },
+    netrestrict: {
+      type: "string",
+      category: NET,
+      help: "Restricts network communication to the given IP networks (CIDR masks)",
+    },
+    nat: {
+      type: "string",
+      default: "any",
+      category: NET,
+      validate: (v) =>
+        /^(any|none|upnp|pmp|extip:[0-9a-fA-F.:]+)$/.test(v)
+          ? undefined
+          : "expected any, none, upnp, pmp or extip:<IP>",
+      help: "NAT port mapping mechanism (any|none|upnp|pmp|extip:<IP>); only extip changes the announced address here",
+    },
+    nodekey: {
+      type: "path",
+      category: NET,
+      help: "P2P node key file (default: <datadir>/nodekey, created when missing)",
+    },
+
     // op-geth cmd/utils/flags.go Rollup* (historicalrpctimeout is a string "5s" there, parsed as a duration).
     "rollup.sequencerhttp": {
       type: "string",
@@ -494,8 +548,37 @@ export const EXEC_CLI = defineCli({
     },
     import: {
       help: "Import a blockchain file",
-      description: "Imports blocks from RLP-encoded files in order, executing and validating each.",
+      description:
+        "Imports blocks from files in geth's export format (RLP-encoded blocks, concatenated; gzip accepted) in order, executing and validating each and making them canonical in batches of 2500. Blocks already in the database are skipped, so a stopped import resumes; a block that does not link to the chain, an invalid block or a truncated file stops it, with every block before it kept.",
       args: [{ name: "file.rlp", variadic: true }],
+    },
+    export: {
+      help: "Export blockchain into file",
+      description:
+        "Writes canonical blocks first..last (default: the whole chain; last defaults to the head) as geth's export does: RLP-encoded blocks, concatenated, gzip-compressed when the file name ends with .gz.",
+      args: [{ name: "file" }, { name: "first", optional: true }, { name: "last", optional: true }],
+    },
+    "init-state": {
+      help: "Initialize the state from a state dump",
+      description:
+        "Imports a state dump in reth's JSONL format (a {\"root\"} line, then one account per line: address, balance, nonce, code, storage; gzip accepted) as the state at the block of --header, into an empty data directory, checking the computed state root against the header's. That block becomes the head (and safe, finalized) block, the base later blocks build on; op-reth's init-state --without-ovm for OP Mainnet's Bedrock block.",
+      args: [{ name: "state.jsonl" }],
+      flags: {
+        header: {
+          type: "path",
+          required: true,
+          help: "File holding the block header the state belongs to: its RLP (binary or 0x hex) or JSON as eth_getBlockByNumber returns it",
+        },
+        "header-hash": {
+          type: "string",
+          help: "Hash the header must have (reth's --header-hash); refused when it differs",
+        },
+        genesis: {
+          type: "path",
+          required: true,
+          help: "The chain's genesis.json, for its config section (the chain config the node runs with; its alloc is not used)",
+        },
+      },
     },
     genesis: {
       help: "Write an OP Stack dev genesis",

@@ -72,6 +72,7 @@ export async function main(
       da: config.da,
       upTo: config.forks,
       activate,
+      elSync: config["el-sync"],
       print: (l) => io.out(l),
     });
   } catch (e) {

@@ -1,24 +1,26 @@
 /**
  * `opal-exec`: the OP Stack execution client's entry. Without a command it runs the node
  * (node/execNode.ts) until SIGINT/SIGTERM; commands `init <genesis.json>`, `import <file.rlp>...`,
- * `genesis` (an OP dev genesis) and `dumpconfig`, as geth's. Bad input is one line on stderr and
+ * `export <file> [first] [last]`, `genesis` (an OP dev genesis) and `dumpconfig`, as geth's, and
+ * `init-state <state.jsonl>` as reth's. Bad input is one line on stderr and
  * exit 2 (usage) or 1 (runtime); never a stack trace.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { decodeBlock } from "../block/block.js";
-import { headerHash } from "../block/header.js";
+import { type Header, headerHash } from "../block/header.js";
 import { Blockchain, ChainError } from "../chain/blockchain.js";
 import { type Genesis, genesisBlockOf, parseGenesis } from "../chain/genesis.js";
+import { ExportError, exportChain, lowestCanonical } from "../node/exec/chainExport.js";
+import { ImportError, importChain } from "../node/exec/chainImport.js";
 import { type OpDevGenesisFork, opDevGenesis } from "../node/exec/devGenesis.js";
 import { ExecMetrics } from "../node/exec/execMetrics.js";
 import { ExecLogger, ExecNode } from "../node/exec/execNode.js";
+import { InitStateError, initState, parseHeaderInput } from "../node/exec/initState.js";
 import { GETH_METRICS_PATH, MetricsServer } from "../node/metricsServer.js";
 import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofServer.js";
 import { equalBytes } from "../primitives/bytes.js";
-import { bytesToHex } from "../primitives/hex.js";
-import { decodeHeader } from "../rlp/decode.js";
+import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { openStore } from "../storage/engine.js";
 import type { KvStore } from "../storage/kv.js";
 import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
@@ -115,73 +117,139 @@ async function runInit(config: ExecConfig, file: string, io: Io): Promise<number
   }
 }
 
-/** Splits a file of concatenated RLP blocks. */
-function blocksOf(all: Uint8Array, file: string): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let pos = 0; pos < all.length; ) {
-    let end: number;
+/** Checks up front that every input file is there (a usage error, before the database opens). */
+function checkInputs(files: readonly string[], command: string): void {
+  for (const f of files) {
+    let st: Stats;
     try {
-      const h = decodeHeader(all, pos);
-      if (!h.list) throw new Error("not an RLP list");
-      end = h.start + h.length;
+      st = statSync(f);
     } catch (e) {
-      throw new ExitError(`import: ${file}: block ${out.length} at byte ${pos}: bad RLP: ${errText(e)}`, EXIT_FAILED);
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ExitError(
+        `${command}: ${f}: ${code === "ENOENT" ? "no such file or directory" : errText(e)}`,
+        EXIT_USAGE,
+      );
     }
-    out.push(all.subarray(pos, end));
-    pos = end;
+    if (st.isDirectory()) throw new ExitError(`${command}: ${f}: is a directory`, EXIT_USAGE);
   }
-  return out;
+}
+
+function openChain(kv: KvStore, command: string): Blockchain {
+  try {
+    return Blockchain.open(kv);
+  } catch (e) {
+    if (e instanceof ChainError && /no chain/.test(e.message))
+      throw new ExitError(`${command}: no chain: run opal-exec init <genesis.json> first`, EXIT_FAILED);
+    throw e;
+  }
 }
 
 /**
- * `import <file.rlp>...`: inserts every block of every file in order and makes the last one the
- * head. On an invalid block the blocks before it stay imported (and canonical) and the run fails.
+ * `import <file.rlp>...`: streams every block of every file (geth's export format, gzip accepted)
+ * through block import, canonical in batches (node/exec/chainImport.ts). On a block that fails the
+ * blocks before it stay imported (and canonical) and the run fails naming it.
  */
 async function runImport(config: ExecConfig, files: readonly string[], io: Io): Promise<number> {
   const log = loggerOf(config, io);
-  const inputs = files.map((f) => ({ file: f, data: readInput(f, "import") }));
+  checkInputs(files, "import");
   const kv = await openChaindata(config);
   try {
-    let chain: Blockchain;
+    const chain = openChain(kv, "import");
     try {
-      chain = Blockchain.open(kv);
+      await importChain(chain, files, log);
     } catch (e) {
-      if (e instanceof ChainError && /no chain/.test(e.message))
-        throw new ExitError("import: no chain: run opal-exec init <genesis.json> first", EXIT_FAILED);
+      if (e instanceof ImportError) throw new ExitError(`import: ${e.message}`, EXIT_FAILED);
       throw e;
     }
-    let last: Uint8Array | null = null;
-    let imported = 0;
-    let failure: string | null = null;
-    const started = Date.now();
-    outer: for (const { file, data } of inputs) {
-      for (const [i, rlp] of blocksOf(data, file).entries()) {
-        const r = chain.insertBlock(rlp);
-        if (r.status === "VALID" || r.status === "KNOWN") {
-          last = r.hash;
-          if (r.status === "VALID") imported++;
-          continue;
-        }
-        let number = "?";
-        try {
-          number = String(decodeBlock(rlp).header.number);
-        } catch {
-          // undecodable: the error says why
-        }
-        const why = r.status === "UNKNOWN_PARENT" ? "unknown parent" : (r.error ?? "invalid block");
-        failure = `import: ${file}: block ${i} (number ${number}, hash ${bytesToHex(r.hash)}): ${oneLine(why)}`;
-        break outer;
-      }
-    }
-    if (last !== null && !equalBytes(last, chain.headBlockHash)) chain.setHead(last);
-    log.info("Imported new chain segment", {
-      blocks: imported,
-      number: chain.head.number,
-      hash: chain.headBlockHash,
-      elapsed: `${Date.now() - started}ms`,
-    });
-    if (failure !== null) throw new ExitError(failure, EXIT_FAILED);
     return EXIT_OK;
+  } finally {
+    await kv.close();
+  }
+}
+
+function blockNumberArg(s: string | undefined, what: string): number | undefined {
+  if (s === undefined) return undefined;
+  if (!/^[0-9]+$/.test(s) || !Number.isSafeInteger(Number(s)))
+    throw new ExitError(`export: ${what} block number ${JSON.stringify(s)} is not a non-negative integer`, EXIT_USAGE);
+  return Number(s);
+}
+
+/** `export <file> [first] [last]`: canonical blocks to a file as geth's export writes them. */
+async function runExport(config: ExecConfig, args: readonly string[], io: Io): Promise<number> {
+  const log = loggerOf(config, io);
+  const [file, firstArg, lastArg] = args;
+  const first = blockNumberArg(firstArg, "first");
+  const last = blockNumberArg(lastArg, "last");
+  const kv = await openChaindata(config);
+  try {
+    const chain = openChain(kv, "export");
+    const head = chain.head.number;
+    const from = first ?? lowestCanonical(chain.store, head);
+    // geth cmd/geth/chaincmd.go exportChain: a last block above the head is the head.
+    const to = Math.min(last ?? head, head);
+    const started = Date.now();
+    try {
+      await exportChain(chain.store, file!, from, to, log);
+    } catch (e) {
+      if (e instanceof ExportError) throw new ExitError(`export: ${e.message}`, EXIT_FAILED);
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ExitError(`export: cannot write ${file}: ${code ?? errText(e)}`, EXIT_FAILED);
+    }
+    io.err(`Export done in ${Date.now() - started}ms`);
+    return EXIT_OK;
+  } finally {
+    await kv.close();
+  }
+}
+
+/**
+ * `init-state <state.jsonl> --header <file> --genesis <genesis.json>`: a reth-format state dump as
+ * the state at the header's block, which becomes the base of the chain (node/exec/initState.ts).
+ */
+async function runInitState(
+  config: ExecConfig,
+  dump: string,
+  opts: { readonly header: string; readonly "header-hash": string | undefined; readonly genesis: string },
+  io: Io,
+): Promise<number> {
+  const log = loggerOf(config, io);
+  checkInputs([dump], "init-state");
+  let header: Header;
+  let hash: Uint8Array;
+  try {
+    ({ header, hash } = parseHeaderInput(readInput(opts.header, "init-state")));
+  } catch (e) {
+    if (e instanceof ExitError) throw e;
+    throw new ExitError(`init-state: ${opts.header}: ${errText(e)}`, EXIT_FAILED);
+  }
+  const wantHash = opts["header-hash"];
+  if (wantHash !== undefined) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(wantHash))
+      throw new ExitError(`init-state: --header-hash: want 0x and 32 bytes of hex`, EXIT_USAGE);
+    if (!equalBytes(hexToBytes(wantHash), hash))
+      throw new ExitError(
+        `init-state: header hash ${bytesToHex(hash)} does not match --header-hash ${wantHash.toLowerCase()}`,
+        EXIT_FAILED,
+      );
+  }
+  let genesisJson: unknown;
+  try {
+    genesisJson = JSON.parse(Buffer.from(readInput(opts.genesis, "init-state")).toString("utf8"));
+  } catch (e) {
+    if (e instanceof ExitError) throw e;
+    throw new ExitError(`init-state: ${opts.genesis}: invalid JSON: ${errText(e)}`, EXIT_FAILED);
+  }
+  const configJson = (genesisJson as Record<string, unknown> | null)?.config;
+  if (typeof configJson !== "object" || configJson === null)
+    throw new ExitError(`init-state: ${opts.genesis}: no config section`, EXIT_FAILED);
+  const kv = await openChaindata(config);
+  try {
+    const r = await initState(kv, { dump, header, configJson }, log);
+    io.out(bytesToHex(r.hash));
+    return EXIT_OK;
+  } catch (e) {
+    if (e instanceof InitStateError) throw new ExitError(`init-state: ${e.message}`, EXIT_FAILED);
+    throw e;
   } finally {
     await kv.close();
   }
@@ -344,6 +412,10 @@ export async function main(
             return await runInit(parsed.config, parsed.args[0]!, io);
           case "import":
             return await runImport(parsed.config, parsed.args, io);
+          case "export":
+            return await runExport(parsed.config, parsed.args, io);
+          case "init-state":
+            return await runInitState(parsed.config, parsed.args[0]!, parsed.options, io);
           case "genesis":
             return runGenesis(parsed.options.chainid, parsed.options.fork, parsed.options.out, io);
           case "dumpconfig":

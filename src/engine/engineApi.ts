@@ -10,12 +10,13 @@
 import type { BlockBody } from "../block/block.js";
 import { encodeBlock } from "../block/block.js";
 import type { Header } from "../block/header.js";
-import { headerHash } from "../block/header.js";
+import { encodeHeader, headerHash } from "../block/header.js";
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../block/opExtraData.js";
 import type { Withdrawal } from "../block/withdrawal.js";
 import type { Blockchain, BuildRequest, TxSource } from "../chain/blockchain.js";
 import { calcGasLimit, expectedBaseFee } from "../chain/validateHeader.js";
 import { keccak256 } from "../crypto/keccak.js";
+import type { Downloader } from "../devp2p/sync/downloader.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { rulesAt } from "../spec/chainConfig.js";
@@ -124,6 +125,12 @@ export class EngineApi {
   /** The blob sidecars of the pool's blob txs (a dev L1 with a beacon API); null: no blobs. */
   private readonly blobs: BlobSidecarStore | null;
 
+  /**
+   * The execution-layer sync (devp2p/sync/downloader.ts) a payload or forkchoice to a block the
+   * node lacks starts; null: such calls only answer SYNCING. Set with `attachSync`.
+   */
+  private sync: Downloader | null = null;
+
   constructor(
     readonly chain: Blockchain,
     private readonly pool: PoolSource | null = null,
@@ -138,6 +145,16 @@ export class EngineApi {
     this.miner = opts.miner ?? new MinerSettings({ gasCeil: opts.gasCeil ?? DEFAULT_GAS_CEIL });
     this.recoveryPool = opts.recoveryPool ?? null;
     this.blobs = opts.blobs ?? null;
+  }
+
+  /**
+   * Hands blocks the node lacks to `d` (geth's beacon sync behind eth/catalyst): newPayload with an
+   * unknown parent keeps the header and extends a running sync, forkchoice to an unknown head starts
+   * one; the head changes the sync makes reach `onHead` as forkchoice's do.
+   */
+  attachSync(d: Downloader): void {
+    this.sync = d;
+    d.onHead = (change) => this.onHead?.(change);
   }
 
   /** The gas limit L1 payloads move towards. */
@@ -235,8 +252,20 @@ export class EngineApi {
       case "VALID":
       case "KNOWN":
         return { status: "VALID", latestValidHash: bytesToHex(hash), validationError: null };
-      case "UNKNOWN_PARENT":
+      case "UNKNOWN_PARENT": {
+        // SPEC: geth delayPayloadImport: a payload on a chain a sync found invalid is INVALID; else
+        // its header is kept for a later forkchoice (and extends a running sync) and the answer is SYNCING.
+        const bad = this.sync?.invalidTarget(header.parentHash) ?? null;
+        if (bad !== null) {
+          return {
+            status: "INVALID",
+            latestValidHash: bad.latestValidHash === null ? null : bytesToHex(bad.latestValidHash),
+            validationError: bad.error,
+          };
+        }
+        this.sync?.extend(encodeHeader(header));
         return { status: "SYNCING", latestValidHash: null, validationError: null };
+      }
       case "INVALID": {
         const parentValid = this.chain.store.receiptsRlp(header.parentHash) !== undefined;
         return {
@@ -268,6 +297,23 @@ export class EngineApi {
     }
     const header = chain.store.header(head);
     if (header === null || chain.store.receiptsRlp(head) === undefined) {
+      // SPEC: geth forkchoiceUpdated with an unknown head: BeaconSync towards it, answer SYNCING with
+      // no payload id (attributes are ignored until the head is there).
+      const sync = this.sync;
+      if (sync !== null) {
+        const bad = sync.invalidTarget(head);
+        if (bad !== null) {
+          return {
+            payloadStatus: {
+              status: "INVALID",
+              latestValidHash: bad.latestValidHash === null ? null : bytesToHex(bad.latestValidHash),
+              validationError: bad.error,
+            },
+            payloadId: null,
+          };
+        }
+        sync.sync(head, hexToBytes(state.safeBlockHash), hexToBytes(state.finalizedBlockHash));
+      }
       return { payloadStatus: { status: "SYNCING", latestValidHash: null, validationError: null }, payloadId: null };
     }
     const checkKnown = (h: string): Uint8Array | null => {
@@ -279,6 +325,9 @@ export class EngineApi {
     };
     const safe = checkKnown(state.safeBlockHash);
     const finalized = checkKnown(state.finalizedBlockHash);
+    // A head the node has: a sync towards another target is over (geth: forkchoice to a known block).
+    const target = this.sync?.target ?? null;
+    if (target !== null && !equalBytes(target, head)) this.sync?.abandon();
     if (!equalBytes(chain.headBlockHash, head)) {
       const change = chain.setHead(head);
       this.onHead?.(change);

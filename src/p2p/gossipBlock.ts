@@ -28,9 +28,9 @@ import { sha256 } from "../crypto/sha256.js";
 import { payloadToBlock } from "../engine/payload.js";
 import { concatBytes, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
+import { SnappyError, snappyCompress, snappyUncompress, snappyUncompressedLength } from "../primitives/snappy.js";
 import { isForkActive, type RollupConfig } from "../rollup/config/rollupConfig.js";
 import { blockSigningHash, payloadHashOf, signBlockPayloadHash } from "./signingHash.js";
-import { SnappyError, snappyCompress, snappyUncompress, snappyUncompressedLength } from "./snappy.js";
 import { type BlockVersion, decodeEnvelope, encodeEnvelope, type PayloadEnvelopeJson, SszError } from "./ssz.js";
 
 export type { BlockVersion } from "./ssz.js";

@@ -18,9 +18,9 @@
 import type { Libp2p, Stream } from "@libp2p/interface";
 import { concatByteList, concatBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
+import { SnappyError, snappyFrameDecode, snappyFrameEncode } from "../primitives/snappy.js";
 import type { Logger } from "../util/log.js";
 import { type BlockVersion, blockHashOf } from "./gossipBlock.js";
-import { SnappyError, snappyFrameDecode, snappyFrameEncode } from "./snappy.js";
 import { decodeEnvelope, encodeEnvelope, type PayloadEnvelopeJson, SszError } from "./ssz.js";
 
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;

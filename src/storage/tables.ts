@@ -51,6 +51,13 @@ export const TABLES = {
    * older store opens (create_missing_column_families), LMDB creates the named database.
    */
   badBlocks: "key: u64 BE block number ++ block hash; value: block RLP",
+  /**
+   * The execution-layer sync's skeleton (devp2p/sync/skeleton.ts): headers downloaded backwards from
+   * the sync target, linked by parent hash, kept until the sync reaches the target so a restart
+   * resumes instead of starting again; the range and target are in meta `syncSkeleton`. key: block
+   * number (u64 BE) → header RLP. Added after the first release (created on open, as badBlocks).
+   */
+  syncHeaders: "key: u64 BE block number; value: header RLP",
 } as const;
 
 export type TableName = keyof typeof TABLES;

@@ -23,6 +23,10 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
 
 /** Quiet node flags on free ports with one worker thread per pool. */
 export const TEST_FLAGS = [
+  // Execution-layer P2P of a non-dev node: any free port, no discovery (no built-in bootnodes dialled).
+  "--port",
+  "0",
+  "--nodiscover",
   "--http.port",
   "0",
   "--ws.port",

@@ -15,8 +15,9 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFi
 import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadOrCreateNodeKey, nodeKeyPath } from "../../devp2p/discovery/nodeKey.js";
 import { loadOrCreateNetworkKey, peerIdOfNetworkKey } from "../../p2p/netKey.js";
-import { bytesToHex } from "../../primitives/hex.js";
+import { bytesToHex, bytesToHexRaw } from "../../primitives/hex.js";
 import type { RollupFork } from "../../rollup/config/rollupConfig.js";
 import { type DevnetRoles, devnetConfig, devnetRoles } from "./devnetConfig.js";
 
@@ -42,6 +43,12 @@ export interface DevnetOptions {
   readonly portOffset?: number;
   /** Serve each opal-exec's and opal-node's Prometheus metrics on its `*Metrics` port (default off). */
   readonly metrics?: boolean;
+  /**
+   * Execution-layer sync (`--el-sync`): the verifier's opal-node runs `--syncmode execution-layer`
+   * and its opal-exec fetches the chain over devp2p from the sequencer's, whose enode it is given
+   * as its bootnode (default off: the verifier's engine is fed payload by payload).
+   */
+  readonly elSync?: boolean;
 }
 
 /** The fixed local ports of a devnet (documented in the README). */
@@ -57,6 +64,9 @@ export const DEVNET_PORTS = {
   verNode: 10547,
   seqP2p: 9222,
   verP2p: 10222,
+  /** The L2 execution clients' devp2p ports (used with `elSync`). */
+  seqElP2p: 30313,
+  verElP2p: 30314,
   /** The metrics endpoints, served only with the `metrics` option. */
   l1Metrics: 6061,
   seqElMetrics: 9560,
@@ -273,6 +283,10 @@ export class Devnet {
       ...quiet,
     ]);
     await this.ready("l1", () => rpc(url(P.l1Http), "eth_chainId"));
+    const seqEnode =
+      o.elSync === true
+        ? `enode://${bytesToHexRaw(loadOrCreateNodeKey(this.path("sequencer-el-key")).publicKey)}@127.0.0.1:${P.seqElP2p}`
+        : "";
     for (const [role, http, auth, metrics] of [
       ["sequencer", P.seqElHttp, P.seqElAuth, P.seqElMetrics],
       ["verifier", P.verElHttp, P.verElAuth, P.verElMetrics],
@@ -286,6 +300,14 @@ export class Devnet {
         "--http.api=eth,net,web3,debug,txpool",
         `--authrpc.port=${auth}`,
         `--authrpc.jwtsecret=${this.path(`jwt-${role}.hex`)}`,
+        // Execution-layer P2P without discovery. With elSync the sequencer's client listens on a
+        // fixed port under a fixed node key and the verifier's dials it; otherwise any free port.
+        "--nodiscover",
+        ...(o.elSync === true
+          ? role === "sequencer"
+            ? [`--port=${P.seqElP2p}`, `--nodekey=${nodeKeyPath(this.path("sequencer-el-key"))}`]
+            : [`--port=${P.verElP2p}`, `--bootnodes=${seqEnode}`]
+          : ["--port=0"]),
         ...(role === "verifier" ? [`--rollup.sequencerhttp=${url(P.seqElHttp)}`] : []),
         ...execMetrics(metrics),
         ...quiet,
@@ -331,6 +353,7 @@ export class Devnet {
       ...nodeArgs("verifier", P.verElAuth, P.verNode),
       ...nodeMetrics(P.verNodeMetrics),
       `--p2p.static=/ip4/127.0.0.1/tcp/${P.seqP2p}/p2p/${seqPeerId}`,
+      ...(o.elSync === true ? ["--syncmode=execution-layer"] : []),
     ]);
     await this.ready("sequencer-node", () => rpc(url(P.seqNode), "optimism_version"));
     await this.ready("verifier-node", () => rpc(url(P.verNode), "optimism_version"));

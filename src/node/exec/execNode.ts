@@ -8,7 +8,7 @@
  * before db.close()).
  */
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { arch, platform } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,10 @@ import { headerHash } from "../../block/header.js";
 import { Blockchain, ChainError, type HeadChange } from "../../chain/blockchain.js";
 import { parseGenesis } from "../../chain/genesis.js";
 import { loadKzg } from "../../crypto/kzg.js";
+import { builtinBootnodes } from "../../devp2p/discovery/bootnodes.js";
+import { loadOrCreateNodeKey, type NodeKey, nodeKeyOf } from "../../devp2p/discovery/nodeKey.js";
+import { Devp2pHost } from "../../devp2p/host.js";
+import { Downloader, type SyncProgress } from "../../devp2p/sync/downloader.js";
 import { AuthRpcServer } from "../../engine/authServer.js";
 import { EngineApi } from "../../engine/engineApi.js";
 import { defaultJwtSecretPath, loadOrCreateJwtSecret } from "../../engine/jwtSecret.js";
@@ -23,6 +27,7 @@ import { engineMethods, testingMethods } from "../../engine/methods.js";
 import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
+import { adminApi } from "../../rpc/admin.js";
 import { offloadCalls } from "../../rpc/callOffload.js";
 import { debugApi } from "../../rpc/debug/api.js";
 import { traceApi } from "../../rpc/debug/traceApi.js";
@@ -71,6 +76,21 @@ const SHUTDOWN_DEADLINE_MS = 15_000;
 export interface ExecNodeConfig {
   readonly datadir: string;
   readonly networkid: bigint;
+  /** Execution-layer P2P (src/devp2p/host.ts); off in --dev, as geth's developer mode. */
+  readonly port: number;
+  readonly "discovery.port": number;
+  readonly bootnodes: readonly string[];
+  readonly nodiscover: boolean;
+  readonly "discovery.v4": boolean;
+  readonly "discovery.v5": boolean;
+  readonly maxpeers: number;
+  readonly netrestrict?: string | undefined;
+  readonly nat: string;
+  readonly nodekey?: string | undefined;
+  /** op-geth --rollup.historicalrpc (not served yet: a warning says so at start). */
+  readonly "rollup.historicalrpc"?: string | undefined;
+  /** op-geth --rollup.disabletxpoolgossip: no tx gossip over devp2p in or out. */
+  readonly "rollup.disabletxpoolgossip"?: boolean | undefined;
   readonly dev: boolean;
   readonly "dev.period": number;
   readonly "dev.gaslimit": bigint;
@@ -185,6 +205,10 @@ export interface NodeApiContext {
   readonly onMinerGasLimit?: (ceil: bigint) => void;
   /** Told of a debug_setHead rewind (the pool and subscriptions follow it as they follow forkchoice). */
   readonly onDebugSetHead?: (change: HeadChange) => void;
+  /** The execution-layer P2P host once started (admin_*, net_peerCount); null without P2P. */
+  readonly p2p?: () => Devp2pHost | null;
+  /** The execution-layer sync's progress (eth_syncing); null when not syncing. */
+  readonly syncProgress?: () => SyncProgress | null;
 }
 
 /** op-geth's sequencer forwarding: eth_sendRawTransaction on `url`; its errors pass through. */
@@ -295,11 +319,13 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     blobSidecars: ctx.blobSidecars ?? null,
     txConditional: ctx.txConditional ?? null,
     forwardRawTxConditional: ctx.forwardRawTxConditional ?? null,
+    syncProgress: ctx.syncProgress ?? null,
   });
   return {
     methods: [
       ...eth,
-      ...netApi({ networkId: ctx.networkId }),
+      ...netApi({ networkId: ctx.networkId, peerCount: () => ctx.p2p?.()?.peerCount ?? 0 }),
+      ...adminApi({ host: () => ctx.p2p?.() ?? null }),
       ...web3Api({ clientVersion: ctx.clientVersion }),
       ...txpoolApi({ pool: ctx.pool }),
       ...minerApi({
@@ -459,6 +485,12 @@ export class ExecNode {
         blobs: blobSidecars,
       });
       const networkId = config.networkid === 0n ? chain.config.chainId : config.networkid;
+      // Execution-layer sync: forkchoice to a head the node lacks answers SYNCING and fetches it from
+      // devp2p peers (devp2p/sync); a sync cut short resumes here. Not in --dev (no P2P there).
+      const p2pOn = !config.dev && config.maxpeers > 0;
+      const downloader = p2pOn ? new Downloader({}, { chain, log }) : null;
+      if (downloader !== null) engine.attachSync(downloader);
+      let p2pHost: Devp2pHost | null = null;
       const clientVersion = `${CLIENT_NAME}/v${CLIENT_VERSION}/${platform()}-${arch()}/nodejs${process.versions.node}`;
       const seqUrl = config["rollup.sequencerhttp"];
       const apis = (deps.apis ?? coreApis)({
@@ -490,13 +522,23 @@ export class ExecNode {
         },
         // fanOut is defined below; a rewind can only be asked for once the servers run.
         onDebugSetHead: (change) => fanOut(change),
+        p2p: () => p2pHost,
+        syncProgress: () => downloader?.progress() ?? null,
       });
+      // Not silently ignored: op-geth forwards pre-Bedrock requests to this endpoint; Opal does not yet.
+      const historical = config["rollup.historicalrpc"];
+      if (historical !== undefined && historical !== "") {
+        log.warn("--rollup.historicalrpc is not used: requests for blocks before Bedrock are not forwarded", {
+          url: historical,
+        });
+      }
       if (config["rollup.sequencertxconditionalenabled"] === true) {
         log.info("Enabling eth_sendRawTransactionConditional endpoint support");
       }
       const listeners = [apis.events, deps.events ?? null].filter((e): e is HeadEvents => e !== null);
       const fanOut = (change: HeadChange): void => {
         txPool.onNewHead(change.newHead);
+        p2pHost?.onHead(change);
         for (const l of listeners) l.emitHeadChange(change);
       };
       engine.onHead = (change) => {
@@ -598,6 +640,44 @@ export class ExecNode {
         cors: "",
         vhosts: config["authrpc.vhosts"].join(","),
       });
+
+      if (p2pOn && downloader !== null) {
+        const key =
+          config.nodekey === undefined ? loadOrCreateNodeKey(config.datadir) : readNodeKeyFile(config.nodekey);
+        const extip = /^extip:(.+)$/.exec(config.nat)?.[1];
+        const bootnodes = config.bootnodes.length > 0 ? config.bootnodes : builtinBootnodes(chain.config.chainId);
+        const host = await Devp2pHost.start(
+          {
+            key,
+            clientId: clientVersion,
+            listenAddr: "0.0.0.0",
+            port: config.port,
+            maxPeers: config.maxpeers,
+            discovery: config.nodiscover
+              ? null
+              : {
+                  udpPort: config["discovery.port"],
+                  v4: config["discovery.v4"],
+                  v5: config["discovery.v5"],
+                  bootnodes,
+                  netrestrict: config.netrestrict ?? null,
+                  ...(extip === undefined ? {} : { advertiseIp: extip }),
+                },
+            // geth dials the bootnodes only for discovery; with discovery off they are the peers to dial.
+            staticNodes: config.nodiscover ? bootnodes.filter((b) => b.startsWith("enode://")) : [],
+            networkId,
+            disableTxPoolGossip: config["rollup.disabletxpoolgossip"] === true,
+          },
+          { chain, pool: txPool, downloader, log },
+        );
+        p2pHost = host;
+        cleanup.push(async () => {
+          await downloader.stop();
+          await host.stop();
+        });
+        log.info("Started P2P networking", { self: host.enode(extip ?? "127.0.0.1") });
+        if (downloader.resume()) log.info("Resuming the execution-layer sync from the stored skeleton");
+      }
 
       let sealer: DevSealer | null = null;
       let devBeacon: DevBeaconServer | null = null;
@@ -715,4 +795,16 @@ export class ExecNode {
       clearTimeout(t);
     }
   }
+}
+
+/** `--nodekey FILE` (geth crypto.LoadECDSA): 64 hex characters, trailing whitespace allowed; errors name the file. */
+function readNodeKeyFile(path: string): NodeKey {
+  let text: string;
+  try {
+    text = readFileSync(path, "latin1").trimEnd();
+  } catch (e) {
+    throw new NodeError(`--nodekey: cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new NodeError(`--nodekey: ${path} does not hold a 64-hex-character key`);
+  return nodeKeyOf(hexToBytes(`0x${text}`));
 }

@@ -12,6 +12,7 @@ import type { ChainView } from "../../chain/blockchain.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
 import { expectedBaseFee } from "../../chain/validateHeader.js";
 import { KECCAK256_EMPTY, keccak256 } from "../../crypto/keccak.js";
+import type { SyncProgress } from "../../devp2p/sync/downloader.js";
 import { estimateGas } from "../../executor/simulate.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
@@ -101,6 +102,36 @@ export interface EthDeps {
   txConditional?: { readonly costRateLimit: number } | null;
   /** With --rollup.sequencerhttp: sends a conditional tx on to the sequencer and returns its hash. */
   forwardRawTxConditional?: ((raw: Uint8Array, conditional: JsonValue) => Promise<Uint8Array>) | null;
+  /** The execution-layer sync's progress (devp2p/sync/downloader.ts `progress`); absent: never syncing. */
+  syncProgress?: (() => SyncProgress | null) | null;
+}
+
+/**
+ * eth_syncing as geth answers it: false when not syncing (or caught up), else the block numbers and
+ * geth's snap-sync counters, which a full-execution sync leaves at zero.
+ */
+function syncingJson(p: SyncProgress | null): JsonValue {
+  if (p === null || p.currentBlock >= p.highestBlock) return false;
+  const zero = "0x0";
+  return {
+    startingBlock: qty(p.startingBlock),
+    currentBlock: qty(p.currentBlock),
+    highestBlock: qty(p.highestBlock),
+    syncedAccounts: zero,
+    syncedAccountBytes: zero,
+    syncedBytecodes: zero,
+    syncedBytecodeBytes: zero,
+    syncedStorage: zero,
+    syncedStorageBytes: zero,
+    healedTrienodes: zero,
+    healedTrienodeBytes: zero,
+    healedBytecodes: zero,
+    healedBytecodeBytes: zero,
+    healingTrienodes: zero,
+    healingBytecode: zero,
+    txIndexFinishedBlocks: zero,
+    txIndexRemainingBlocks: zero,
+  };
 }
 
 /** A type-3 envelope whose payload starts with a list (the tx fields): the EIP-4844 network form. */
@@ -299,7 +330,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   const methods: (AnyMethod | AnySubscription)[] = [
     defineMethod({ name: "eth_blockNumber", params: [], handler: () => qty(chain.head.number) }),
     defineMethod({ name: "eth_chainId", params: [], handler: () => qty(chain.config.chainId) }),
-    defineMethod({ name: "eth_syncing", params: [], handler: () => false }),
+    defineMethod({ name: "eth_syncing", params: [], handler: () => syncingJson(deps.syncProgress?.() ?? null) }),
     defineMethod({ name: "eth_gasPrice", params: [], handler: () => qty(oracle.suggestGasPrice()) }),
     defineMethod({ name: "eth_maxPriorityFeePerGas", params: [], handler: () => qty(oracle.suggestTip()) }),
     defineMethod({ name: "eth_baseFee", params: [], handler: () => qty(nextBaseFee()) }),

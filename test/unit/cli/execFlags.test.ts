@@ -98,6 +98,17 @@ const EXPECTED: Record<string, unknown> = {
   metrics: false,
   "metrics.addr": undefined,
   "metrics.port": 6060,
+  // geth cmd/utils/flags.go networking defaults.
+  port: 30303,
+  "discovery.port": 30303,
+  bootnodes: [],
+  nodiscover: false,
+  "discovery.v4": true,
+  "discovery.v5": true,
+  maxpeers: 50,
+  netrestrict: undefined,
+  nat: "any",
+  nodekey: undefined,
 };
 
 function run(argv: string[], env: Record<string, string> = {}) {

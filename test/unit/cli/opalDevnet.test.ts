@@ -26,6 +26,7 @@ describe("cli/opalDevnet", () => {
       {
         datadir: ".devnet",
         fresh: false,
+        "el-sync": false,
         "block-time": 2,
         "l1-block-time": 2,
         da: "blobs",

@@ -29,9 +29,9 @@ import {
   localBlockSigner,
 } from "../../../src/p2p/gossipBlock.js";
 import { blockSigningHash, payloadHashOf } from "../../../src/p2p/signingHash.js";
-import { SnappyError, snappyCompress, snappyUncompress } from "../../../src/p2p/snappy.js";
 import { type BlockVersion, encodeEnvelope, type PayloadEnvelopeJson } from "../../../src/p2p/ssz.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { SnappyError, snappyCompress, snappyUncompress } from "../../../src/primitives/snappy.js";
 import type { RollupConfig } from "../../../src/rollup/config/rollupConfig.js";
 import { orderedTrieRoot } from "../../../src/trie/orderedRoot.js";
 import { CFG } from "../../utils/batchChain.js";

@@ -12,9 +12,14 @@ import { parseBatcherArgs } from "../../../../src/cli/batcherFlags.js";
 import { parseNodeArgs } from "../../../../src/cli/nodeFlags.js";
 import { BlockGossipValidator, MAX_GOSSIP_SIZE, MIN_GOSSIP_SIZE } from "../../../../src/p2p/gossipBlock.js";
 import { MAX_RESPONSE_BYTES } from "../../../../src/p2p/reqResp.js";
-import { SnappyError, snappyCompress, snappyFrameDecode, snappyFrameEncode } from "../../../../src/p2p/snappy.js";
 import { writeUint32BE } from "../../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
+import {
+  SnappyError,
+  snappyCompress,
+  snappyFrameDecode,
+  snappyFrameEncode,
+} from "../../../../src/primitives/snappy.js";
 import type { RollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import { BatchDecodeError } from "../../../../src/rollup/derive/batchErrors.js";
 import { MAX_BLOB_DATA_SIZE } from "../../../../src/rollup/derive/blobCodec.js";

@@ -5,7 +5,7 @@
  * the declared length is compared with the caller's limit before anything is allocated, and a
  * failure is a `SnappyError` value, never a thrown error, a hang or an unbounded allocation.
  */
-import { concatByteList } from "../primitives/bytes.js";
+import { concatByteList } from "./bytes.js";
 export class SnappyError extends Error {
   override readonly name = "SnappyError";
   constructor(

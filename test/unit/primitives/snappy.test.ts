@@ -17,7 +17,7 @@ import {
   snappyFrameEncode,
   snappyUncompress,
   snappyUncompressedLength,
-} from "../../../src/p2p/snappy.js";
+} from "../../../src/primitives/snappy.js";
 
 // snappyjs ships no type declarations; load it through require with the two functions typed here.
 const snappyjs = createRequire(import.meta.url)("snappyjs") as {
@@ -77,7 +77,7 @@ const cat = (...p: Uint8Array[]) => {
 
 const STREAM_ID = Uint8Array.from([0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59]);
 
-describe("p2p/snappy", () => {
+describe("primitives/snappy", () => {
   describe("block format", () => {
     it("round-trips empty, tiny and edge-sized inputs", () => {
       for (const n of [0, 1, 3, 4, 5, 59, 60, 61, 255, 256, 257, 65535, 65536, 65537, 200_000]) {

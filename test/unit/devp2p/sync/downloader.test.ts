@@ -1,0 +1,263 @@
+/**
+ * The execution-layer downloader over in-process peers backed by a 300-block source chain: a fresh
+ * chain reaches the same head and state root from one or three peers; peers lying about headers or
+ * bodies are dropped and the sync completes from the others; a sync stopped midway and reopened from
+ * the same datadir resumes without downloading or executing the first blocks again.
+ */
+import { strict as assert } from "node:assert";
+import type { Blockchain } from "../../../../src/chain/blockchain.js";
+import { Blockchain as Chain } from "../../../../src/chain/blockchain.js";
+import { Downloader } from "../../../../src/devp2p/sync/downloader.js";
+import { formatEta } from "../../../../src/devp2p/sync/progressMeter.js";
+import { PeerFault } from "../../../../src/devp2p/sync/syncPeer.js";
+import { bytesToHex } from "../../../../src/primitives/hex.js";
+import { openStore } from "../../../../src/storage/engine.js";
+import type { Logger } from "../../../../src/util/log.js";
+import { makeTmpDir, removeDir } from "../../../utils/tmpDir.js";
+import { FakePeer, freshChain, sourceChain } from "./syncFixtures.js";
+
+const N = 300;
+const ZERO = new Uint8Array(32);
+
+function recordingLog(): Logger & { lines: { msg: string; fields: Record<string, unknown> }[] } {
+  const lines: { msg: string; fields: Record<string, unknown> }[] = [];
+  const rec = (msg: string, fields: Record<string, unknown> = {}) => lines.push({ msg, fields });
+  return { lines, error: rec, warn: rec, info: rec, debug: rec };
+}
+
+function sameChain(a: Blockchain, b: Blockchain): void {
+  assert.equal(b.head.number, a.head.number);
+  assert.equal(bytesToHex(b.headBlockHash), bytesToHex(a.headBlockHash));
+  assert.equal(bytesToHex(b.head.stateRoot), bytesToHex(a.head.stateRoot));
+  for (const n of [1, 77, 150, a.head.number]) {
+    assert.equal(
+      bytesToHex(b.store.canonicalHash(n) as Uint8Array),
+      bytesToHex(a.store.canonicalHash(n) as Uint8Array),
+    );
+  }
+}
+
+describe("devp2p/sync/downloader", function () {
+  this.timeout(120_000);
+  let source: Blockchain;
+
+  before(() => {
+    source = sourceChain(N);
+  });
+
+  it("syncs 300 blocks from one peer: same head and state root, progress and eth_syncing numbers", async () => {
+    const chain = freshChain();
+    const log = recordingLog();
+    const d = new Downloader({ progressIntervalMs: 0, commitBatch: 50 }, { chain, log });
+    const peer = new FakePeer("a", source);
+    d.addPeer(peer);
+    const heads: number[] = [];
+    d.onHead = (c) => heads.push(c.newHead.number);
+    d.sync(source.headBlockHash, ZERO, ZERO);
+    assert.equal(d.syncing, true);
+    const p = d.progress();
+    assert.ok(p !== null && p.startingBlock === 0);
+    await d.whenIdle();
+    sameChain(source, chain);
+    assert.equal(d.syncing, false);
+    assert.equal(d.progress(), null);
+    assert.equal(d.counters.executed, N);
+    assert.deepEqual(heads, [50, 100, 150, 200, 250, 300]);
+    assert.equal(peer.faults.length, 0);
+    const progress = log.lines.filter((l) => l.msg === "Sync progress");
+    assert.ok(progress.some((l) => l.fields.stage === "headers"));
+    const exec = progress.filter((l) => l.fields.stage === "execution");
+    assert.ok(exec.length > 0);
+    assert.match(String(exec.at(-1)?.fields.block), /^300\/300$/);
+    assert.match(String(exec.at(-1)?.fields.speed), /^\d+\.\d blocks\/s$/);
+    assert.ok(log.lines.some((l) => l.msg === "Sync complete"));
+    // The skeleton is gone once the target is reached.
+    assert.equal([...chain.kv.iterate("syncHeaders")].length, 0);
+  });
+
+  it("spreads requests over three peers", async () => {
+    const chain = freshChain();
+    const peers = ["a", "b", "c"].map((id) => new FakePeer(id, source));
+    const d = new Downloader({ headerBatch: 32, bodyBatch: 16 }, { chain });
+    for (const p of peers) d.addPeer(p);
+    d.sync(source.headBlockHash, ZERO, ZERO);
+    await d.whenIdle();
+    sameChain(source, chain);
+    for (const p of peers) assert.ok(p.bodyRequests > 0, `peer ${p.id} was never asked for bodies`);
+    for (const p of peers) assert.equal(p.faults.length, 0);
+  });
+
+  it("drops a peer whose headers do not link and one whose bodies do not match; completes from the honest one", async () => {
+    const chain = freshChain();
+    const liarH = new FakePeer("liar-headers", source, "badHeaders");
+    const liarB = new FakePeer("liar-bodies", source, "badBodies");
+    const honest = new FakePeer("honest", source);
+    const log = recordingLog();
+    const d = new Downloader({ headerBatch: 40, bodyBatch: 20 }, { chain, log });
+    // Liars first: the peer choice takes them before the honest peer.
+    d.addPeer(liarH);
+    d.addPeer(liarB);
+    d.addPeer(honest);
+    d.sync(source.headBlockHash, ZERO, ZERO);
+    await d.whenIdle();
+    sameChain(source, chain);
+    assert.ok(liarH.dropped, "the header liar was not dropped");
+    assert.ok(liarH.faults.some((f) => /link/.test(f.reason)));
+    assert.ok(liarB.dropped, "the body liar was not dropped");
+    assert.ok(liarB.faults.some((f) => /transactions root/.test(f.reason)));
+    assert.equal(honest.faults.length, 0);
+    assert.equal(d.peerCount, 1);
+    assert.ok(log.lines.some((l) => l.msg === "Dropping sync peer"));
+    // No block was marked invalid by a lie.
+    assert.equal(chain.isInvalid(source.headBlockHash), false);
+  });
+
+  it("a silent peer times out and rests; the sync completes from another", async () => {
+    const chain = freshChain();
+    const silent = new FakePeer("silent", source, "silent");
+    const honest = new FakePeer("honest", source);
+    const d = new Downloader({ requestTimeoutMs: 50 }, { chain });
+    d.addPeer(silent);
+    d.addPeer(honest);
+    d.sync(source.headBlockHash, ZERO, ZERO);
+    await d.whenIdle();
+    sameChain(source, chain);
+    assert.ok(silent.faults.length > 0 && silent.faults.every((f) => f.fault === PeerFault.Slow));
+  });
+
+  it("a target named by hash only: its header is asked of peers; safe and finalized apply at the end", async () => {
+    const chain = freshChain();
+    const d = new Downloader({}, { chain });
+    d.addPeer(new FakePeer("a", source));
+    const safe = source.store.canonicalHash(250) as Uint8Array;
+    const fin = source.store.canonicalHash(200) as Uint8Array;
+    d.sync(source.headBlockHash, safe, fin);
+    await d.whenIdle();
+    sameChain(source, chain);
+    assert.equal(bytesToHex(chain.store.meta(new TextEncoder().encode("safe")) as Uint8Array), bytesToHex(safe));
+    assert.equal(bytesToHex(chain.store.meta(new TextEncoder().encode("finalized")) as Uint8Array), bytesToHex(fin));
+  });
+
+  it("moves to a newer target mid-sync (extension through newPayload headers)", async () => {
+    const chain = freshChain();
+    const d = new Downloader({ commitBatch: 16 }, { chain });
+    d.addPeer(new FakePeer("a", source));
+    const mid = source.store.canonicalHash(200) as Uint8Array;
+    d.sync(mid, ZERO, ZERO);
+    // The next payloads arrive one by one, each extending the target.
+    for (let n = 201; n <= N; n++) {
+      const h = source.store.canonicalHash(n) as Uint8Array;
+      assert.equal(d.extend(source.store.headerRlp(h) as Uint8Array), true);
+    }
+    d.sync(source.headBlockHash, ZERO, ZERO);
+    await d.whenIdle();
+    sameChain(source, chain);
+  });
+
+  it("a target extended block by block before any peer answers (op-node's EL sync on a live chain) still links", async () => {
+    // The devnet's pattern: newPayload + forkchoice for every gossip block while no header has been
+    // fetched yet, so each extension makes a one-header subchain on top of the previous one; the
+    // merged subchain's tail parent is the one the next chunk must end in (a stale one dropped every
+    // honest peer as a liar).
+    const chain = freshChain();
+    const d = new Downloader({ commitBatch: 16 }, { chain });
+    const at = (n: number) => source.store.canonicalHash(n) as Uint8Array;
+    const rlp = (n: number) => source.store.headerRlp(at(n)) as Uint8Array;
+    d.extend(rlp(7));
+    d.sync(at(7), ZERO, ZERO);
+    for (let n = 8; n <= 40; n++) {
+      d.extend(rlp(n));
+      d.sync(at(n), ZERO, ZERO);
+      await new Promise((r) => setImmediate(r));
+    }
+    const peer = new FakePeer("a", source);
+    d.addPeer(peer);
+    await d.whenIdle();
+    assert.equal(peer.faults.length, 0, JSON.stringify(peer.faults));
+    assert.equal(chain.head.number, 40);
+    assert.equal(bytesToHex(chain.headBlockHash), bytesToHex(at(40)));
+  });
+
+  it("stopped midway and reopened from the same datadir, resumes: no block re-downloaded or re-executed", async () => {
+    const dir = makeTmpDir("opal-sync-");
+    try {
+      let store = await openStore(dir, "rocksdb");
+      let chain = freshChain(store.kv);
+      const first = new FakePeer("a", source);
+      let d = new Downloader({ commitBatch: 25, bodyBatch: 10, maxBlocksAhead: 40 }, { chain });
+      d.addPeer(first);
+      d.onHead = (c) => {
+        if (c.newHead.number >= 100) void d.stop();
+      };
+      d.sync(source.headBlockHash, ZERO, ZERO);
+      await d.whenIdle();
+      const stoppedAt = chain.head.number;
+      assert.ok(stoppedAt >= 100 && stoppedAt < N, `stopped at ${stoppedAt}`);
+      assert.ok(d.syncing, "the sync should still be pending");
+      const headerRequestsBefore = first.headerRequests;
+      assert.ok(headerRequestsBefore > 0);
+      await store.close();
+
+      // "Restart": the same datadir, a new chain and downloader.
+      store = await openStore(dir, "rocksdb");
+      chain = Chain.open(store.kv);
+      assert.equal(chain.head.number, stoppedAt);
+      const second = new FakePeer("b", source);
+      d = new Downloader({}, { chain });
+      d.addPeer(second);
+      const progress = d.progress();
+      assert.ok(progress !== null);
+      assert.equal(progress.highestBlock, N);
+      assert.equal(progress.currentBlock, stoppedAt);
+      assert.equal(d.resume(), true);
+      await d.whenIdle();
+      sameChain(source, chain);
+      // The skeleton survived: no header asked again; bodies only above the restart point.
+      assert.equal(second.headerRequests, 0);
+      assert.ok(Math.min(...second.bodiesAsked) > stoppedAt, `re-asked body ${Math.min(...second.bodiesAsked)}`);
+      assert.equal(d.counters.executed, N - stoppedAt);
+      await store.close();
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("stopped during the header stage, resumes the headers from its tail", async () => {
+    const dir = makeTmpDir("opal-sync-");
+    try {
+      let store = await openStore(dir, "rocksdb");
+      let chain = freshChain(store.kv);
+      const first = new FakePeer("a", source);
+      let d = new Downloader({ headerBatch: 20, maxHeaderChunksAhead: 1 }, { chain });
+      d.addPeer(first);
+      d.sync(source.headBlockHash, ZERO, ZERO);
+      while (d.counters.headers < 100) await new Promise((r) => setTimeout(r, 1));
+      await d.stop();
+      const linked = d.progress()?.headersDownloaded ?? 0;
+      assert.ok(linked >= 100 && linked < N, `linked ${linked}`);
+      await store.close();
+
+      store = await openStore(dir, "rocksdb");
+      chain = Chain.open(store.kv);
+      const second = new FakePeer("b", source);
+      d = new Downloader({ headerBatch: 20 }, { chain });
+      d.addPeer(second);
+      d.resume();
+      await d.whenIdle();
+      sameChain(source, chain);
+      // Headers were asked only below the old tail.
+      assert.ok(second.headerRequests > 0);
+      assert.ok(second.headerRequests <= Math.ceil((N - linked) / 20) + 1, `${second.headerRequests} header requests`);
+      await store.close();
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("formats the eta as geth does", () => {
+    assert.equal(formatEta(5), "5s");
+    assert.equal(formatEta(65), "1m5s");
+    assert.equal(formatEta(3725), "1h2m5s");
+    assert.equal(formatEta(Number.NaN), "unknown");
+  });
+});

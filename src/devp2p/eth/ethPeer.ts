@@ -11,6 +11,7 @@ import type { Receipt } from "../../block/receipt.js";
 import { keccak256 } from "../../crypto/keccak.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { type Logger, SILENT_LOGGER } from "../../util/log.js";
+import { DisconnectReason } from "../rlpx/p2pMessages.js";
 import {
   decodeEthMessage,
   type EthMessage,
@@ -29,7 +30,7 @@ import {
   type Status,
 } from "./messages.js";
 import type { EthServer } from "./server.js";
-import { DisconnectReason, type EthSession, type EthTimers, NODE_TIMERS } from "./session.js";
+import { type EthSession, type EthTimers, NODE_TIMERS } from "./session.js";
 import type { StatusError } from "./status.js";
 import { validateBlockRange } from "./status.js";
 import { KnownCache, type TxFetcher, type TxPeerQueue } from "./txAnnounce.js";

@@ -5,9 +5,7 @@
  * Disconnect reasons: SPEC devp2p rlpx.md#disconnect-0x01.
  */
 
-/** One table of reasons for the whole devp2p stack: RLPx's (SPEC: rlpx.md#disconnect-0x01). */
-export { DisconnectReason } from "../rlpx/p2pMessages.js";
-
+// Disconnect reasons: one table for the whole devp2p stack, RLPx's (rlpx/p2pMessages.ts).
 import type { DisconnectReason } from "../rlpx/p2pMessages.js";
 
 export interface EthSession {

@@ -20,7 +20,6 @@ import {
   isDecodeError,
 } from "../../../../src/devp2p/eth/messages.js";
 import { EthServer, MAX_HEADERS_SERVE } from "../../../../src/devp2p/eth/server.js";
-import { DisconnectReason } from "../../../../src/devp2p/eth/session.js";
 import {
   FORKID_LOCAL_INCOMPATIBLE,
   FORKID_REMOTE_STALE,
@@ -28,6 +27,7 @@ import {
   StatusProvider,
 } from "../../../../src/devp2p/eth/status.js";
 import { TX_ARRIVE_TIMEOUT_MS, TxBroadcaster, TxFetcher, wireTxHash } from "../../../../src/devp2p/eth/txAnnounce.js";
+import { DisconnectReason } from "../../../../src/devp2p/rlpx/p2pMessages.js";
 import { crc32 } from "../../../../src/primitives/crc32.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";

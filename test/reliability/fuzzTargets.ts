@@ -18,6 +18,11 @@ import { decodeReceipt } from "../../src/block/receipt.js";
 import { GenesisError, parseGenesis } from "../../src/chain/genesis.js";
 import { parseExecArgs } from "../../src/cli/execFlags.js";
 import { parseNodeArgs } from "../../src/cli/nodeFlags.js";
+import { Enr, EnrError } from "../../src/devp2p/discovery/enr.js";
+import { generateNodeKey } from "../../src/devp2p/discovery/nodeKey.js";
+import { decodePacket, encodePacket } from "../../src/devp2p/discovery/v4wire.js";
+import { decodeEthMessage, EthMsg, encodeEthMessage } from "../../src/devp2p/eth/messages.js";
+import { decodeDisconnect, decodeHello, encodeDisconnect, encodeHello } from "../../src/devp2p/rlpx/p2pMessages.js";
 import { PayloadError, payloadToBlock } from "../../src/engine/payload.js";
 import { coreApis } from "../../src/node/exec/execNode.js";
 import { decodeEnvelope } from "../../src/p2p/ssz.js";
@@ -163,6 +168,66 @@ const CLI_SEEDS = (): Uint8Array[] =>
     "--sequencer.enabled\0--sequencer.l1-confs=4\0--metrics.enabled\0--pprof.type=cpu\0--log.level=debug",
   ].map((x) => enc.encode(x));
 
+const DEVP2P_KEY = generateNodeKey();
+
+/** Seeds of the eth target: a version-69 Status and a GetBlockHeaders, each behind its code byte. */
+function DEVP2P_ETH_SEEDS(): Uint8Array[] {
+  const status = encodeEthMessage(69, {
+    code: EthMsg.Status,
+    form: 69,
+    version: 69,
+    networkId: 10n,
+    genesis: new Uint8Array(32).fill(1),
+    forkId: { hash: Uint8Array.of(1, 2, 3, 4), next: 0 },
+    earliest: 0,
+    latest: 100,
+    latestHash: new Uint8Array(32).fill(2),
+  });
+  const headers = encodeEthMessage(68, {
+    code: EthMsg.GetBlockHeaders,
+    requestId: 7n,
+    origin: 100n,
+    amount: 64n,
+    skip: 0n,
+    reverse: true,
+  });
+  return [Uint8Array.of(0x80, ...status), Uint8Array.of(EthMsg.GetBlockHeaders, ...headers)];
+}
+
+const DISCV4_PING = encodePacket(
+  {
+    type: 1,
+    version: 4,
+    from: { ip: Uint8Array.of(127, 0, 0, 1), udp: 30303, tcp: 30303 },
+    to: { ip: Uint8Array.of(127, 0, 0, 1), udp: 30304, tcp: 30304 },
+    expiration: 2_000_000_000,
+    enrSeq: 1n,
+  },
+  DEVP2P_KEY.privateKey,
+).datagram;
+
+const P2P_HELLO = encodeHello({
+  protocolVersion: 5,
+  clientId: "fuzz",
+  capabilities: [
+    { name: "eth", version: 68 },
+    { name: "eth", version: 69 },
+  ],
+  listenPort: 30303,
+  nodeId: DEVP2P_KEY.publicKey,
+});
+
+const ENR_SEED = Enr.sign(DEVP2P_KEY, 1n, new Map()).raw;
+
+function tryEnr(b: Uint8Array): unknown {
+  try {
+    return Enr.decode(b);
+  } catch (e) {
+    if (e instanceof EnrError) return e;
+    throw e;
+  }
+}
+
 export const FUZZ_TARGETS: readonly FuzzTarget[] = [
   {
     name: "rlp",
@@ -285,6 +350,28 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     typed: is(GenesisError, ChainConfigError, PrimitiveError),
     maxLength: 4096,
     json: true,
+  },
+  {
+    // devp2p (issue 24): what a peer sends after the RLPx frame layer. First byte: the version bit
+    // and the message code; the rest the payload. Bad input is an error value, never a throw.
+    name: "devp2p eth/68–69 message",
+    seeds: DEVP2P_ETH_SEEDS,
+    run: (b) => (b.length === 0 ? null : decodeEthMessage(b[0]! & 0x80 ? 69 : 68, b[0]! & 0x1f, b.subarray(1))),
+    typed: () => false,
+  },
+  {
+    name: "devp2p discv4 packet",
+    seeds: () => [DISCV4_PING],
+    run: (b) => decodePacket(b),
+    typed: () => false,
+    maxLength: 1500,
+  },
+  {
+    // RLPx base protocol after the handshake (Hello, Disconnect) and an ENR as discovery relays it.
+    name: "devp2p Hello / Disconnect / ENR",
+    seeds: () => [P2P_HELLO, encodeDisconnect(0x10), ENR_SEED],
+    run: (b) => [decodeHello(b), decodeDisconnect(b), b.length > 300 ? null : tryEnr(b)],
+    typed: () => false,
   },
   {
     name: "opal-exec command line",

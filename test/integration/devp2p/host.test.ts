@@ -16,7 +16,7 @@ import type { RpcError } from "../../../src/rpc/errors.js";
 import type { AnyMethod } from "../../../src/rpc/registry.js";
 import { TxPool } from "../../../src/txpool/txPool.js";
 import { freshChain, sourceChain } from "../../unit/devp2p/sync/syncFixtures.js";
-import { otherChain } from "./hostFixtures.js";
+import { forkedChain, otherChain } from "./hostFixtures.js";
 
 const ZERO = new Uint8Array(32);
 
@@ -70,6 +70,32 @@ describe("devp2p host: RLPx + eth + sync over loopback", function () {
       await downloader.stop();
       await b.stop();
       await a.stop();
+    }
+  });
+
+  it("three nodes: a peer on a fork answers headers that do not link and is dropped; the sync completes from the honest one", async () => {
+    const source = sourceChain(200);
+    const honest = await host(source, [], null);
+    const liar = await host(forkedChain(10, 210), [], null);
+    const fresh = freshChain();
+    const downloader = new Downloader({}, { chain: fresh });
+    const b = await host(fresh, [liar.enode()], downloader);
+    try {
+      await waitFor(() => b.peerCount === 1, 10_000, "the liar's connection");
+      // The target's header as newPayload would give it: no network needed to start, so the first
+      // header chunk goes to the only peer there is.
+      downloader.extend(source.store.headerRlp(source.headBlockHash)!);
+      downloader.sync(source.headBlockHash, ZERO, ZERO);
+      await waitFor(() => b.counters.dropped >= 1, 20_000, "the liar dropped for headers that do not link");
+      b.addStatic(honest.enode());
+      await waitFor(() => fresh.head.number === 200, 40_000, "the sync to block 200");
+      assert.equal(bytesToHex(fresh.headBlockHash), bytesToHex(source.headBlockHash));
+      assert.equal(bytesToHex(fresh.head.stateRoot), bytesToHex(source.head.stateRoot));
+    } finally {
+      await downloader.stop();
+      await b.stop();
+      await liar.stop();
+      await honest.stop();
     }
   });
 

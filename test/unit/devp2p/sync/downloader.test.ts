@@ -14,6 +14,7 @@ import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { openStore } from "../../../../src/storage/engine.js";
 import type { Logger } from "../../../../src/util/log.js";
 import { makeTmpDir, removeDir } from "../../../utils/tmpDir.js";
+import { sameChain } from "./sameChain.js";
 import { FakePeer, freshChain, sourceChain } from "./syncFixtures.js";
 
 const N = 300;
@@ -23,18 +24,6 @@ function recordingLog(): Logger & { lines: { msg: string; fields: Record<string,
   const lines: { msg: string; fields: Record<string, unknown> }[] = [];
   const rec = (msg: string, fields: Record<string, unknown> = {}) => lines.push({ msg, fields });
   return { lines, error: rec, warn: rec, info: rec, debug: rec };
-}
-
-function sameChain(a: Blockchain, b: Blockchain): void {
-  assert.equal(b.head.number, a.head.number);
-  assert.equal(bytesToHex(b.headBlockHash), bytesToHex(a.headBlockHash));
-  assert.equal(bytesToHex(b.head.stateRoot), bytesToHex(a.head.stateRoot));
-  for (const n of [1, 77, 150, a.head.number]) {
-    assert.equal(
-      bytesToHex(b.store.canonicalHash(n) as Uint8Array),
-      bytesToHex(a.store.canonicalHash(n) as Uint8Array),
-    );
-  }
 }
 
 describe("devp2p/sync/downloader", function () {
@@ -176,82 +165,6 @@ describe("devp2p/sync/downloader", function () {
     assert.equal(peer.faults.length, 0, JSON.stringify(peer.faults));
     assert.equal(chain.head.number, 40);
     assert.equal(bytesToHex(chain.headBlockHash), bytesToHex(at(40)));
-  });
-
-  it("stopped midway and reopened from the same datadir, resumes: no block re-downloaded or re-executed", async () => {
-    const dir = makeTmpDir("opal-sync-");
-    try {
-      let store = await openStore(dir, "rocksdb");
-      let chain = freshChain(store.kv);
-      const first = new FakePeer("a", source);
-      let d = new Downloader({ commitBatch: 25, bodyBatch: 10, maxBlocksAhead: 40 }, { chain });
-      d.addPeer(first);
-      d.onHead = (c) => {
-        if (c.newHead.number >= 100) void d.stop();
-      };
-      d.sync(source.headBlockHash, ZERO, ZERO);
-      await d.whenIdle();
-      const stoppedAt = chain.head.number;
-      assert.ok(stoppedAt >= 100 && stoppedAt < N, `stopped at ${stoppedAt}`);
-      assert.ok(d.syncing, "the sync should still be pending");
-      const headerRequestsBefore = first.headerRequests;
-      assert.ok(headerRequestsBefore > 0);
-      await store.close();
-
-      // "Restart": the same datadir, a new chain and downloader.
-      store = await openStore(dir, "rocksdb");
-      chain = Chain.open(store.kv);
-      assert.equal(chain.head.number, stoppedAt);
-      const second = new FakePeer("b", source);
-      d = new Downloader({}, { chain });
-      d.addPeer(second);
-      const progress = d.progress();
-      assert.ok(progress !== null);
-      assert.equal(progress.highestBlock, N);
-      assert.equal(progress.currentBlock, stoppedAt);
-      assert.equal(d.resume(), true);
-      await d.whenIdle();
-      sameChain(source, chain);
-      // The skeleton survived: no header asked again; bodies only above the restart point.
-      assert.equal(second.headerRequests, 0);
-      assert.ok(Math.min(...second.bodiesAsked) > stoppedAt, `re-asked body ${Math.min(...second.bodiesAsked)}`);
-      assert.equal(d.counters.executed, N - stoppedAt);
-      await store.close();
-    } finally {
-      removeDir(dir);
-    }
-  });
-
-  it("stopped during the header stage, resumes the headers from its tail", async () => {
-    const dir = makeTmpDir("opal-sync-");
-    try {
-      let store = await openStore(dir, "rocksdb");
-      let chain = freshChain(store.kv);
-      const first = new FakePeer("a", source);
-      let d = new Downloader({ headerBatch: 20, maxHeaderChunksAhead: 1 }, { chain });
-      d.addPeer(first);
-      d.sync(source.headBlockHash, ZERO, ZERO);
-      while (d.counters.headers < 100) await new Promise((r) => setTimeout(r, 1));
-      await d.stop();
-      const linked = d.progress()?.headersDownloaded ?? 0;
-      assert.ok(linked >= 100 && linked < N, `linked ${linked}`);
-      await store.close();
-
-      store = await openStore(dir, "rocksdb");
-      chain = Chain.open(store.kv);
-      const second = new FakePeer("b", source);
-      d = new Downloader({ headerBatch: 20 }, { chain });
-      d.addPeer(second);
-      d.resume();
-      await d.whenIdle();
-      sameChain(source, chain);
-      // Headers were asked only below the old tail.
-      assert.ok(second.headerRequests > 0);
-      assert.ok(second.headerRequests <= Math.ceil((N - linked) / 20) + 1, `${second.headerRequests} header requests`);
-      await store.close();
-    } finally {
-      removeDir(dir);
-    }
   });
 
   it("formats the eta as geth does", () => {

@@ -324,7 +324,9 @@ export class Downloader {
 
   private sleep(ms = IDLE_WAIT_MS): Promise<void> {
     return new Promise((resolve) => {
+      // Unref'd: a sync waiting for peers never keeps a process alive on its own.
       const t = setTimeout(() => done(), ms);
+      t.unref?.();
       const done = (): void => {
         clearTimeout(t);
         if (this.wakeUp === done) this.wakeUp = null;

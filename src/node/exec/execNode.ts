@@ -378,6 +378,9 @@ export class ExecNode {
   private stopping: Promise<void> | null = null;
   /** The dev L1's beacon API (`--dev --dev.beacon`); null otherwise. */
   devBeacon: DevBeaconServer | null = null;
+  /** The execution-layer P2P host and the sync behind it (not in --dev); stopped by `stop()`. */
+  p2p: Devp2pHost | null = null;
+  downloader: Downloader | null = null;
 
   private constructor(
     readonly config: ExecNodeConfig,
@@ -746,6 +749,8 @@ export class ExecNode {
         jwt.secret,
       );
       node.devBeacon = devBeacon;
+      node.p2p = p2pHost;
+      node.downloader = downloader;
       return node;
     } catch (e) {
       await unwind();
@@ -766,6 +771,9 @@ export class ExecNode {
     this.stopping ??= (async () => {
       this.log.info("Shutting down");
       this.sealer?.stop();
+      // The sync first (it writes to the store), then the peers and the listener.
+      await this.downloader?.stop();
+      await this.p2p?.stop();
       this.engine.onHead = null;
       await Promise.all([
         this.httpServer?.close(1000),

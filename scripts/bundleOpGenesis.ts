@@ -44,6 +44,7 @@ import { parseGenesis } from "../src/chain/genesis.js";
 import { headerBlobBaseFee } from "../src/chain/importBlock.js";
 import { blockContext } from "../src/executor/executeBlock.js";
 import { call } from "../src/executor/simulate.js";
+import { l1ForksGenesis } from "../src/node/exec/devGenesis.js";
 import {
   EIP2935_BLOCK_HASH_HISTORY_DEPLOYMENT_HEX,
   ISTHMUS_OPERATOR_FEE_DEPLOYMENT_HEX,
@@ -361,37 +362,8 @@ function evmChain(accounts: Alloc): Blockchain {
   for (const [a, v] of Object.entries(accounts)) {
     alloc[`0x${a}`] = { balance: "0x0", code: `0x${strip0x(v.code ?? "")}`, nonce: "0x1" };
   }
-  const g = {
-    config: {
-      chainId: 1,
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      terminalTotalDifficulty: 0,
-      shanghaiTime: 0,
-      cancunTime: 0,
-      pragueTime: 0,
-      blobSchedule: {
-        cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-        prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-      },
-    },
-    nonce: "0x0",
-    timestamp: "0x0",
-    extraData: "0x",
-    gasLimit: "0x1c9c380",
-    difficulty: "0x0",
-    baseFeePerGas: "0x3b9aca00",
-    alloc,
-  };
-  return Blockchain.init(new MemoryKv(), parseGenesis(g), g.config as never);
+  const g = l1ForksGenesis(1, alloc);
+  return Blockchain.init(new MemoryKv(), parseGenesis(g), g.config);
 }
 
 /** The output of a call (`to` null: a creation, whose output is the runtime code). */

@@ -2,12 +2,14 @@
  * Issue 24's loopback acceptance, as an operator would run it: a source opal-exec holding a chain
  * (made by scripts/genChain.ts) and a fresh opal-exec initialised from the same genesis.json, given
  * only the source's enode URL in `--bootnodes` (with `--nodiscover`, so the bootnode is dialled
- * directly). The fresh node is told the source's head with engine_forkchoiceUpdatedV3 over its
- * JWT-authenticated port — what op-node's `--syncmode execution-layer` does — answers SYNCING, and
- * fetches and executes the chain over devp2p. With `--kill-at N` it is SIGKILLed once its head passes
- * N and started again: the second run must resume (its first head is ≥ N, not 0) and finish.
- * Prints the head, root and timings of both nodes, and each process's peak RSS.
- *   tsx scripts/elSyncLoopback.ts --chain /tmp/elsync [--kill-at 2500]
+ * directly). With nothing else, the fresh node follows the head its eth/69 peer announces
+ * (`--sync.followpeers`, on by default) and fetches and executes the chain over devp2p. With
+ * `--engine` it is instead told the source's head with engine_forkchoiceUpdatedV3 over its
+ * JWT-authenticated port — what op-node's `--syncmode execution-layer` does — and answers SYNCING.
+ * With `--kill-at N` it is SIGKILLed once its head passes N and started again: the second run must
+ * resume (its first head is ≥ N, not 0) and finish. Prints the head, root and timings of both
+ * nodes, and each process's peak RSS.
+ *   tsx scripts/elSyncLoopback.ts --chain /tmp/elsync [--kill-at 2500] [--engine]
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
@@ -16,7 +18,10 @@ import { parseArgs } from "node:util";
 import { signJwt } from "../src/engine/jwt.js";
 import { hexToBytes } from "../src/primitives/hex.js";
 
-const { values } = parseArgs({ options: { chain: { type: "string" }, "kill-at": { type: "string" } } });
+const { values } = parseArgs({
+  options: { chain: { type: "string" }, "kill-at": { type: "string" }, engine: { type: "boolean" } },
+});
+const viaEngine = values.engine === true;
 if (values.chain === undefined) throw new Error("--chain DIR (from scripts/genChain.ts) is required");
 const dir = values.chain;
 const killAt = values["kill-at"] === undefined ? null : Number(values["kill-at"]);
@@ -57,7 +62,7 @@ function start(name: string, args: string[]): ChildProcess {
   });
   const show = (b: Buffer) => {
     for (const line of b.toString().split("\n")) {
-      if (/Sync progress|peak RSS|SYNCING|Resuming|Started P2P|rror/.test(line))
+      if (/Sync progress|peak RSS|SYNCING|Resuming|Started P2P|following|rror/.test(line))
         console.log(`[${name}] ${line.trim()}`);
     }
   };
@@ -121,7 +126,7 @@ const t0 = Date.now();
 let dst = start("fresh", dstArgs);
 await until(async () => ((await rpc(dstUrl, "net_peerCount")) === "0x1" ? true : null), 30_000, "a peer");
 console.log(
-  `fresh: connected to the source in ${Date.now() - t0} ms; forkchoiceUpdated → ${(await fcu()).payloadStatus.status}`,
+  `fresh: connected to the source in ${Date.now() - t0} ms; ${viaEngine ? `forkchoiceUpdated → ${(await fcu()).payloadStatus.status}` : "no consensus client"}`,
 );
 const number = async () => Number(await rpc(dstUrl, "eth_blockNumber"));
 if (killAt !== null) {
@@ -134,7 +139,7 @@ if (killAt !== null) {
   const first = await until(() => number(), 60_000, "the restarted node's RPC");
   console.log(`fresh: restarted with head ${first} (${first >= killAt ? "resumed" : "NOT resumed"})`);
   await until(async () => ((await rpc(dstUrl, "net_peerCount")) === "0x1" ? true : null), 30_000, "a peer again");
-  console.log(`fresh: forkchoiceUpdated again → ${(await fcu()).payloadStatus.status}`);
+  if (viaEngine) console.log(`fresh: forkchoiceUpdated again → ${(await fcu()).payloadStatus.status}`);
 }
 const syncing = await rpc(dstUrl, "eth_syncing");
 console.log(`fresh: eth_syncing ${JSON.stringify(syncing)}`);
@@ -145,6 +150,7 @@ console.log(
   `fresh: head ${Number(got.number)} ${got.hash} root ${got.stateRoot} in ${s.toFixed(1)} s (${(Number(head.number) / s).toFixed(0)} blocks/s)`,
 );
 console.log(got.hash === head.hash && got.stateRoot === head.stateRoot ? "SAME head hash and state root" : "MISMATCH");
+// A consensus client arriving now finds the head there: VALID.
 console.log(`fresh: forkchoiceUpdated → ${(await fcu()).payloadStatus.status}`);
 process.kill(-dst.pid!, "SIGTERM");
 process.kill(-src.pid!, "SIGTERM");

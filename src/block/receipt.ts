@@ -17,6 +17,7 @@ import { TxType } from "../tx/tx.js";
 import { BlockError } from "./errors.js";
 import { ListReader } from "./listReader.js";
 import { logEncodedLength, type ReceiptLog, readLog, writeLog } from "./log.js";
+import { logsBloom } from "./logsBloom.js";
 
 /** `depositReceiptVersion` written from Canyon on. */
 export const CANYON_DEPOSIT_RECEIPT_VERSION = 1;
@@ -58,6 +59,15 @@ export function decodeReceipt(input: Uint8Array): Receipt {
     type = first;
     r = ListReader.whole(input.subarray(1), "receipt");
   }
+  return readReceiptBody(r, type, true);
+}
+
+/**
+ * The fields of a receipt list after its type — status or post-state, cumulative gas, the bloom
+ * (`withBloom`; eth/69's network form omits it and it is recomputed from the logs, EIP-7642), the
+ * logs and a deposit's nonce and receipt version — then the list's end.
+ */
+export function readReceiptBody(r: ListReader, type: number, withBloom: boolean): Receipt {
   const statusBytes = r.bytes("receipt.status");
   let status: number;
   let postState: Uint8Array | null = null;
@@ -68,7 +78,7 @@ export function decodeReceipt(input: Uint8Array): Receipt {
     postState = statusBytes;
   } else throw new BlockError("RECEIPT_STATUS", `receipt.status: invalid ${statusBytes.length}-byte value`);
   const cumulativeGasUsed = r.safeInt("receipt.cumulativeGasUsed");
-  const logsBloom = r.fixed(256, "receipt.logsBloom");
+  const bloom = withBloom ? r.fixed(256, "receipt.logsBloom") : null;
   const l = r.list("receipt.logs");
   const logs: ReceiptLog[] = [];
   while (l.hasMore()) logs.push(readLog(l));
@@ -79,7 +89,16 @@ export function decodeReceipt(input: Uint8Array): Receipt {
     if (r.hasMore()) depositReceiptVersion = r.safeInt("receipt.depositReceiptVersion");
   }
   r.finish("receipt");
-  return { type, status, postState, cumulativeGasUsed, logsBloom, logs, depositNonce, depositReceiptVersion };
+  return {
+    type,
+    status,
+    postState,
+    cumulativeGasUsed,
+    logsBloom: bloom ?? logsBloom(logs),
+    logs,
+    depositNonce,
+    depositReceiptVersion,
+  };
 }
 
 function statusItem(r: Receipt): Uint8Array {

@@ -463,6 +463,21 @@ export const EXEC_CLI = defineCli({
       category: NET,
       help: "P2P node key file (default: <datadir>/nodekey, created when missing)",
     },
+    // Opal's: until a consensus client calls the Engine API, sync towards the best eth/69 peer's head.
+    "sync.followpeers": {
+      type: "bool",
+      default: true,
+      category: NET,
+      help: "Before a consensus client names a head over the Engine API, sync towards the highest head eth/69 peers announce (Opal; its first forkchoice ends this)",
+    },
+    // reth --debug.tip: a block hash to sync to with no consensus client.
+    "debug.tip": {
+      type: "string",
+      category: NET,
+      validate: (v) =>
+        /^0x[0-9a-fA-F]{64}$/.test(v) ? undefined : "expected a 32-byte block hash (0x + 64 hex digits)",
+      help: "Block hash to sync to over devp2p without a consensus client (as reth's --debug.tip)",
+    },
 
     // op-geth cmd/utils/flags.go Rollup* (historicalrpctimeout is a string "5s" there, parsed as a duration).
     "rollup.sequencerhttp": {

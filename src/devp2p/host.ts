@@ -31,7 +31,7 @@ import { StatusProvider } from "./eth/status.js";
 import { TxBroadcaster, TxFetcher } from "./eth/txAnnounce.js";
 import { dialRlpx, listenRlpx, type RlpxLocalOptions } from "./rlpx/dial.js";
 import { DisconnectReason } from "./rlpx/p2pMessages.js";
-import type { RlpxSession } from "./rlpx/rlpxSession.js";
+import type { RlpxSession, RlpxSessionOptions } from "./rlpx/rlpxSession.js";
 import type { Downloader } from "./sync/downloader.js";
 import { EthSyncPeer } from "./sync/ethSyncPeer.js";
 
@@ -73,6 +73,11 @@ export interface Devp2pHostOptions {
   readonly disableTxPoolGossip: boolean;
   /** eth versions offered, newest first (default 69, 68). */
   readonly ethVersions?: readonly EthVersion[];
+  /** RLPx session timers and message bound (defaults: geth's, rlpx/rlpxSession.ts); tests shorten them. */
+  readonly rlpx?: Pick<
+    RlpxSessionOptions,
+    "handshakeTimeoutMs" | "pingIntervalMs" | "idleTimeoutMs" | "maxMessageSize"
+  >;
 }
 
 export interface Devp2pHostDeps {
@@ -176,6 +181,7 @@ export class Devp2pHost {
 
   private rlpxOptions(): RlpxLocalOptions {
     return {
+      ...this.opts.rlpx,
       privateKey: this.opts.key.privateKey,
       clientId: this.opts.clientId,
       capabilities: this.versions.map((v) => ({ name: "eth", version: v, length: v === ETH69 ? 18 : 17 })),

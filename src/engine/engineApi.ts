@@ -220,6 +220,8 @@ export class EngineApi {
       throw e;
     }
     const { header, body } = decoded;
+    // A consensus client is driving: the downloader stops following peers' heads.
+    this.sync?.consensusSpeaks();
     const windowError = newPayloadWindowError(version, this.forkAt(header.timestamp, header.number).fork);
     if (windowError !== null) throw EngineError.of(windowError);
     const hash = headerHash(header);
@@ -285,6 +287,7 @@ export class EngineApi {
   ): { payloadStatus: PayloadStatus; payloadId: string | null } {
     const head = hexToBytes(state.headBlockHash);
     const chain = this.chain;
+    this.sync?.consensusSpeaks();
     if (chain.isInvalid(head)) {
       return {
         payloadStatus: {

@@ -10,7 +10,9 @@
  *   overlapping sync (the next commit waits for the previous one's flush), so a process crash loses
  *   nothing committed; `sync: true` is accepted and means the same.
  * - `iterate` and `cursor` read through `getRange`, whose read transaction is a snapshot: a cursor
- *   sees one consistent view, which is more than the interface asks.
+ *   sees one consistent view, which is more than the interface asks. Each range read in progress
+ *   holds a native cursor in a read transaction; `close` ends them all before it closes the
+ *   environment, which frees every transaction (a cursor closed after that reads freed memory).
  * - `sequence` is the last committed transaction id. Worker threads get no view of an LMDB store
  *   yet (storage/engine.ts says why).
  */
@@ -32,8 +34,16 @@ interface LmdbDb {
   getBinary(key: Uint8Array): Uint8Array | undefined;
   put(key: Uint8Array, value: Uint8Array): unknown;
   remove(key: Uint8Array): unknown;
-  getRange(range: LmdbRange): Iterable<{ key: Uint8Array; value: Uint8Array }>;
+  getRange(range: LmdbRange): Iterable<LmdbEntry>;
 }
+
+interface LmdbEntry {
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+/** A range read of lmdb-js: a native cursor in a read transaction until it is done or `return`ed. */
+type RangeRead = Iterator<LmdbEntry>;
 
 interface LmdbRoot {
   openDB(opts: { name: string; encoding: "binary"; keyEncoding: "binary" }): LmdbDb;
@@ -74,6 +84,8 @@ function own(b: Uint8Array, from = 0): Uint8Array {
 export class LmdbKv implements KvStore {
   private readonly dbs = new Map<TableName, LmdbDb>();
   private closed = false;
+  /** Range reads in progress (scans of `iterate`, cursors), ended by `close()` while the env is open. */
+  private readonly reads = new Set<RangeRead>();
 
   private constructor(private readonly root: LmdbRoot) {
     for (const t of TABLE_NAMES) this.dbs.set(t, root.openDB({ name: t, encoding: "binary", keyEncoding: "binary" }));
@@ -131,11 +143,39 @@ export class LmdbKv implements KvStore {
       ? { start: hi, end: lo, reverse: true, exclusiveStart: true, inclusiveEnd: true }
       : { start: lo, end: hi };
     if (range.limit !== undefined) r.limit = range.limit;
-    for (const e of d.getRange(r)) yield [own(e.key, 1), own(e.value)];
+    const it = this.startRead(d, r);
+    try {
+      for (;;) {
+        // The consumer may have closed the store while suspended at a yield: the read is gone.
+        if (this.closed) throw new StorageError("CLOSED", "LMDB store is closed");
+        const e = it.next();
+        if (e.done === true) return;
+        yield [own(e.value.key, 1), own(e.value.value)];
+      }
+    } finally {
+      this.endRead(it);
+    }
   }
 
   cursor(table: TableName, opts: KvCursorOptions = {}): KvCursor {
-    return new LmdbCursor(this.db(table), opts, () => this.closed);
+    const d = this.db(table);
+    return new LmdbCursor(
+      opts,
+      (r) => this.startRead(d, r),
+      (it) => this.endRead(it),
+      () => this.closed,
+    );
+  }
+
+  private startRead(d: LmdbDb, r: LmdbRange): RangeRead {
+    const it = d.getRange(r)[Symbol.iterator]();
+    this.reads.add(it);
+    return it;
+  }
+
+  /** Ends a range read (closes its native cursor); a no-op once `close()` has ended it. */
+  private endRead(it: RangeRead): void {
+    if (this.reads.delete(it)) it.return?.();
   }
 
   write(batch: WriteBatch, _opts?: { sync?: boolean }): void {
@@ -154,16 +194,28 @@ export class LmdbKv implements KvStore {
     }
   }
 
+  /**
+   * Ends every range read still open, then closes the environment. The order matters: closing the
+   * env aborts and frees its read transactions, and lmdb-js's `mdb_cursor_close` reads the cursor's
+   * transaction, so a cursor closed afterwards is a use-after-free (a SIGSEGV when the freed memory
+   * has been reused).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.root.close();
+    const reads = [...this.reads];
+    this.reads.clear();
+    try {
+      for (const it of reads) it.return?.();
+    } finally {
+      await this.root.close();
+    }
   }
 }
 
 /** A forward cursor: each seek opens a range read from the target, `next` walks it. */
 class LmdbCursor implements KvCursor {
-  private it: Iterator<{ key: Uint8Array; value: Uint8Array }> | null = null;
+  private it: RangeRead | null = null;
   private k: Uint8Array = new Uint8Array(0);
   private v: Uint8Array = new Uint8Array(0);
   private ok = false;
@@ -172,8 +224,9 @@ class LmdbCursor implements KvCursor {
   private readonly hi: Uint8Array;
 
   constructor(
-    private readonly d: LmdbDb,
     opts: KvCursorOptions,
+    private readonly startRead: (r: LmdbRange) => RangeRead,
+    private readonly endRead: (it: RangeRead) => void,
     private readonly storeClosed: () => boolean,
   ) {
     this.lo = opts.gte === undefined ? new Uint8Array([PREFIX]) : stored(opts.gte);
@@ -189,7 +242,7 @@ class LmdbCursor implements KvCursor {
     const s = stored(key);
     const start = Buffer.compare(s, this.lo) < 0 ? this.lo : s;
     this.release();
-    this.it = this.d.getRange({ start, end: this.hi })[Symbol.iterator]();
+    this.it = this.startRead({ start, end: this.hi });
     return this.advance();
   }
 
@@ -223,14 +276,14 @@ class LmdbCursor implements KvCursor {
     return this.v;
   }
 
-  /** Ends the range read in progress (its read transaction); after the store closed there is none. */
+  /**
+   * Ends the range read in progress. After the store closed, its `close()` has ended it already, and
+   * the read must not be touched again: its native cursor belongs to a freed transaction.
+   */
   private release(): void {
-    try {
-      this.it?.return?.();
-    } catch {
-      // The environment is closed: its transactions are gone with it.
-    }
+    const it = this.it;
     this.it = null;
+    if (it !== null) this.endRead(it);
   }
 
   close(): void {

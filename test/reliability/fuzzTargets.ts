@@ -47,6 +47,7 @@ import { TxError } from "../../src/tx/errors.js";
 import { TxPool } from "../../src/txpool/txPool.js";
 import { fixturePath } from "../utils/fixtures.js";
 import { buildSuiteChain } from "../utils/rpcCompatChain.js";
+import { SESSION_FUZZ_TARGETS } from "./sessionFuzz.js";
 
 export interface FuzzTarget {
   readonly name: string;
@@ -62,6 +63,14 @@ export interface FuzzTarget {
   readonly maxLength?: number;
   /** The seeds are JSON: also mutate them as JSON values (keys, types, nesting), not only as bytes. */
   readonly json?: boolean;
+  /**
+   * Targets that drive live sockets (sessionFuzz.ts): started before the first case and stopped after
+   * the last, outside the per-case time limit; a throw from either fails the target.
+   */
+  readonly setup?: () => Promise<void>;
+  readonly teardown?: () => Promise<void>;
+  /** At most this many cases per run, whatever is asked (targets whose case is a TCP session). */
+  readonly maxCases?: number;
 }
 
 const enc = new TextEncoder();
@@ -386,6 +395,9 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
     run: (b) => parseNodeArgs(argvOf(b), {}, { home: "/home/fuzz" }),
     typed: () => false,
   },
+  // Whole RLPx sessions against a live Devp2pHost over loopback: auth bytes, raw frame bytes and
+  // encrypted frame payloads (sessionFuzz.ts; a few hundred cases a run).
+  ...SESSION_FUZZ_TARGETS,
 ];
 
 const ENGINE_PAYLOAD = JSON.stringify({
@@ -589,23 +601,44 @@ export interface FuzzResult {
 /** A case slower than this is a failure (a hang, or unbounded work). */
 export const CASE_LIMIT_MS = 2000;
 
-/** Runs `cases` inputs through `t`; deterministic for a given `seed`. */
+/** The cases `fuzz(t, cases)` runs: `cases`, or the target's maxCases when that is lower. */
+export function casesFor(t: FuzzTarget, cases: number): number {
+  return Math.min(cases, t.maxCases ?? cases);
+}
+
+const message = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+
+/** Runs `casesFor(t, cases)` inputs through `t`; deterministic for a given `seed`. */
 export async function fuzz(t: FuzzTarget, cases: number, seed = 42): Promise<FuzzResult> {
   const seeds = t.seeds();
   const t0 = performance.now();
-  const r = await fc.check(
-    fc.asyncProperty(inputs(seeds, t.maxLength ?? 1024, t.json === true), async (input) => {
-      const s = performance.now();
-      try {
-        await t.run(input);
-      } catch (e) {
-        if (!t.typed(e)) throw e;
-      }
-      const took = performance.now() - s;
-      if (took > CASE_LIMIT_MS) throw new Error(`took ${took.toFixed(0)} ms`);
-    }),
-    { numRuns: cases, seed, endOnFailure: true },
-  );
+  let r: fc.RunDetails<[Uint8Array]>;
+  let teardownFailure: string | null = null;
+  try {
+    await t.setup?.();
+    r = await fc.check(
+      fc.asyncProperty(inputs(seeds, t.maxLength ?? 1024, t.json === true), async (input) => {
+        const s = performance.now();
+        try {
+          await t.run(input);
+        } catch (e) {
+          if (!t.typed(e)) throw e;
+        }
+        const took = performance.now() - s;
+        if (took > CASE_LIMIT_MS) throw new Error(`took ${took.toFixed(0)} ms`);
+      }),
+      { numRuns: casesFor(t, cases), seed, endOnFailure: true },
+    );
+  } catch (e) {
+    // setup failed (the target's structured seeds included): no case ran.
+    await t.teardown?.().catch(() => undefined);
+    return { target: t.name, cases: 0, ms: performance.now() - t0, failure: `setup: ${message(e)}` };
+  }
+  try {
+    await t.teardown?.();
+  } catch (e) {
+    teardownFailure = `teardown: ${message(e)}`;
+  }
   let failure: string | null = null;
   if (r.failed) {
     const ex = r.counterexample?.[0] as Uint8Array | undefined;
@@ -618,5 +651,6 @@ export async function fuzz(t: FuzzTarget, cases: number, seed = 42): Promise<Fuz
           : `0x${Buffer.from(ex).toString("hex").slice(0, 200)}`;
     failure = `${err?.name ?? "Error"}: ${err?.message ?? "failed"} on ${shown}`;
   }
+  failure ??= teardownFailure;
   return { target: t.name, cases: r.numRuns, ms: performance.now() - t0, failure };
 }

@@ -11,9 +11,8 @@ import { type BlockBody, decodeBody } from "../../block/block.js";
 import { BlockError } from "../../block/errors.js";
 import { decodeHeader, type Header } from "../../block/header.js";
 import { ListReader } from "../../block/listReader.js";
-import { logEncodedLength, type ReceiptLog, readLog, writeLog } from "../../block/log.js";
-import { logsBloom } from "../../block/logsBloom.js";
-import { decodeReceipt, encodeReceipt, type Receipt } from "../../block/receipt.js";
+import { logEncodedLength, writeLog } from "../../block/log.js";
+import { decodeReceipt, encodeReceipt, type Receipt, readReceiptBody } from "../../block/receipt.js";
 import {
   encodedLength,
   encodeRlp,
@@ -561,43 +560,14 @@ function readReceipt68(l: ListReader): Receipt {
   return decodeReceipt(it.payload);
 }
 
+/** One eth/69 receipt: `[txType, postStateOrStatus, cumulativeGas, logs, deposit fields?]`, no bloom. */
 function readReceipt69(l: ListReader): Receipt {
   const r = l.list("receipt");
   const type = r.safeInt("receipt.txType");
   if (type !== TxType.Legacy && !(type >= TxType.AccessList && type <= TxType.SetCode) && type !== TxType.Deposit) {
     throw new WireError(`receipt: unknown tx type ${type}`);
   }
-  const s = r.bytes("receipt.postStateOrStatus");
-  let status: number;
-  let postState: Uint8Array | null = null;
-  if (s.length === 0) status = 0;
-  else if (s.length === 1 && s[0] === 1) status = 1;
-  else if (s.length === 32) {
-    status = 1;
-    postState = s;
-  } else throw new WireError(`receipt.postStateOrStatus: invalid ${s.length}-byte value`);
-  const cumulativeGasUsed = r.safeInt("receipt.cumulativeGasUsed");
-  const ll = r.list("receipt.logs");
-  const logs: ReceiptLog[] = [];
-  while (ll.hasMore()) logs.push(readLog(ll));
-  let depositNonce: number | null = null;
-  let depositReceiptVersion: number | null = null;
-  if (type === TxType.Deposit) {
-    if (r.hasMore()) depositNonce = r.safeInt("receipt.depositNonce");
-    if (r.hasMore()) depositReceiptVersion = r.safeInt("receipt.depositReceiptVersion");
-  }
-  r.finish("receipt");
-  // SPEC (EIP-7642): the bloom is not sent; it is recomputed from the logs.
-  return {
-    type,
-    status,
-    postState,
-    cumulativeGasUsed,
-    logsBloom: logsBloom(logs),
-    logs,
-    depositNonce,
-    depositReceiptVersion,
-  };
+  return readReceiptBody(r, type, false);
 }
 
 function decodeReceiptsMsg(version: EthVersion, payload: Uint8Array): Receipts {

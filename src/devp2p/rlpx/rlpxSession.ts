@@ -42,6 +42,13 @@ export const DEFAULT_PING_INTERVAL_MS = 15_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 /** After sending Disconnect, how long the socket may take to flush (geth `discWriteTimeout`, 1 s). */
 const DISCONNECT_FLUSH_MS = 1_000;
+/**
+ * Unsent bytes above which the session stops reading the peer until its socket drains. geth writes
+ * synchronously: a handler blocked writing to a peer that does not read stops reading that peer (and
+ * `frameWriteTimeout` drops it; here the idle timeout does). Without the mark, a peer that sends
+ * small requests and never reads the answers grows our write buffer without bound.
+ */
+export const WRITE_HIGH_WATER = 4 * 1024 * 1024;
 
 export interface RlpxSessionOptions {
   /** This node's 32-byte secp256k1 key. */
@@ -115,6 +122,15 @@ export class RlpxSession extends EventEmitter<RlpxSessionEvents> {
   private pendingSize = -1;
   /** Set between `ready` and the next macrotask: see handleHello. */
   private paused = false;
+  /** Set while more than WRITE_HIGH_WATER waits to be sent: the peer is not read until it drains. */
+  private draining = false;
+  /**
+   * Bytes the auth or ack needs before it is read again: each read may cost an ECIES decrypt (~2 ms),
+   * so a peer dribbling its packet a byte at a time gets a few reads, not one per byte.
+   */
+  private handshakeNeed = 0;
+  /** Times the auth or ack was parsed (each may be an ECIES decrypt): for tests and metrics. */
+  handshakeReads = 0;
   private closeInfo: RlpxCloseInfo | null = null;
   private handshakeTimer: NodeJS.Timeout | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
@@ -194,7 +210,7 @@ export class RlpxSession extends EventEmitter<RlpxSessionEvents> {
     if (this.state === State.Closed) return;
     this.lastRecv = Date.now();
     this.append(chunk);
-    if (!this.paused) this.process();
+    if (!this.paused && !this.draining) this.process();
   }
 
   private append(chunk: Uint8Array): void {
@@ -215,11 +231,20 @@ export class RlpxSession extends EventEmitter<RlpxSessionEvents> {
   }
 
   private process(): void {
-    while (this.state !== State.Closed && !this.paused) {
+    while (this.state !== State.Closed && !this.paused && !this.draining) {
+      if (this.socket.writableLength > WRITE_HIGH_WATER) {
+        this.awaitDrain();
+        return;
+      }
       const avail = this.buf.subarray(this.rpos, this.wpos);
       if (this.state === State.Auth) {
+        if (avail.length < this.handshakeNeed) return;
+        this.handshakeReads++;
         const r = respondToAuth(this.opts.privateKey, avail);
-        if (r.kind === "need") return;
+        if (r.kind === "need") {
+          this.handshakeNeed = r.bytes;
+          return;
+        }
         if (r.kind === "invalid") {
           this.fail(null, r.reason);
           return;
@@ -233,8 +258,13 @@ export class RlpxSession extends EventEmitter<RlpxSessionEvents> {
         continue;
       }
       if (this.state === State.Ack) {
+        if (avail.length < this.handshakeNeed) return;
+        this.handshakeReads++;
         const r = this.initiator!.readAck(avail);
-        if (r.kind === "need") return;
+        if (r.kind === "need") {
+          this.handshakeNeed = r.bytes;
+          return;
+        }
         if (r.kind === "invalid") {
           this.fail(null, r.reason);
           return;
@@ -280,6 +310,18 @@ export class RlpxSession extends EventEmitter<RlpxSessionEvents> {
     if (this.state === State.Hello) return BASE_PROTOCOL_MAX_MSG_SIZE + 9;
     const body = this.snappy ? snappyMaxCompressed(this.maxMessageSize) : this.maxMessageSize;
     return Math.min(MAX_FRAME_SIZE, body + 9);
+  }
+
+  /** Stops reading the peer until what we owe it is sent (WRITE_HIGH_WATER); then goes on parsing. */
+  private awaitDrain(): void {
+    this.draining = true;
+    this.socket.pause();
+    this.socket.once("drain", () => {
+      this.draining = false;
+      if (this.state === State.Closed) return;
+      this.socket.resume();
+      if (!this.paused) this.process();
+    });
   }
 
   private handleFrame(frame: Uint8Array): void {

@@ -107,6 +107,8 @@ const REST_BASE_MS = 500;
 const REST_MAX_MS = 30_000;
 /** The run loop re-checks at least this often when nothing wakes it. */
 const IDLE_WAIT_MS = 250;
+/** A forkchoice's "no safe / finalized block". */
+const ZERO_HASH = new Uint8Array(32);
 
 export class Downloader {
   /** Told about head changes the sync makes (the node's fan-out: pool reset, subscriptions). */
@@ -131,6 +133,11 @@ export class Downloader {
   private wakeUp: (() => void) | null = null;
   /** Counters for tests and metrics: headers linked, bodies accepted, blocks executed. */
   readonly counters = { headers: 0, bodies: 0, executed: 0 };
+  /** Set once the consensus client has named a head or sent a payload: its heads rule from then on. */
+  private consensusSpoke = false;
+  private followTimer: ReturnType<typeof setInterval> | null = null;
+  /** The peer head the last follow step aimed at (logged once per target). */
+  private followed: Uint8Array | null = null;
 
   constructor(opts: Partial<DownloaderOptions>, deps: DownloaderDeps) {
     this.opts = { ...DEFAULT_DOWNLOADER_OPTIONS, ...opts };
@@ -157,6 +164,61 @@ export class Downloader {
     return this.peers.size;
   }
 
+  /** The highest head a peer has announced with its number (eth/69 Status or BlockRangeUpdate), or null. */
+  bestPeerHead(): { hash: Uint8Array; number: number } | null {
+    let best: { hash: Uint8Array; number: number } | null = null;
+    for (const e of this.peers.values()) {
+      const h = e.peer.head;
+      if (h.number !== null && (best === null || h.number > best.number)) best = { hash: h.hash, number: h.number };
+    }
+    return best;
+  }
+
+  // ---- before a consensus client speaks ------------------------------------------------------------
+
+  /**
+   * Follows the peers' best head until the consensus client speaks (`--sync.followpeers`): every
+   * `intervalMs`, when no sync runs and an eth/69 peer announces a block above the local head, a
+   * sync towards that head starts as a forkchoice without safe or finalized block would (geth's
+   * full sync before the merge, reth's `--debug.tip` from the peers). Blocks are still checked
+   * against their headers and executed to their state roots; which chain is canonical stays the
+   * consensus client's call — its first forkchoice ends following, and moves the head if it differs.
+   */
+  followPeers(intervalMs: number): void {
+    if (this.followTimer !== null || this.consensusSpoke) return;
+    this.followTimer = setInterval(() => this.followStep(), intervalMs);
+    this.followTimer.unref();
+  }
+
+  /** The consensus client named a head or sent a payload: peer-following ends for good. */
+  consensusSpeaks(): void {
+    if (this.consensusSpoke) return;
+    this.consensusSpoke = true;
+    if (this.followTimer !== null) {
+      clearInterval(this.followTimer);
+      this.followTimer = null;
+      this.log.info("Consensus client active, no longer following peers' heads");
+    }
+  }
+
+  /** One follow step (the timer's; tests call it directly). True when it started a sync. */
+  followStep(): boolean {
+    if (this.consensusSpoke || this.stopped || this.syncing) return false;
+    const best = this.bestPeerHead();
+    if (best === null || best.number <= this.chain.head.number) return false;
+    if (this.invalid.has(bytesKey(best.hash))) return false;
+    if (this.followed === null || !equalBytes(this.followed, best.hash)) {
+      this.followed = best.hash;
+      this.log.info("No consensus client yet, following the best peer's head", {
+        number: best.number,
+        hash: best.hash,
+        head: this.chain.head.number,
+      });
+    }
+    this.startSync(best.hash, ZERO_HASH, ZERO_HASH);
+    return true;
+  }
+
   // ---- what the Engine API calls -----------------------------------------------------------------
 
   /** True while a sync is under way (a target set and not yet reached). */
@@ -175,6 +237,11 @@ export class Downloader {
    * forkchoiceUpdated). A head whose header came with newPayload needs no network to start.
    */
   sync(head: Uint8Array, safe: Uint8Array, finalized: Uint8Array): void {
+    this.consensusSpeaks();
+    this.startSync(head, safe, finalized);
+  }
+
+  private startSync(head: Uint8Array, safe: Uint8Array, finalized: Uint8Array): void {
     if (this.stopped || this.invalid.has(bytesKey(head))) return;
     const s = this.state;
     if (s !== null && equalBytes(s.top, head) && this.pending === null) {
@@ -278,6 +345,8 @@ export class Downloader {
   /** Stops the run loop after the block in hand; the skeleton stays on disk for `resume()`. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.followTimer !== null) clearInterval(this.followTimer);
+    this.followTimer = null;
     this.wake();
     await this.whenIdle();
   }

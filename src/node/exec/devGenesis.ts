@@ -193,16 +193,34 @@ export function l1DevGenesis(
   }
   for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { balance: "0x0", nonce: "0x1", code: c.code };
   Object.assign(alloc, fundedAlloc(accounts, DEV_BALANCE));
+  return l1ForksGenesis(Number(DEV_CHAIN_ID), alloc, {
+    gasLimit,
+    osakaTime,
+    config: { depositContractAddress: DEPOSIT_CONTRACT_ADDRESS },
+  });
+}
+
+/**
+ * A genesis with every L1 fork through Prague at block 0, and Osaka at `osakaTime` (default: none),
+ * with geth's blob schedules; `config` adds fields to the chain config. The shape of geth's dev
+ * genesis, for `--dev` and for tools that run code on a plain L1 EVM.
+ */
+export function l1ForksGenesis(
+  chainId: number,
+  alloc: Record<string, unknown>,
+  o: { gasLimit?: bigint; osakaTime?: number | null; config?: Record<string, unknown> } = {},
+): Record<string, unknown> {
+  const osakaTime = o.osakaTime ?? null;
   return {
     config: {
-      chainId: Number(DEV_CHAIN_ID),
+      chainId,
       ...BLOCK_FORKS_AT_ZERO,
       terminalTotalDifficulty: 0,
       shanghaiTime: 0,
       cancunTime: 0,
       pragueTime: 0,
       ...(osakaTime === null ? {} : { osakaTime }),
-      depositContractAddress: DEPOSIT_CONTRACT_ADDRESS,
+      ...o.config,
       blobSchedule: {
         cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
         prague: PRAGUE_BLOBS,
@@ -212,7 +230,7 @@ export function l1DevGenesis(
     nonce: "0x0",
     timestamp: "0x0",
     extraData: "0x",
-    gasLimit: qty(gasLimit),
+    gasLimit: qty(o.gasLimit ?? 30_000_000n),
     difficulty: "0x0",
     baseFeePerGas: qty(INITIAL_BASE_FEE),
     alloc,

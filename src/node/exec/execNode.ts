@@ -68,6 +68,8 @@ export const CLIENT_VERSION = "0.1.0";
 const BLOB_BLOCKS_KEPT = 64;
 /** Longest a signal-triggered shutdown may take before the process exits anyway (servers close in 1 s). */
 const SHUTDOWN_DEADLINE_MS = 15_000;
+/** How often a node without a consensus client looks for a peer head above its own (--sync.followpeers). */
+const FOLLOW_PEERS_INTERVAL_MS = 2_000;
 
 /**
  * What the node reads from the resolved opal-exec flags (cli/execFlags.ts `ExecConfig` satisfies
@@ -87,6 +89,10 @@ export interface ExecNodeConfig {
   readonly netrestrict?: string | undefined;
   readonly nat: string;
   readonly nodekey?: string | undefined;
+  /** Opal: follow the best eth/69 peer's head until a consensus client speaks (default true). */
+  readonly "sync.followpeers"?: boolean | undefined;
+  /** reth --debug.tip: a block hash to sync to without a consensus client. */
+  readonly "debug.tip"?: string | undefined;
   /** op-geth --rollup.historicalrpc (not served yet: a warning says so at start). */
   readonly "rollup.historicalrpc"?: string | undefined;
   /** op-geth --rollup.disabletxpoolgossip: no tx gossip over devp2p in or out. */
@@ -680,6 +686,13 @@ export class ExecNode {
         });
         log.info("Started P2P networking", { self: host.enode(extip ?? "127.0.0.1") });
         if (downloader.resume()) log.info("Resuming the execution-layer sync from the stored skeleton");
+        const tip = config["debug.tip"];
+        if (tip !== undefined) {
+          log.info("Syncing to the --debug.tip block", { hash: tip });
+          downloader.sync(hexToBytes(tip), new Uint8Array(32), new Uint8Array(32));
+        } else if (config["sync.followpeers"] !== false) {
+          downloader.followPeers(FOLLOW_PEERS_INTERVAL_MS);
+        }
       }
 
       let sealer: DevSealer | null = null;

@@ -47,29 +47,57 @@ function host(chain: Blockchain, staticNodes: string[], downloader: Downloader |
 describe("devp2p host: RLPx + eth + sync over loopback", function () {
   this.timeout(60_000);
 
-  it("a fresh node given a peer's enode syncs its 200 blocks to the same head and state root", async () => {
-    const source = sourceChain(200);
+  /** A node holding `n` blocks and a fresh one given its enode as a static peer; `follow`: peer-following on. */
+  async function pair(n: number, follow: boolean) {
+    const source = sourceChain(n);
     const a = await host(source, [], null);
     const fresh = freshChain();
     const downloader = new Downloader({}, { chain: fresh });
+    if (follow) downloader.followPeers(20);
     const b = await host(fresh, [a.enode()], downloader);
+    return {
+      source,
+      a,
+      b,
+      downloader,
+      /** Waits for the fresh node to reach the source's head; same hash and state root. */
+      async synced(what: string): Promise<void> {
+        await waitFor(() => fresh.head.number === n, 40_000, what);
+        assert.equal(bytesToHex(fresh.headBlockHash), bytesToHex(source.headBlockHash));
+        assert.equal(bytesToHex(fresh.head.stateRoot), bytesToHex(source.head.stateRoot));
+      },
+      async stop(): Promise<void> {
+        await downloader.stop();
+        await b.stop();
+        await a.stop();
+      },
+    };
+  }
+
+  it("a fresh node given a peer's enode syncs its 200 blocks to the same head and state root", async () => {
+    const p = await pair(200, false);
     try {
-      await waitFor(() => a.peerCount === 1 && b.peerCount === 1, 10_000, "the eth handshake");
-      const [pa] = a.peerInfos();
-      const [pb] = b.peerInfos();
+      await waitFor(() => p.a.peerCount === 1 && p.b.peerCount === 1, 10_000, "the eth handshake");
+      const [pa] = p.a.peerInfos();
+      const [pb] = p.b.peerInfos();
       assert.equal(pa!.network.inbound, true);
       assert.equal(pb!.network.inbound, false);
       assert.equal(pb!.network.static, true);
       assert.ok(pb!.caps.includes("eth/69") && pb!.caps.includes("eth/68"), pb!.caps.join());
       assert.equal(pb!.protocols.eth.version, 69);
-      downloader.sync(source.headBlockHash, ZERO, ZERO);
-      await waitFor(() => fresh.head.number === 200, 40_000, "the sync to block 200");
-      assert.equal(bytesToHex(fresh.headBlockHash), bytesToHex(source.headBlockHash));
-      assert.equal(bytesToHex(fresh.head.stateRoot), bytesToHex(source.head.stateRoot));
+      p.downloader.sync(p.source.headBlockHash, ZERO, ZERO);
+      await p.synced("the sync to block 200");
     } finally {
-      await downloader.stop();
-      await b.stop();
-      await a.stop();
+      await p.stop();
+    }
+  });
+
+  it("with no consensus client, a node given only a peer's enode follows the head that peer announces (eth/69)", async () => {
+    const p = await pair(120, true);
+    try {
+      await p.synced("following the peer to block 120");
+    } finally {
+      await p.stop();
     }
   });
 

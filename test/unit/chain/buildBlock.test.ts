@@ -16,6 +16,7 @@ import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/tx
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, type Tx, TxType } from "../../../src/tx/tx.js";
 import { l1Genesis as l1GenesisOf, opGenesis as opGenesisOf } from "../../utils/genesis.js";
+import { l1InfoDeposit } from "../txpool/fixtures.js";
 
 const KEY = hexToBytes(`0x${"42".repeat(32)}`);
 const SENDER = privateKeyToAddress(KEY);
@@ -106,17 +107,7 @@ describe("chain/buildBlock", function () {
         daFootprintGasScalar: 400,
       }),
     );
-    const deposit = encodeTx({
-      type: TxType.Deposit,
-      sourceHash: new Uint8Array(32).fill(9),
-      from: hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001"),
-      to: hexToBytes("0x4200000000000000000000000000000000000015"),
-      mint: 0n,
-      value: 0n,
-      gasLimit: 1_000_000n,
-      isSystemTx: false,
-      data: info,
-    });
+    const deposit = l1InfoDeposit(info);
     const built = a.buildBlock({
       parentHash: a.headBlockHash,
       timestamp: 0x12,

@@ -109,6 +109,8 @@ const EXPECTED: Record<string, unknown> = {
   netrestrict: undefined,
   nat: "any",
   nodekey: undefined,
+  "sync.followpeers": true,
+  "debug.tip": undefined,
 };
 
 function run(argv: string[], env: Record<string, string> = {}) {

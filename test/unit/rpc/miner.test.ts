@@ -15,19 +15,28 @@
  */
 import { strict as assert } from "node:assert";
 import { randomBytes } from "node:crypto";
-import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
 import type { Blockchain } from "../../../src/chain/blockchain.js";
 import { EngineApi } from "../../../src/engine/engineApi.js";
-import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { bytesToHex } from "../../../src/primitives/hex.js";
 import type { Dispatcher, RpcConnection } from "../../../src/rpc/dispatch.js";
 import { minerApi } from "../../../src/rpc/miner.js";
 import { Registry } from "../../../src/rpc/registry.js";
 import { encodeTx, txHash } from "../../../src/tx/envelope.js";
-import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { TxType } from "../../../src/tx/tx.js";
 import { TxPool } from "../../../src/txpool/txPool.js";
 import { txSourceOf } from "../../../src/txpool/txsByPriceAndNonce.js";
-import { addr, chainOf, dyn, ETHER, GWEI, l1Genesis, mine, OP_CHAIN_ID, opGenesis } from "../txpool/fixtures.js";
+import {
+  addr,
+  chainOf,
+  dyn,
+  ETHER,
+  GWEI,
+  l1Genesis,
+  mine,
+  OP_CHAIN_ID,
+  opGenesis,
+  opMine,
+} from "../txpool/fixtures.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
 
@@ -38,31 +47,6 @@ async function rpc(d: Dispatcher, method: string, params: unknown[]): Promise<{ 
 const hex = (v: bigint | number): string => `0x${v.toString(16)}`;
 
 /** The L1-info deposit that opens every block of the OP chain (Jovian format). */
-const L1_INFO = encodeTx({
-  type: TxType.Deposit,
-  sourceHash: new Uint8Array(32).fill(9),
-  from: hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001"),
-  to: hexToBytes("0x4200000000000000000000000000000000000015"),
-  mint: 0n,
-  value: 0n,
-  gasLimit: 1_000_000n,
-  isSystemTx: false,
-  data: encodeL1BlockInfo(
-    newL1BlockInfo({
-      format: L1InfoFormat.Jovian,
-      number: 7n,
-      timestamp: 1n,
-      baseFee: 30n * GWEI,
-      blobBaseFee: 5n,
-      baseFeeScalar: 1368,
-      blobBaseFeeScalar: 810949,
-      operatorFeeScalar: 0,
-      operatorFeeConstant: 0n,
-      daFootprintGasScalar: 400,
-    }),
-  ),
-});
-const EXTRA = encodeJovianExtraData(250, 6, 0n);
 
 function opSetup(): { chain: Blockchain; pool: TxPool; d: Dispatcher } {
   const alloc = new Map([1, 2, 3, 4].map((k) => [addr(k), { balance: 10n * ETHER }] as const));
@@ -70,16 +54,9 @@ function opSetup(): { chain: Blockchain; pool: TxPool; d: Dispatcher } {
   const pool = new TxPool({}, { chain });
   const d = new Registry(minerApi({ miner: pool.miner, pool })).forApis(["miner"]);
   // A first block, so the pool prices txs with the head's L1 attributes.
-  mine(chain, { forced: [L1_INFO], extraData: EXTRA });
-  pool.onNewHead(chain.head);
+  opMine(chain, pool);
   return { chain, pool, d };
 }
-
-const opMine = (chain: Blockchain, pool: TxPool) => {
-  const b = mine(chain, { forced: [L1_INFO], pool, extraData: EXTRA });
-  pool.onNewHead(chain.head);
-  return b;
-};
 
 const included = (b: { body: { transactions: Uint8Array[] } }): string[] =>
   b.body.transactions.slice(1).map((t) => bytesToHex(t));

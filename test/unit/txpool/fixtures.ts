@@ -2,18 +2,21 @@
  * Shared setup for the pool tests: real chains (genesis → Blockchain on a MemoryKv), signed txs, a
  * fake clock, and block building through Blockchain.buildBlock so head changes run on real state.
  */
+import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
+import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, type LegacyTx, type SignedTx, TxType } from "../../../src/tx/tx.js";
 import { TxPool, type TxPoolDeps } from "../../../src/txpool/txPool.js";
 import type { TxPoolOptions } from "../../../src/txpool/txPoolOptions.js";
 import { txSourceOf } from "../../../src/txpool/txsByPriceAndNonce.js";
 import { type AllocEntry, L1_CHAIN_ID, l1Genesis, OP_CHAIN_ID, opGenesis } from "../../utils/genesis.js";
+import { depositTx } from "../tx/builders.js";
 
 export { type AllocEntry, L1_CHAIN_ID, l1Genesis, OP_CHAIN_ID, opGenesis };
 
@@ -124,4 +127,42 @@ export function mine(chain: Blockchain, o: BuildOpts = {}) {
   if ("error" in built) throw new Error(`build failed: ${built.error}`);
   chain.setHead(built.hash);
   return built;
+}
+
+/** Jovian L1 attributes: L1 block 7, 30 gwei L1 base fee, OP Mainnet's scalars, no operator fee unless `over` sets one. */
+export function jovianL1Info(over: { operatorFeeScalar?: number; operatorFeeConstant?: bigint } = {}) {
+  return newL1BlockInfo({
+    format: L1InfoFormat.Jovian,
+    number: 7n,
+    timestamp: 1n,
+    baseFee: 30n * GWEI,
+    blobBaseFee: 5n,
+    baseFeeScalar: 1368,
+    blobBaseFeeScalar: 810949,
+    operatorFeeScalar: over.operatorFeeScalar ?? 0,
+    operatorFeeConstant: over.operatorFeeConstant ?? 0n,
+    daFootprintGasScalar: 400,
+  });
+}
+
+/** An L1-info deposit of `jovianL1Info()` to open OP blocks with. */
+export const JOVIAN_L1_INFO_DEPOSIT = l1InfoDeposit(encodeL1BlockInfo(jovianL1Info()));
+
+/** The L1-attributes deposit carrying `data` (the L1Block setter call), as the derivation forms it. */
+export function l1InfoDeposit(data: Uint8Array): Uint8Array {
+  return encodeTx(depositTx({ sourceHash: new Uint8Array(32).fill(9), data }));
+}
+
+/** Jovian extraData (denominator 250, elasticity 6, min base fee 0). */
+export const JOVIAN_EXTRA = encodeJovianExtraData(250, 6, 0n);
+
+/** Builds the next OP block (the L1-info deposit, then what `pool` offers) and tells the pool of the new head. */
+export function opMine(chain: Blockchain, pool?: TxPool) {
+  const b = mine(chain, {
+    forced: [JOVIAN_L1_INFO_DEPOSIT],
+    extraData: JOVIAN_EXTRA,
+    ...(pool === undefined ? {} : { pool }),
+  });
+  pool?.onNewHead(chain.head);
+  return b;
 }

@@ -8,10 +8,8 @@ import { encodeJovianExtraData } from "../../../src/block/opExtraData.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { l1Cost } from "../../../src/executor/op/l1Cost.js";
 import { operatorFee } from "../../../src/executor/op/operatorFee.js";
-import { hexToBytes } from "../../../src/primitives/hex.js";
 import { rulesAt } from "../../../src/spec/chainConfig.js";
-import { encodeTx } from "../../../src/tx/envelope.js";
-import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
+import { encodeL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type BlobTx, type SignedTx, TxType } from "../../../src/tx/tx.js";
 import {
@@ -21,7 +19,9 @@ import {
   dyn,
   ETHER,
   GWEI,
+  jovianL1Info,
   key,
+  l1InfoDeposit,
   mine,
   OP_CHAIN_ID,
   opGenesis,
@@ -30,30 +30,9 @@ import {
   TO,
 } from "./fixtures.js";
 
-const INFO = newL1BlockInfo({
-  format: L1InfoFormat.Jovian,
-  number: 7n,
-  timestamp: 1n,
-  baseFee: 30n * GWEI,
-  blobBaseFee: 5n,
-  baseFeeScalar: 1368,
-  blobBaseFeeScalar: 810949,
-  operatorFeeScalar: 7,
-  operatorFeeConstant: 12_345n,
-  daFootprintGasScalar: 400,
-});
+const INFO = jovianL1Info({ operatorFeeScalar: 7, operatorFeeConstant: 12_345n });
 
-const L1_INFO_DEPOSIT = encodeTx({
-  type: TxType.Deposit,
-  sourceHash: new Uint8Array(32).fill(9),
-  from: hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001"),
-  to: hexToBytes("0x4200000000000000000000000000000000000015"),
-  mint: 0n,
-  value: 0n,
-  gasLimit: 1_000_000n,
-  isSystemTx: false,
-  data: encodeL1BlockInfo(INFO),
-});
+const L1_INFO_DEPOSIT = l1InfoDeposit(encodeL1BlockInfo(INFO));
 
 const EXTRA = encodeJovianExtraData(250, 6, 0n);
 const DATA = new Uint8Array(300).map((_, i) => (i * 7) & 0xff);

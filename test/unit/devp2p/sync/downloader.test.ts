@@ -6,14 +6,11 @@
  */
 import { strict as assert } from "node:assert";
 import type { Blockchain } from "../../../../src/chain/blockchain.js";
-import { Blockchain as Chain } from "../../../../src/chain/blockchain.js";
 import { Downloader } from "../../../../src/devp2p/sync/downloader.js";
 import { formatEta } from "../../../../src/devp2p/sync/progressMeter.js";
 import { PeerFault } from "../../../../src/devp2p/sync/syncPeer.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
-import { openStore } from "../../../../src/storage/engine.js";
 import type { Logger } from "../../../../src/util/log.js";
-import { makeTmpDir, removeDir } from "../../../utils/tmpDir.js";
 import { sameChain } from "./sameChain.js";
 import { FakePeer, freshChain, sourceChain } from "./syncFixtures.js";
 
@@ -24,6 +21,14 @@ function recordingLog(): Logger & { lines: { msg: string; fields: Record<string,
   const lines: { msg: string; fields: Record<string, unknown> }[] = [];
   const rec = (msg: string, fields: Record<string, unknown> = {}) => lines.push({ msg, fields });
   return { lines, error: rec, warn: rec, info: rec, debug: rec };
+}
+
+async function until(f: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe("devp2p/sync/downloader", function () {
@@ -165,6 +170,45 @@ describe("devp2p/sync/downloader", function () {
     assert.equal(peer.faults.length, 0, JSON.stringify(peer.faults));
     assert.equal(chain.head.number, 40);
     assert.equal(bytesToHex(chain.headBlockHash), bytesToHex(at(40)));
+  });
+
+  it("with no consensus client, follows the best numbered peer head; the first forkchoice ends that", async () => {
+    const chain = freshChain();
+    const log = recordingLog();
+    const d = new Downloader({}, { chain, log });
+    // An eth/68 peer announces only a hash: never followed (its height is unknown).
+    const eth68 = new FakePeer("old", source);
+    Object.defineProperty(eth68, "head", { get: () => ({ hash: source.headBlockHash, number: null }) });
+    d.addPeer(eth68);
+    assert.equal(d.followStep(), false);
+    assert.equal(d.syncing, false);
+    d.addPeer(new FakePeer("a", source));
+    assert.deepEqual(d.bestPeerHead()?.number, N);
+    d.followPeers(5);
+    await until(() => chain.head.number === N, 60_000);
+    await d.whenIdle();
+    sameChain(source, chain);
+    assert.ok(log.lines.some((l) => l.msg === "No consensus client yet, following the best peer's head"));
+    // At the peers' height: nothing more to follow.
+    assert.equal(d.followStep(), false);
+    await d.stop();
+
+    // A consensus client that has spoken rules: a peer above the local head is no longer followed.
+    const chain2 = freshChain();
+    const d2 = new Downloader({}, { chain: chain2 });
+    d2.addPeer(new FakePeer("a", source));
+    d2.consensusSpeaks();
+    assert.equal(d2.followStep(), false);
+    assert.equal(d2.syncing, false);
+    // And a forkchoice (sync) is itself the consensus client speaking: its lower head stays.
+    const chain3 = freshChain();
+    const d3 = new Downloader({}, { chain: chain3 });
+    d3.addPeer(new FakePeer("a", source));
+    d3.sync(source.store.canonicalHash(100)!, ZERO, ZERO);
+    await d3.whenIdle();
+    assert.equal(chain3.head.number, 100);
+    assert.equal(d3.followStep(), false);
+    assert.equal(d3.syncing, false);
   });
 
   it("formats the eta as geth does", () => {

@@ -30,6 +30,7 @@ import { call } from "../../../../src/executor/simulate.js";
 import {
   DEV_CHAIN_ID,
   devAccounts,
+  l1ForksGenesis,
   type OpFeeVaultConfig,
   type OpFeeVaultName,
   opDevGenesis,
@@ -96,38 +97,8 @@ function codeChain(alloc: ReadonlyMap<string, Acct>, chainId: bigint): Blockchai
 }
 
 function chainOf(alloc: Record<string, unknown>, chainId: bigint): Blockchain {
-  const config = {
-    chainId: Number(chainId),
-    homesteadBlock: 0,
-    eip150Block: 0,
-    eip155Block: 0,
-    eip158Block: 0,
-    byzantiumBlock: 0,
-    constantinopleBlock: 0,
-    petersburgBlock: 0,
-    istanbulBlock: 0,
-    berlinBlock: 0,
-    londonBlock: 0,
-    terminalTotalDifficulty: 0,
-    shanghaiTime: 0,
-    cancunTime: 0,
-    pragueTime: 0,
-    blobSchedule: {
-      cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-      prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-    },
-  };
-  const g = {
-    config,
-    nonce: "0x0",
-    timestamp: "0x0",
-    extraData: "0x",
-    gasLimit: "0x1c9c380",
-    difficulty: "0x0",
-    baseFeePerGas: "0x3b9aca00",
-    alloc,
-  };
-  return Blockchain.init(new MemoryKv(), parseGenesis(g), config);
+  const g = l1ForksGenesis(Number(chainId), alloc);
+  return Blockchain.init(new MemoryKv(), parseGenesis(g), g.config);
 }
 
 /** The output of a call at the head of `chain` (hex without 0x); fails the test when it reverts. */

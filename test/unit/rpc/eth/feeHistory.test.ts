@@ -6,47 +6,16 @@
  * `min(0, 0 - baseFee)`, which Opal used to render as `"0x-…"`.
  */
 import { strict as assert } from "node:assert";
-import { encodeJovianExtraData } from "../../../../src/block/opExtraData.js";
 import type { Blockchain } from "../../../../src/chain/blockchain.js";
-import { hexToBytes } from "../../../../src/primitives/hex.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ethApi } from "../../../../src/rpc/eth/api.js";
 import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
 import { EventHub } from "../../../../src/rpc/events.js";
 import { Registry } from "../../../../src/rpc/registry.js";
-import { encodeTx } from "../../../../src/tx/envelope.js";
-import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
-import { TxType } from "../../../../src/tx/tx.js";
 import { TxPool } from "../../../../src/txpool/txPool.js";
-import { addr, chainOf, dyn, ETHER, GWEI, mine, OP_CHAIN_ID, opGenesis } from "../../txpool/fixtures.js";
+import { addr, chainOf, dyn, ETHER, GWEI, OP_CHAIN_ID, opGenesis, opMine } from "../../txpool/fixtures.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
-
-const L1_INFO_DEPOSIT = encodeTx({
-  type: TxType.Deposit,
-  sourceHash: new Uint8Array(32).fill(9),
-  from: hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001"),
-  to: hexToBytes("0x4200000000000000000000000000000000000015"),
-  mint: 0n,
-  value: 0n,
-  gasLimit: 1_000_000n,
-  isSystemTx: false,
-  data: encodeL1BlockInfo(
-    newL1BlockInfo({
-      format: L1InfoFormat.Jovian,
-      number: 7n,
-      timestamp: 1n,
-      baseFee: 30n * GWEI,
-      blobBaseFee: 5n,
-      baseFeeScalar: 1368,
-      blobBaseFeeScalar: 810949,
-      operatorFeeScalar: 0,
-      operatorFeeConstant: 0n,
-      daFootprintGasScalar: 400,
-    }),
-  ),
-});
-const EXTRA = encodeJovianExtraData(250, 6, 0n);
 
 function setup(): { chain: Blockchain; pool: TxPool; d: Dispatcher } {
   const chain = chainOf(opGenesis(new Map([[addr(1), { balance: 10n * ETHER }]])));
@@ -77,12 +46,11 @@ describe("rpc/eth: eth_feeHistory on an OP chain", function () {
   it("deposits tip 0: rewards are valid quantities, weighted by gas as op-geth's processBlock", async () => {
     const { chain, pool, d } = setup();
     // An empty block first: the next base fee is then a known, non-zero value.
-    mine(chain, { forced: [L1_INFO_DEPOSIT], extraData: EXTRA });
-    pool.onNewHead(chain.head);
+    opMine(chain, pool);
     const tip = 3n * GWEI;
     const tx = dyn(1, 0, { chainId: OP_CHAIN_ID, tip, maxFee: 100n * GWEI });
     assert.equal((await pool.add([tx], true))[0].error, null);
-    const built = mine(chain, { forced: [L1_INFO_DEPOSIT], pool, extraData: EXTRA });
+    const built = opMine(chain, pool);
     assert.equal(built.body.transactions.length, 2, "the deposit and the user tx");
     const baseFee = built.header.baseFeePerGas as bigint;
     assert.ok(baseFee > 0n);

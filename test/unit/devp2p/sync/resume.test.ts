@@ -1,8 +1,5 @@
 /**
- * The downloader's resumption over a real RocksDB datadir, closed and reopened in one process. Run
- * in its own process by test/e2e/devp2p/syncResume.test.ts (its name does not match the test globs):
- * reopening a RocksDB path inside the long shared test process was followed, in a clean-clone run,
- * by a native crash in later storage tests, so these checks keep their process to themselves.
+ * The downloader's resumption over a real RocksDB datadir, closed and reopened in one process.
  */
 import { strict as assert } from "node:assert";
 import { Blockchain as Chain } from "../../../../src/chain/blockchain.js";

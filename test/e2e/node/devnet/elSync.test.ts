@@ -1,0 +1,78 @@
+/**
+ * The devnet's execution-layer sync variant (`npm start -- --fresh --el-sync`), run for real: the
+ * verifier's opal-node in `--syncmode execution-layer`, its opal-exec given only the sequencer's
+ * client as `--bootnodes`. The verifier's client must fetch blocks over devp2p (its log shows the
+ * downloader finishing a sync, its only peer is the sequencer's client), and then the verifier's
+ * safe head must follow L1 as in the default devnet: it advances, and the block it names has the
+ * sequencer's hash.
+ */
+import { strict as assert } from "node:assert";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEVNET_PORTS, Devnet } from "../../../../src/node/devnet/devnet.js";
+import { call, waitFor } from "../../../utils/node.js";
+
+const OFFSET = 500;
+const url = (port: number): string => `http://127.0.0.1:${port + OFFSET}`;
+
+interface SyncStatus {
+  readonly safe_l2: { readonly number: number; readonly hash: string };
+  readonly unsafe_l2: { readonly number: number; readonly hash: string };
+}
+
+describe("devnet --el-sync: the verifier's execution client syncs over devp2p", function () {
+  // Start-up (~10 s), the sync, a batch on L1 and the verifier's derivation of it, the stop.
+  this.timeout(240_000);
+
+  it("fetches blocks from the sequencer's client, then the verifier's safe head follows L1 with the sequencer's hashes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "opal-elsync-"));
+    const exited: string[] = [];
+    let net: Devnet | null = null;
+    try {
+      net = await Devnet.start({
+        datadir: dir,
+        fresh: true,
+        blockTime: 1,
+        l1BlockTime: 2,
+        da: "calldata",
+        upTo: "jovian",
+        portOffset: OFFSET,
+        elSync: true,
+        print: (l) => {
+          if (/ exited /.test(l)) exited.push(l);
+        },
+      });
+      const verLog = (): string => readFileSync(join(dir, "logs", "verifier-el.log"), "utf8");
+      await waitFor(() => /Sync complete/.test(verLog()), 120_000, "the verifier-el's devp2p sync");
+      assert.equal(await call(url(DEVNET_PORTS.verElHttp), "net_peerCount"), "0x1");
+      // The first safe block the verifier derives after the sync, and that the verifier's client
+      // holds exactly the sequencer's block there.
+      let status: SyncStatus | null = null;
+      await waitFor(
+        async () => {
+          status = (await call(url(DEVNET_PORTS.verNode), "optimism_syncStatus").catch(
+            () => null,
+          )) as SyncStatus | null;
+          return status !== null && status.safe_l2.number > 0;
+        },
+        150_000,
+        "the verifier's safe head to advance from L1",
+      );
+      const safe = (status as SyncStatus | null)!.safe_l2;
+      const tag = `0x${safe.number.toString(16)}`;
+      const seqBlock = (await call(url(DEVNET_PORTS.seqElHttp), "eth_getBlockByNumber", [tag, false])) as {
+        hash: string;
+      };
+      const verBlock = (await call(url(DEVNET_PORTS.verElHttp), "eth_getBlockByNumber", [tag, false])) as {
+        hash: string;
+      };
+      assert.equal(safe.hash, seqBlock.hash);
+      assert.equal(verBlock.hash, seqBlock.hash);
+      assert.deepEqual(exited, []);
+    } finally {
+      if (net !== null) await net.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

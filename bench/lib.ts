@@ -71,3 +71,13 @@ export interface Workload {
 export function loadWorkload(name: string): Workload {
   return JSON.parse(readFileSync(resolve(SHARED_BENCH, `${name}.json`), "utf8")) as Workload;
 }
+
+/** Calldata of ERC-20 `transfer(to, value)`. */
+export function erc20TransferData(to: Uint8Array, value: bigint): Uint8Array {
+  const d = new Uint8Array(68);
+  d.set([0xa9, 0x05, 0x9c, 0xbb]);
+  d.set(to, 16);
+  const hex = value.toString(16).padStart(64, "0");
+  for (let i = 0; i < 32; i++) d[36 + i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return d;
+}

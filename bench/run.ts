@@ -25,7 +25,12 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   evm: async () => (await import("./evm.bench.js")).run,
   rpc: async () => (await import("./rpc.bench.js")).run,
   derive: async () => (await import("./derive.bench.js")).run,
+  scale: async () => (await import("./scale.bench.js")).run,
+  sync: async () => (await import("./sync.bench.js")).run,
 };
+
+/** Sections run only when named (`npm run bench -- scale`): they take tens of minutes and GBs of disk. */
+const NAMED_ONLY = new Set(["scale"]);
 
 function fmt(n: number): string {
   if (n >= 100) return Math.round(n).toLocaleString("en-US");
@@ -109,7 +114,7 @@ function printModes(native: BenchRow[], pure: BenchRow[]): void {
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS);
+  const names = wanted.length > 0 ? wanted : Object.keys(SECTIONS).filter((n) => !NAMED_ONLY.has(n));
   for (const n of names)
     if (!(n in SECTIONS)) throw new Error(`unknown bench section ${n}; have ${Object.keys(SECTIONS).join(", ")}`);
   const child = process.env.OPAL_BENCH_CHILD;

@@ -53,7 +53,15 @@ import {
 } from "./chainStore.js";
 import { type Genesis, genesisBlockOf, genesisHeader, passerRoot } from "./genesis.js";
 import { writeAlloc } from "./genesisState.js";
-import { commitState, headerBlobBaseFee, type ImportContext, importBlock, isImportFailure } from "./importBlock.js";
+import {
+  commitState,
+  headerBlobBaseFee,
+  type ImportContext,
+  type ImportTimings,
+  importBlock,
+  isImportFailure,
+  newImportTimings,
+} from "./importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
 
 export class ChainError extends Error {
@@ -152,7 +160,7 @@ export interface ChainView {
   readonly stateBlockHash: Uint8Array;
 }
 
-const enc = new TextEncoder();
+const _enc = new TextEncoder();
 const dec = new TextDecoder();
 
 export class Blockchain implements ChainView {
@@ -161,6 +169,8 @@ export class Blockchain implements ChainView {
   private headHash: Uint8Array;
   private stateHash: Uint8Array;
   private readonly invalid = new Set<string>();
+  /** Time spent by imports (insertBlock) in execution, flat-state writes and the state root, summed. */
+  readonly importTimings: ImportTimings = newImportTimings();
   tracer: Tracer | null = null;
   /**
    * Workers that read this chain's store: storage tries changed by an import or a built block are
@@ -200,14 +210,8 @@ export class Blockchain implements ChainView {
     }
     const stateRoot = writeAlloc(kv, genesis.alloc);
     const header = genesisHeader(genesis, stateRoot, passerRoot(kv));
-    const hash = headerHash(header);
     const b = new WriteBatch();
-    const body: BlockBody = { transactions: [], ommers: [], withdrawals: header.withdrawalsRoot === null ? null : [] };
-    store.putBlock(b, hash, header, body, header.difficulty);
-    store.putReceipts(b, hash, []);
-    store.setCanonical(b, header.number, hash, []);
-    for (const k of [META_HEAD, META_SAFE, META_FINALIZED, META_STATE]) store.putMeta(b, k, hash);
-    store.putMeta(b, META_CONFIG, enc.encode(JSON.stringify(configJson)));
+    store.putBaseBlock(b, headerHash(header), header, configJson);
     kv.write(b, { sync: true });
     return new Blockchain(kv, genesis.config);
   }
@@ -314,6 +318,7 @@ export class Blockchain implements ChainView {
         persist,
         tracer: this.tracer,
         storagePool: this.storagePool,
+        timings: this.importTimings,
         ...(senders === undefined ? {} : { senders }),
       },
       parent,

@@ -80,6 +80,20 @@ export class ChainStore {
     return this.kv.get("headers", hash);
   }
 
+  /**
+   * Puts `header` (hash `hash`, its state already stored) into `b` as the chain's base block: stored
+   * with an empty body and no receipts, canonical, every head pointing at it, and the chain config
+   * stored. Genesis (`Blockchain.init`) and `opal-exec init-state` write their first block so.
+   */
+  putBaseBlock(b: WriteBatch, hash: Uint8Array, header: Header, configJson: unknown): void {
+    const body: BlockBody = { transactions: [], ommers: [], withdrawals: header.withdrawalsRoot === null ? null : [] };
+    this.putBlock(b, hash, header, body, header.difficulty);
+    this.putReceipts(b, hash, []);
+    this.setCanonical(b, header.number, hash, []);
+    for (const k of [META_HEAD, META_SAFE, META_FINALIZED, META_STATE]) this.putMeta(b, k, hash);
+    this.putMeta(b, META_CONFIG, new TextEncoder().encode(JSON.stringify(configJson)));
+  }
+
   header(hash: Uint8Array): Header | null {
     const c = this.decoded;
     if (c === null) {

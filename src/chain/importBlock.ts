@@ -63,6 +63,25 @@ export interface ImportContext {
   readonly senders?: readonly (Uint8Array | null)[] | SenderSource;
   /** Workers reading the same store, for the storage tries (see updateStateRoot); null: all here. */
   readonly storagePool?: TaskPool | null;
+  /** Where the time goes, added to per imported block (metrics, `npm run bench -- scale`). */
+  readonly timings?: ImportTimings;
+}
+
+/**
+ * Time spent importing blocks, summed: executing their txs, writing the flat state changes, and
+ * updating the tries to the new state root (with their writes). Read as counters; nothing is kept
+ * per block.
+ */
+export interface ImportTimings {
+  blocks: number;
+  gas: number;
+  executeMs: number;
+  stateWriteMs: number;
+  rootMs: number;
+}
+
+export function newImportTimings(): ImportTimings {
+  return { blocks: 0, gas: 0, executeMs: 0, stateWriteMs: 0, rootMs: 0 };
 }
 
 export interface ImportedBlock {
@@ -103,18 +122,26 @@ export function commitState(
   forward: WriteBatch[],
   undo: WriteBatch[],
   storagePool: TaskPool | null = null,
+  timings: ImportTimings | null = null,
 ): Uint8Array {
+  const t0 = timings === null ? 0 : performance.now();
   const c = state.commitBlock();
   const u1 = inverseBatch(kv, c.batch);
   persist(c.batch, u1);
   forward.push(c.batch);
   undo.push(u1);
+  const t1 = timings === null ? 0 : performance.now();
   const r = updateStateRoot(kv, c.changeset, { storagePool });
   const u2 = inverseBatch(kv, r.batch);
   persist(r.batch, u2);
   forward.push(r.batch);
   undo.push(u2);
   state.setStorageRoots(r.storageRoots);
+  if (timings !== null) {
+    const t2 = performance.now();
+    timings.stateWriteMs += t1 - t0;
+    timings.rootMs += t2 - t1;
+  }
   return r.root;
 }
 
@@ -206,7 +233,9 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   const forward: WriteBatch[] = [];
   const undo: WriteBatch[] = [];
   const persist = ctx.persist ?? ((b: WriteBatch) => kv.write(b));
-  const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo, ctx.storagePool ?? null);
+  const timings = ctx.timings ?? null;
+  const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo, ctx.storagePool ?? null, timings);
+  const tExec = timings === null ? 0 : performance.now();
   const fail = (error: string): ImportFailure => {
     rewind(kv, undo);
     return { error };
@@ -234,6 +263,7 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
       res.error === NO_SENDER ? `TX_INVALID[${i}]: SENDER_RECOVERY_FAILED` : `TX_EXECUTION[${i}]: ${res.error}`,
     );
   }
+  if (timings !== null) timings.executeMs += performance.now() - tExec;
   if (res.gasUsed !== header.gasUsed) return fail(`GAS_USED: got ${res.gasUsed}, header ${header.gasUsed}`);
   if (header.blobGasUsed !== null) {
     // OP Jovian: blobGasUsed carries the block's DA footprint (op-stack.md §3.4).
@@ -253,6 +283,10 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
     const passer = new KvStateReader(kv).account(keccak256(L2_TO_L1_MESSAGE_PASSER));
     const want = passer === null ? EMPTY_TRIE_ROOT : passer.storageRoot;
     if (header.withdrawalsRoot === null || !equalBytes(want, header.withdrawalsRoot)) return fail("WITHDRAWALS_ROOT");
+  }
+  if (timings !== null) {
+    timings.blocks++;
+    timings.gas += res.gasUsed;
   }
   return { hash: keccak256(encodeHeader(header)), header, body, receipts: res.receipts, txs, forward, undo };
 }

@@ -365,6 +365,7 @@ async function startServices(config: ExecConfig, node: ExecNode, log: ExecLogger
         ...(node.pools.evmCall === null ? [] : [node.pools.evmCall]),
       ],
       head: () => node.chain.head.number,
+      importTimings: () => node.chain.importTimings,
     });
     const addr = config["metrics.addr"];
     if (addr !== undefined && addr !== "") {

@@ -22,6 +22,11 @@ export interface FreshStateRootOptions {
   readonly flushOps?: number;
   /** Called after each flush with the leaves read so far. */
   readonly onProgress?: (accounts: number, slots: number) => void;
+  /**
+   * Compute only: nothing is written, and the trie tables may hold anything. A full recomputation
+   * from the flat state, in constant memory, to check a root the node reached incrementally.
+   */
+  readonly computeOnly?: boolean;
 }
 
 export interface FreshStateRootResult {
@@ -58,7 +63,8 @@ function isEmpty(kv: KvStore, table: "accountTrie" | "storageTrie"): boolean {
  * `kv` in batches, and returns the root. The trie tables must be empty: nothing stale is deleted.
  */
 export function buildFreshStateRoot(kv: KvStore, opts: FreshStateRootOptions = {}): FreshStateRootResult {
-  if (!isEmpty(kv, "accountTrie") || !isEmpty(kv, "storageTrie"))
+  const write = opts.computeOnly !== true;
+  if (write && (!isEmpty(kv, "accountTrie") || !isEmpty(kv, "storageTrie")))
     throw new TrieError("BAD_INPUT", "buildFreshStateRoot: the trie tables are not empty");
   const flushOps = opts.flushOps ?? DEFAULT_FLUSH_OPS;
   let batch = new WriteBatch();
@@ -66,11 +72,11 @@ export function buildFreshStateRoot(kv: KvStore, opts: FreshStateRootOptions = {
   let slots = 0;
   let nodes = 0;
   const put = (view: TrieView, updates: readonly BranchUpdate[]): void => {
-    for (const u of updates) batch.put(view.nodeTable, nodeKey(view, u.path), u.record);
+    if (write) for (const u of updates) batch.put(view.nodeTable, nodeKey(view, u.path), u.record);
     nodes += updates.length;
   };
   const flush = (): void => {
-    kv.write(batch);
+    if (write) kv.write(batch);
     batch = new WriteBatch();
     opts.onProgress?.(accounts, slots);
   };
@@ -107,7 +113,7 @@ export function buildFreshStateRoot(kv: KvStore, opts: FreshStateRootOptions = {
         put(view, slotBuilder.takeUpdates());
       }
       const patched = withStorageRoot(row, storageRoot);
-      if (patched !== row) batch.put("hashedAccounts", addr, patched);
+      if (patched !== row && write) batch.put("hashedAccounts", addr, patched);
       accountBuilder.addLeafBytes(addr, patched);
       if ((accounts & 0xfff) === 0) put(ACCOUNT_TRIE_VIEW, accountBuilder.takeUpdates());
       if (batch.size >= flushOps) flush();

@@ -1,12 +1,16 @@
 /**
  * opal-exec's Prometheus metrics (`--metrics`): geth's `chain_head_block`, the worker pools
  * (`opal_pool_*{pool}`: threads, queued and busy tasks, tasks completed, run and queue-wait time
- * quantiles from Piscina's histograms), and the process and Node runtime collectors. Every value is
+ * quantiles from Piscina's histograms), block import counters (`opal_chain_import_*`: blocks, gas,
+ * and the seconds spent executing, writing the flat state and updating the state root; geth's
+ * `chain/execution`, `chain/account/commits` and `chain/account/hashes` timers as totals), and the
+ * process and Node runtime collectors. Every value is
  * read when scraped (prom-client `collect`), so nothing is recorded on the hot paths. A private
  * registry, never the global one.
  */
 import type { Counter, Gauge } from "prom-client";
 import client from "prom-client";
+import type { ImportTimings } from "../../chain/importBlock.js";
 import type { PoolStats } from "../pools.js";
 
 export interface ExecMetricsSource {
@@ -14,6 +18,8 @@ export interface ExecMetricsSource {
   pools(): readonly { stats(): PoolStats }[];
   /** The head block number. */
   head(): number;
+  /** The chain's import counters (Blockchain.importTimings). */
+  importTimings?(): ImportTimings;
 }
 
 export class ExecMetrics {
@@ -76,6 +82,36 @@ export class ExecMetrics {
     });
     quantiles("opal_pool_task_run_seconds", "Task run time in a worker (quantiles)", (s) => s.runMs);
     quantiles("opal_pool_task_wait_seconds", "Task wait time in the queue (quantiles)", (s) => s.waitMs);
+    const importCounter = (name: string, help: string, pick: (t: ImportTimings) => number): void => {
+      const read = src.importTimings;
+      if (read === undefined) return;
+      new client.Counter({
+        name,
+        help,
+        registers,
+        collect(this: Counter) {
+          this.reset();
+          this.inc(pick(read()));
+        },
+      });
+    };
+    importCounter("opal_chain_import_blocks_total", "Blocks imported (executed and stored)", (t) => t.blocks);
+    importCounter("opal_chain_import_gas_total", "Gas of the blocks imported", (t) => t.gas);
+    importCounter(
+      "opal_chain_import_execution_seconds_total",
+      "Time executing imported blocks",
+      (t) => t.executeMs / 1000,
+    );
+    importCounter(
+      "opal_chain_import_state_write_seconds_total",
+      "Time writing imported blocks' flat state changes",
+      (t) => t.stateWriteMs / 1000,
+    );
+    importCounter(
+      "opal_chain_import_root_seconds_total",
+      "Time updating the tries to imported blocks' state roots (with their writes)",
+      (t) => t.rootMs / 1000,
+    );
     if (opts.processMetrics ?? true) client.collectDefaultMetrics({ register: this.registry });
   }
 

@@ -9,9 +9,8 @@
  * header's; otherwise every state row written is removed and no head is recorded.
  */
 import { createInterface, type Interface } from "node:readline";
-import type { BlockBody } from "../../block/block.js";
 import { decodeHeader, type Header, headerHash } from "../../block/header.js";
-import { ChainStore, META_CONFIG, META_FINALIZED, META_HEAD, META_SAFE, META_STATE } from "../../chain/chainStore.js";
+import { ChainStore, META_CONFIG, META_HEAD } from "../../chain/chainStore.js";
 import { keccak256 } from "../../crypto/keccak.js";
 import { EMPTY_BYTES, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
@@ -202,6 +201,74 @@ export function parseDumpAccount(json: unknown): DumpAccount {
   return { hashedAddress, nonce, balance, code, storage };
 }
 
+// ---- the writers --------------------------------------------------------------------------------
+
+/**
+ * Writes accounts' flat state rows (the account, its code, its storage slots) in batches of at most
+ * `batchOps` ops, so memory stays flat however many accounts come. The tries are built afterwards
+ * from these rows (trie/freshStateRoot.ts). Also the scale bench's writer of synthetic states.
+ */
+export class StateRowWriter {
+  accounts = 0;
+  slots = 0;
+  /** Whether any batch reached the store (a failed import must then wipe the state tables). */
+  wrote = false;
+  private batch = new WriteBatch();
+
+  constructor(
+    private readonly kv: KvStore,
+    private readonly batchOps: number = INIT_STATE_BATCH_OPS,
+    /** Called after each batch written. */
+    private readonly onFlush: (() => void) | null = null,
+  ) {}
+
+  add(acc: DumpAccount): void {
+    const codeHash = keccak256(acc.code);
+    if (acc.code.length > 0) this.batch.put("code", codeHash, acc.code);
+    this.addSlots(acc.hashedAddress, acc.storage);
+    this.batch.put("hashedAccounts", acc.hashedAddress, encodeAccount(acc.nonce, acc.balance, undefined, codeHash));
+    this.accounts++;
+    if (this.batch.size >= this.batchOps) this.flush();
+  }
+
+  /** More storage slots (keccak(slot) → minimal value) of the account at `hashedAddress`. */
+  addSlots(hashedAddress: Uint8Array, slots: readonly (readonly [Uint8Array, Uint8Array])[]): void {
+    for (const [slotHash, value] of slots) {
+      const key = new Uint8Array(64);
+      key.set(hashedAddress, 0);
+      key.set(slotHash, 32);
+      this.batch.put("hashedStorage", key, value);
+      this.slots++;
+      if (this.batch.size >= this.batchOps) this.flush();
+    }
+  }
+
+  /** Writes what is left. */
+  finish(): void {
+    if (this.batch.size > 0) this.flush();
+  }
+
+  private flush(): void {
+    this.kv.write(this.batch);
+    this.wrote = true;
+    this.batch = new WriteBatch();
+    this.onFlush?.();
+  }
+}
+
+/**
+ * Records `header` (its state already in the store) as the chain's base block: stored with an empty
+ * body (its transactions are not part of a state) and no receipts, canonical, every head pointing
+ * at it, and the chain config stored as `init` stores it. The write is synced.
+ */
+export function recordBaseBlock(kv: KvStore, header: Header, configJson: unknown): Uint8Array {
+  const hash = headerHash(header);
+  const b = new WriteBatch();
+  new ChainStore(kv).putBaseBlock(b, hash, header, configJson);
+  kv.write(b, { sync: true });
+  return hash;
+}
+
 // ---- the import -------------------------------------------------------------------------------
 
 export interface InitStateInput {
@@ -263,14 +330,22 @@ export async function initState(kv: KvStore, input: InitStateInput, log: Logger)
   const hash = headerHash(header);
   const started = now();
   let reported = started;
-  let accounts = 0;
-  let slots = 0;
   let lineNo = 0;
-  let wrote = false;
   let lines: Interface | null = null;
+  const rows = new StateRowWriter(kv, batchOps, () => {
+    const t = now();
+    if (t - reported >= REPORT_MS) {
+      log.info("Writing accounts to db", {
+        accounts: rows.accounts,
+        slots: rows.slots,
+        line: lineNo,
+        elapsed: `${t - started}ms`,
+      });
+      reported = t;
+    }
+  });
   try {
     lines = createInterface({ input: openByteStream(input.dump), crlfDelay: Number.POSITIVE_INFINITY });
-    let batch = new WriteBatch();
     let sawRoot = false;
     for await (const line of lines) {
       lineNo++;
@@ -300,38 +375,11 @@ export async function initState(kv: KvStore, input: InitStateInput, log: Logger)
       } catch (e) {
         throw new InitStateError(`${input.dump}:${lineNo}: ${(e as Error).message}`);
       }
-      const codeHash = keccak256(acc.code);
-      if (acc.code.length > 0) batch.put("code", codeHash, acc.code);
-      for (const [slotHash, value] of acc.storage) {
-        const key = new Uint8Array(64);
-        key.set(acc.hashedAddress, 0);
-        key.set(slotHash, 32);
-        batch.put("hashedStorage", key, value);
-        slots++;
-        if (batch.size >= batchOps) {
-          kv.write(batch);
-          wrote = true;
-          batch = new WriteBatch();
-        }
-      }
-      batch.put("hashedAccounts", acc.hashedAddress, encodeAccount(acc.nonce, acc.balance, undefined, codeHash));
-      accounts++;
-      if (batch.size >= batchOps) {
-        kv.write(batch);
-        wrote = true;
-        batch = new WriteBatch();
-        const t = now();
-        if (t - reported >= REPORT_MS) {
-          log.info("Writing accounts to db", { accounts, slots, line: lineNo, elapsed: `${t - started}ms` });
-          reported = t;
-        }
-      }
+      rows.add(acc);
     }
     if (!sawRoot) throw new InitStateError(`${input.dump}: empty dump (no state root line)`);
-    if (batch.size > 0) {
-      kv.write(batch);
-      wrote = true;
-    }
+    rows.finish();
+    const { accounts, slots } = rows;
     log.info("All accounts written to database, starting state root computation", {
       accounts,
       slots,
@@ -351,16 +399,7 @@ export async function initState(kv: KvStore, input: InitStateInput, log: Logger)
       throw new InitStateError(
         `computed state root ${bytesToHex(r.root)} does not match the header's ${bytesToHex(header.stateRoot)} (block ${header.number}): the dump is not that block's state`,
       );
-    // The base block: the header with an empty body (its transactions are not part of the dump),
-    // no receipts, canonical, and every head pointing at it.
-    const b = new WriteBatch();
-    const body: BlockBody = { transactions: [], ommers: [], withdrawals: header.withdrawalsRoot === null ? null : [] };
-    store.putBlock(b, hash, header, body, header.difficulty);
-    store.putReceipts(b, hash, []);
-    store.setCanonical(b, header.number, hash, []);
-    for (const k of [META_HEAD, META_SAFE, META_FINALIZED, META_STATE]) store.putMeta(b, k, hash);
-    store.putMeta(b, META_CONFIG, new TextEncoder().encode(JSON.stringify(input.configJson)));
-    kv.write(b, { sync: true });
+    recordBaseBlock(kv, header, input.configJson);
     log.info("Computed state root matches state root in state dump", {
       root: bytesToHex(r.root),
       accounts,
@@ -372,7 +411,7 @@ export async function initState(kv: KvStore, input: InitStateInput, log: Logger)
     return { hash, number: header.number, root: r.root, accounts, slots };
   } catch (e) {
     lines?.close();
-    if (wrote || accounts > 0) {
+    if (rows.wrote || rows.accounts > 0) {
       log.info("Removing the partial state");
       wipeState(kv, batchOps);
     }

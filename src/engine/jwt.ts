@@ -72,6 +72,25 @@ function fail(reason: string): JwtVerifyResult {
  * - `token is expired` (`exp` present and not after now), `missing issued-at`, `stale token`,
  *   `future token`
  */
+/**
+ * Tokens whose header, claims and signature were checked, per secret: the time claims to re-check.
+ * A rollup node signs a fresh token per request with `iat` in whole seconds, so the requests of one
+ * second (newPayload, forkchoiceUpdated, …) carry the same token; its HMAC and JSON are checked
+ * once. Only an exact repeat of the token bytes under the same secret object hits.
+ */
+const VERIFIED = new WeakMap<Uint8Array, Map<string, { iat: number | null; exp: number | null }>>();
+const VERIFIED_PER_SECRET = 16;
+
+/** The time claims of a token already verified: the same checks, in the same order, as below. */
+function checkTimes(iat: number | null, exp: number | null, nowSeconds: number): JwtVerifyResult {
+  // geth: claims.VerifyExpiresAt(now, false) — optional, and expired once now is not before exp.
+  if (exp !== null && !(nowSeconds < exp)) return fail("token is expired");
+  if (iat === null) return fail("missing issued-at");
+  if (nowSeconds - iat > JWT_IAT_WINDOW_SECONDS) return fail("stale token");
+  if (iat - nowSeconds > JWT_IAT_WINDOW_SECONDS) return fail("future token");
+  return OK;
+}
+
 export function verifyJwt(
   authorizationHeader: string | undefined,
   secret: Uint8Array,
@@ -84,6 +103,8 @@ export function verifyJwt(
   if (token.length === 0) return fail("missing token");
   if (secret.length === 0) return fail("key is invalid");
   if (!Number.isFinite(nowSeconds)) return fail("invalid clock");
+  const known = VERIFIED.get(secret)?.get(token);
+  if (known !== undefined) return checkTimes(known.iat, known.exp, nowSeconds);
 
   const parts = token.split(".");
   if (parts.length !== 3) return fail("token contains an invalid number of segments");
@@ -116,13 +137,11 @@ export function verifyJwt(
   if (typeof sig === "number") return fail(base64Error(sig));
   const expected = createHmac("sha256", secret).update(`${headerSeg}.${claimsSeg}`).digest();
   if (sig.length !== SIG_BYTES || !timingSafeEqual(sig, expected)) return fail("signature is invalid");
-
-  // geth: claims.VerifyExpiresAt(now, false) — optional, and expired once now is not before exp.
-  if (exp !== null && !(nowSeconds < exp)) return fail("token is expired");
-  if (iat === null) return fail("missing issued-at");
-  if (nowSeconds - iat > JWT_IAT_WINDOW_SECONDS) return fail("stale token");
-  if (iat - nowSeconds > JWT_IAT_WINDOW_SECONDS) return fail("future token");
-  return OK;
+  let cache = VERIFIED.get(secret);
+  if (cache === undefined) VERIFIED.set(secret, (cache = new Map()));
+  if (cache.size >= VERIFIED_PER_SECRET) cache.clear();
+  cache.set(token, { iat, exp });
+  return checkTimes(iat, exp, nowSeconds);
 }
 
 /**

@@ -198,6 +198,29 @@ describe("engine/jwt: verifyJwt", () => {
   });
 });
 
+describe("engine/jwt: a token repeated (one verification per token and secret)", () => {
+  it("re-checks the time claims of a token seen before, and nothing verified under one secret passes another", () => {
+    const token = bearer(signJwt(SECRET, NOW, { exp: NOW + 30 }));
+    assert.equal(reasonOf(token), "ok");
+    assert.equal(reasonOf(token, NOW + 1), "ok");
+    // The same bytes later: the time claims are checked again, not answered from the first result.
+    assert.equal(reasonOf(token, NOW + 30), "token is expired");
+    const plain = bearer(signJwt(SECRET, NOW));
+    assert.equal(reasonOf(plain), "ok");
+    assert.equal(reasonOf(plain, NOW + JWT_IAT_WINDOW_SECONDS + 1), "stale token");
+    assert.equal(reasonOf(plain, NOW - JWT_IAT_WINDOW_SECONDS - 1), "future token");
+    // Another secret (another key object, and one with the same bytes) verifies on its own.
+    assert.equal(reasonOf(plain, NOW, OTHER), "signature is invalid");
+    assert.equal(reasonOf(plain, NOW, SECRET.slice()), "ok");
+    // A token differing in one signature character is not the cached one.
+    const t = plain.slice(0, -2) + (plain.at(-2) === "A" ? "B" : "A") + plain.at(-1);
+    assert.equal(reasonOf(t), "signature is invalid");
+    // More distinct tokens than the cache holds: all still verify correctly.
+    for (let i = 0; i < 40; i++) assert.equal(reasonOf(bearer(signJwt(SECRET, NOW - i))), "ok");
+    assert.equal(reasonOf(token, NOW + 30), "token is expired");
+  });
+});
+
 describe("engine/jwt: signJwt", () => {
   it("writes the HS256 header and an integer iat after the extra claims", () => {
     const [h, c] = signJwt(SECRET, NOW + 0.75, { id: "a", iat: 5 }).split(".") as [string, string];

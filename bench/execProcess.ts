@@ -56,7 +56,8 @@ export class ExecProcess {
   readonly http = `http://127.0.0.1:${PORTS.http}`;
   readonly auth = `http://127.0.0.1:${PORTS.auth}`;
   readonly metricsUrl = `http://127.0.0.1:${PORTS.metrics}/metrics`;
-  private readonly secret = new Uint8Array(32).fill(7);
+  /** The Engine API's JWT secret (written to the datadir as `--authrpc.jwtsecret`). */
+  readonly secret = new Uint8Array(32).fill(7);
   private stderr = "";
 
   private constructor(private readonly proc: ChildProcess) {

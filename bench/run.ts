@@ -27,10 +27,11 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   derive: async () => (await import("./derive.bench.js")).run,
   scale: async () => (await import("./scale.bench.js")).run,
   sync: async () => (await import("./sync.bench.js")).run,
+  catchup: async () => (await import("./catchup.bench.js")).run,
 };
 
-/** Sections run only when named (`npm run bench -- scale`): they take tens of minutes and GBs of disk. */
-const NAMED_ONLY = new Set(["scale"]);
+/** Sections run only when named (`npm run bench -- scale sync catchup`): minutes each, GBs of disk for scale. */
+const NAMED_ONLY = new Set(["scale", "sync", "catchup"]);
 
 function fmt(n: number): string {
   if (n >= 100) return Math.round(n).toLocaleString("en-US");

@@ -16,6 +16,7 @@ import { openStore } from "../src/storage/engine.js";
 import { encodeTx } from "../src/tx/envelope.js";
 import { signTx } from "../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../src/tx/tx.js";
+import { mine } from "../test/unit/txpool/fixtures.js";
 
 const { values } = parseArgs({
   options: { blocks: { type: "string", default: "10000" }, out: { type: "string" } },
@@ -57,20 +58,7 @@ try {
       };
       forced.push(encodeTx(signTx(tx, keys[from]!.privateKey)));
     }
-    const b = chain.buildBlock({
-      parentHash: chain.headBlockHash,
-      timestamp: chain.head.timestamp + 2,
-      feeRecipient: keys[9]!.address,
-      prevRandao: new Uint8Array(32),
-      gasLimit: chain.head.gasLimit,
-      extraData: new Uint8Array(0),
-      withdrawals: [],
-      parentBeaconBlockRoot: new Uint8Array(32),
-      forced,
-      pool: null,
-    });
-    if ("error" in b) throw new Error(`block ${i + 1}: ${b.error}`);
-    chain.setHead(b.hash);
+    mine(chain, { forced, timestampDelta: 2 });
     if ((i + 1) % 1000 === 0) console.error(`built ${i + 1}/${n} blocks, ${Date.now() - t0}ms`);
   }
   console.log(

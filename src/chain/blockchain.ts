@@ -44,6 +44,7 @@ import { validateTx } from "../tx/validateTx.js";
 import type { TaskPool } from "../util/taskPool.js";
 import {
   ChainStore,
+  HeaderCache,
   META_CONFIG,
   META_FINALIZED,
   META_HEAD,
@@ -182,7 +183,9 @@ export class Blockchain implements ChainView {
     readonly kv: KvStore,
     readonly config: ChainConfig,
   ) {
-    this.store = new ChainStore(kv);
+    // Decoded headers by hash (a header never changes under its hash): RPC reads of the head and
+    // recent blocks, the import's parent and BLOCKHASH ancestry skip the read and the RLP decode.
+    this.store = new ChainStore(kv, new HeaderCache());
     const head = this.store.meta(META_HEAD);
     const state = this.store.meta(META_STATE);
     if (head === null || state === null)

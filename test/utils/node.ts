@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ExecConfig, parseExecArgs } from "../../src/cli/execFlags.js";
 import { parseNodeArgs } from "../../src/cli/nodeFlags.js";
+import { main as opalExecMain } from "../../src/cli/opalExec.js";
 import { DEV_CHAIN_ID, devAccounts } from "../../src/node/exec/devGenesis.js";
 import { nodeRollupConfigOf, RollupNode } from "../../src/node/rollup/rollupNode.js";
 import { bytesToHex } from "../../src/primitives/hex.js";
@@ -138,4 +139,18 @@ export async function startRollupNode(
     setLogLevel: () => null,
     headPollMs: 100,
   });
+}
+
+/** What `opal-exec` printed and its exit code, run in-process (src/cli/opalExec.ts `main`). */
+export interface CliRun {
+  code: number;
+  out: string[];
+  err: string[];
+}
+
+export async function runOpalExec(argv: readonly string[]): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await opalExecMain([...argv], {}, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out, err };
 }

@@ -237,10 +237,11 @@ export class RlpxSession extends EventEmitter<RlpxSessionEvents> {
         return;
       }
       const avail = this.buf.subarray(this.rpos, this.wpos);
-      if (this.state === State.Auth) {
+      if (this.state === State.Auth || this.state === State.Ack) {
         if (avail.length < this.handshakeNeed) return;
         this.handshakeReads++;
-        const r = respondToAuth(this.opts.privateKey, avail);
+        const auth = this.state === State.Auth;
+        const r = auth ? respondToAuth(this.opts.privateKey, avail) : this.initiator!.readAck(avail);
         if (r.kind === "need") {
           this.handshakeNeed = r.bytes;
           return;
@@ -250,26 +251,11 @@ export class RlpxSession extends EventEmitter<RlpxSessionEvents> {
           return;
         }
         this.rpos += r.consumed;
-        this.remoteId = r.secrets.remoteId;
-        this.write(r.ackPacket);
-        this.codec = new FrameCodec(r.secrets);
-        this.state = State.Hello;
-        this.sendHello();
-        continue;
-      }
-      if (this.state === State.Ack) {
-        if (avail.length < this.handshakeNeed) return;
-        this.handshakeReads++;
-        const r = this.initiator!.readAck(avail);
-        if (r.kind === "need") {
-          this.handshakeNeed = r.bytes;
-          return;
+        if ("ackPacket" in r && r.ackPacket instanceof Uint8Array) {
+          // Recipient: the initiator's id comes with its auth; the ack answers it.
+          this.remoteId = r.secrets.remoteId;
+          this.write(r.ackPacket);
         }
-        if (r.kind === "invalid") {
-          this.fail(null, r.reason);
-          return;
-        }
-        this.rpos += r.consumed;
         this.initiator = null;
         this.codec = new FrameCodec(r.secrets);
         this.state = State.Hello;

@@ -72,9 +72,7 @@ export class EthBackend {
       return { header: h, hash: sel.hash };
     }
     const hash = this.deps.reader.resolve(sel);
-    // The head (what "latest" names, the common case) is in memory: no read, no RLP decode.
-    const chain = this.chain;
-    const header = hash === null ? null : equalBytes(hash, chain.headBlockHash) ? chain.head : store.header(hash);
+    const header = hash === null ? null : store.header(hash);
     if (hash === null || header === null) {
       if (sel.kind === "tag" && (sel.tag === "safe" || sel.tag === "finalized")) {
         throw RpcError.server(`${sel.tag} block not found`);

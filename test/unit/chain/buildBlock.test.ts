@@ -12,11 +12,11 @@ import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
-import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
+import { encodeL1BlockInfo } from "../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, type Tx, TxType } from "../../../src/tx/tx.js";
 import { l1Genesis as l1GenesisOf, opGenesis as opGenesisOf } from "../../utils/genesis.js";
-import { l1InfoDeposit } from "../txpool/fixtures.js";
+import { jovianL1Info, l1InfoDeposit } from "../txpool/fixtures.js";
 
 const KEY = hexToBytes(`0x${"42".repeat(32)}`);
 const SENDER = privateKeyToAddress(KEY);
@@ -95,18 +95,7 @@ describe("chain/buildBlock", function () {
   it("OP Jovian: forced L1-info deposit then pool txs; imports VALID elsewhere", () => {
     const a = chainOf(opGenesis());
     const b = chainOf(opGenesis());
-    const info = encodeL1BlockInfo(
-      newL1BlockInfo({
-        format: L1InfoFormat.Jovian,
-        number: 7n,
-        timestamp: 1n,
-        baseFee: 10n ** 9n,
-        blobBaseFee: 1n,
-        baseFeeScalar: 1368,
-        blobBaseFeeScalar: 810949,
-        daFootprintGasScalar: 400,
-      }),
-    );
+    const info = encodeL1BlockInfo(jovianL1Info({ baseFee: 10n ** 9n, blobBaseFee: 1n }));
     const deposit = l1InfoDeposit(info);
     const built = a.buildBlock({
       parentHash: a.headBlockHash,

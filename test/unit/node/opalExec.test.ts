@@ -10,25 +10,13 @@ import { encodeBlock } from "../../../src/block/block.js";
 import { headerHash } from "../../../src/block/header.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
 import { genesisBlockOf, parseGenesis } from "../../../src/chain/genesis.js";
-import { main } from "../../../src/cli/opalExec.js";
 import { l1DevGenesis, OP_DEV_PREDEPLOYS } from "../../../src/node/exec/devGenesis.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
-import { tempDir } from "../../utils/node.js";
+import { runOpalExec, tempDir } from "../../utils/node.js";
 
-interface Run {
-  code: number;
-  out: string[];
-  err: string[];
-}
-
-async function run(argv: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, {}, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out, err };
-}
+const run = runOpalExec;
 
 /** `n` empty blocks on the dev genesis, RLP-encoded. */
 function devBlocks(n: number): { genesis: Record<string, unknown>; blocks: Uint8Array[]; hashes: string[] } {

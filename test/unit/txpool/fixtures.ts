@@ -129,14 +129,25 @@ export function mine(chain: Blockchain, o: BuildOpts = {}) {
   return built;
 }
 
-/** Jovian L1 attributes: L1 block 7, 30 gwei L1 base fee, OP Mainnet's scalars, no operator fee unless `over` sets one. */
-export function jovianL1Info(over: { operatorFeeScalar?: number; operatorFeeConstant?: bigint } = {}) {
+/**
+ * Jovian L1 attributes: by default L1 block 7, a 30 gwei L1 base fee, OP Mainnet's scalars and no
+ * operator fee; `over` changes any of those.
+ */
+export function jovianL1Info(
+  over: {
+    number?: bigint;
+    baseFee?: bigint;
+    blobBaseFee?: bigint;
+    operatorFeeScalar?: number;
+    operatorFeeConstant?: bigint;
+  } = {},
+) {
   return newL1BlockInfo({
     format: L1InfoFormat.Jovian,
-    number: 7n,
+    number: over.number ?? 7n,
     timestamp: 1n,
-    baseFee: 30n * GWEI,
-    blobBaseFee: 5n,
+    baseFee: over.baseFee ?? 30n * GWEI,
+    blobBaseFee: over.blobBaseFee ?? 5n,
     baseFeeScalar: 1368,
     blobBaseFeeScalar: 810949,
     operatorFeeScalar: over.operatorFeeScalar ?? 0,
@@ -149,8 +160,8 @@ export function jovianL1Info(over: { operatorFeeScalar?: number; operatorFeeCons
 export const JOVIAN_L1_INFO_DEPOSIT = l1InfoDeposit(encodeL1BlockInfo(jovianL1Info()));
 
 /** The L1-attributes deposit carrying `data` (the L1Block setter call), as the derivation forms it. */
-export function l1InfoDeposit(data: Uint8Array): Uint8Array {
-  return encodeTx(depositTx({ sourceHash: new Uint8Array(32).fill(9), data }));
+export function l1InfoDeposit(data: Uint8Array, sourceHashByte = 9): Uint8Array {
+  return encodeTx(depositTx({ sourceHash: new Uint8Array(32).fill(sourceHashByte), data }));
 }
 
 /** Jovian extraData (denominator 250, elasticity 6, min base fee 0). */

@@ -11,11 +11,11 @@ import type { EthSession, EthTimers } from "../../../../src/devp2p/eth/session.j
 import type { DisconnectReason } from "../../../../src/devp2p/rlpx/p2pMessages.js";
 import { hexToBytes } from "../../../../src/primitives/hex.js";
 import { MemoryKv } from "../../../../src/storage/memory.js";
-import { encodeTx } from "../../../../src/tx/envelope.js";
-import { encodeL1BlockInfo, L1InfoFormat, newL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
+import { encodeL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { type FeeMarketTx, type Tx, TxType } from "../../../../src/tx/tx.js";
 import { opGenesis } from "../../../utils/genesis.js";
+import { jovianL1Info, l1InfoDeposit } from "../../txpool/fixtures.js";
 
 export const KEY = hexToBytes(`0x${"42".repeat(32)}`);
 export const SENDER = privateKeyToAddress(KEY);
@@ -46,30 +46,9 @@ export function transfer(nonce: number, data: Uint8Array = new Uint8Array(0)): T
   return signTx(tx, KEY);
 }
 
-function l1InfoDeposit(n: number): Uint8Array {
-  const info = encodeL1BlockInfo(
-    newL1BlockInfo({
-      format: L1InfoFormat.Jovian,
-      number: BigInt(7 + n),
-      timestamp: 1n,
-      baseFee: 10n ** 9n,
-      blobBaseFee: 1n,
-      baseFeeScalar: 1368,
-      blobBaseFeeScalar: 810949,
-      daFootprintGasScalar: 400,
-    }),
-  );
-  return encodeTx({
-    type: TxType.Deposit,
-    sourceHash: new Uint8Array(32).fill(n + 1),
-    from: hexToBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001"),
-    to: hexToBytes("0x4200000000000000000000000000000000000015"),
-    mint: 0n,
-    value: 0n,
-    gasLimit: 1_000_000n,
-    isSystemTx: false,
-    data: info,
-  });
+function l1InfoDepositAt(n: number): Uint8Array {
+  const info = jovianL1Info({ number: BigInt(7 + n), baseFee: 10n ** 9n, blobBaseFee: 1n });
+  return l1InfoDeposit(encodeL1BlockInfo(info), n + 1);
 }
 
 /** Extends `chain` by `n` blocks of [L1-info deposit, `txsPerBlock` transfers], each made head. */
@@ -94,7 +73,7 @@ export function extend(chain: Blockchain, n: number, txsPerBlock = 2): void {
       extraData: encodeJovianExtraData(250, 6, 0n),
       withdrawals: [],
       parentBeaconBlockRoot: new Uint8Array(32).fill(4),
-      forced: [l1InfoDeposit(chain.head.number + 1)],
+      forced: [l1InfoDepositAt(chain.head.number + 1)],
       pool,
     });
     if ("error" in built) throw new Error(built.error);

@@ -14,25 +14,17 @@ import { decodeBlock, encodeBlock } from "../../../../src/block/block.js";
 import { encodeHeader } from "../../../../src/block/header.js";
 import { Blockchain } from "../../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../../src/chain/genesis.js";
-import { main } from "../../../../src/cli/opalExec.js";
 import { readBlockFile } from "../../../../src/node/exec/blockFile.js";
 import { l1DevGenesis } from "../../../../src/node/exec/devGenesis.js";
 import { dumpQuantity, dumpWord } from "../../../../src/node/exec/initState.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { RocksKv } from "../../../../src/storage/rocksdb.js";
-import { devTransfer, tempDir } from "../../../utils/node.js";
+import { type CliRun, devTransfer, runOpalExec, tempDir } from "../../../utils/node.js";
+import { mine } from "../../txpool/fixtures.js";
 
-interface Run {
-  code: number;
-  out: string[];
-  err: string[];
-}
-
-async function run(argv: string[]): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...argv, "--verbosity", "0"], {}, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out, err };
+/** opal-exec in-process, quiet. */
+function run(argv: string[]): Promise<CliRun> {
+  return runOpalExec([...argv, "--verbosity", "0"]);
 }
 
 interface HeadInfo {
@@ -72,21 +64,7 @@ async function sourceChain(dir: string, n: number): Promise<{ genesisFile: strin
     for (let i = 0; i < n; i++) {
       const forced = [];
       for (let t = 0; t < 1 + (i % 2); t++) forced.push(hexToBytes(devTransfer(nonce++, 0, 1 + (i % 3))));
-      const b = chain.buildBlock({
-        parentHash: chain.headBlockHash,
-        timestamp: chain.head.timestamp + 12,
-        feeRecipient: new Uint8Array(20),
-        prevRandao: new Uint8Array(32),
-        gasLimit: chain.head.gasLimit,
-        extraData: new Uint8Array(0),
-        withdrawals: [],
-        parentBeaconBlockRoot: new Uint8Array(32),
-        forced,
-        pool: null,
-      });
-      if ("error" in b) throw new Error(b.error);
-      chain.setHead(b.hash);
-      hashes.push(bytesToHex(b.hash));
+      hashes.push(bytesToHex(mine(chain, { forced, timestampDelta: 12 }).hash));
     }
   } finally {
     await kv.close();
@@ -255,7 +233,10 @@ describe("node/exec history: export, import, init-state", function () {
       writeFileSync(dump, `${JSON.stringify({ root: srcHead.stateRoot })}\n${lines.join("\n")}\n`);
 
       const dst = join(dir.path, "dst");
-      const ok = await run(["init-state", dump, "--header", headerFile, "--genesis", genesisFile, "--datadir", dst]);
+      /** `opal-exec init-state FILE` for this chain's header and genesis into `datadir`, `extra` flags added. */
+      const initState = (file: string, datadir: string, ...extra: string[]) =>
+        run(["init-state", file, "--header", headerFile, ...extra, "--genesis", genesisFile, "--datadir", datadir]);
+      const ok = await initState(dump, dst);
       assert.deepEqual(ok, { code: 0, out: [srcHead.hash], err: [] });
       assert.deepEqual(await headOf(dst), srcHead);
 
@@ -269,21 +250,7 @@ describe("node/exec history: export, import, init-state", function () {
         try {
           const chain = Blockchain.open(kv);
           for (let i = 0; i < 3; i++) {
-            const b = chain.buildBlock({
-              parentHash: chain.headBlockHash,
-              timestamp: chain.head.timestamp + 12,
-              feeRecipient: new Uint8Array(20),
-              prevRandao: new Uint8Array(32),
-              gasLimit: chain.head.gasLimit,
-              extraData: new Uint8Array(0),
-              withdrawals: [],
-              parentBeaconBlockRoot: new Uint8Array(32),
-              forced: [hexToBytes(devTransfer(BigInt(i)))],
-              pool: null,
-            });
-            if ("error" in b) throw new Error(b.error);
-            chain.setHead(b.hash);
-            hs.push(bytesToHex(b.hash));
+            hs.push(bytesToHex(mine(chain, { forced: [hexToBytes(devTransfer(BigInt(i)))], timestampDelta: 12 }).hash));
           }
         } finally {
           await kv.close();
@@ -302,16 +269,7 @@ describe("node/exec history: export, import, init-state", function () {
       const bad = lines.map((l, i) => (i === 20 ? l.replace(/"balance":"0x[0-9a-f]+"/, '"balance":"0x1"') : l));
       writeFileSync(tampered, gzipSync(`${JSON.stringify({ root: srcHead.stateRoot })}\n${bad.join("\n")}\n`));
       const dst2 = join(dir.path, "dst2");
-      const refused = await run([
-        "init-state",
-        tampered,
-        "--header",
-        headerFile,
-        "--genesis",
-        genesisFile,
-        "--datadir",
-        dst2,
-      ]);
+      const refused = await initState(tampered, dst2);
       assert.equal(refused.code, 1);
       assert.equal(refused.err.length, 1);
       assert.match(
@@ -322,62 +280,24 @@ describe("node/exec history: export, import, init-state", function () {
       assert.match(noChain.err[0]!, /no chain/);
       const gzOk = join(dir.path, "state.jsonl.gz");
       writeFileSync(gzOk, gzipSync(readFileSync(dump)));
-      const retry = await run([
-        "init-state",
-        gzOk,
-        "--header",
-        headerFile,
-        "--genesis",
-        genesisFile,
-        "--datadir",
-        dst2,
-      ]);
+      const retry = await initState(gzOk, dst2);
       assert.deepEqual(retry, { code: 0, out: [srcHead.hash], err: [] });
 
       // A root line that is not the header's, a bad line, a wrong --header-hash, a used datadir.
       const wrongRoot = join(dir.path, "wrongroot.jsonl");
       writeFileSync(wrongRoot, `${JSON.stringify({ root: `0x${"11".repeat(32)}` })}\n${lines[0]}\n`);
-      const wr = await run([
-        "init-state",
-        wrongRoot,
-        "--header",
-        headerFile,
-        "--genesis",
-        genesisFile,
-        "--datadir",
-        join(dir.path, "d3"),
-      ]);
+      const wr = await initState(wrongRoot, join(dir.path, "d3"));
       assert.equal(wr.code, 1);
       assert.match(wr.err[0]!, /state root of the dump 0x1{64} does not match the header's/);
       const badLine = join(dir.path, "badline.jsonl");
       writeFileSync(badLine, `${JSON.stringify({ root: srcHead.stateRoot })}\n${lines[0]}\n{"balance":"0x1"}\n`);
-      const bl = await run([
-        "init-state",
-        badLine,
-        "--header",
-        headerFile,
-        "--genesis",
-        genesisFile,
-        "--datadir",
-        join(dir.path, "d3"),
-      ]);
+      const bl = await initState(badLine, join(dir.path, "d3"));
       assert.equal(bl.code, 1);
       assert.match(bl.err[0]!, /badline\.jsonl:3: missing address$/);
-      const hh = await run([
-        "init-state",
-        dump,
-        "--header",
-        headerFile,
-        "--header-hash",
-        `0x${"22".repeat(32)}`,
-        "--genesis",
-        genesisFile,
-        "--datadir",
-        join(dir.path, "d3"),
-      ]);
+      const hh = await initState(dump, join(dir.path, "d3"), "--header-hash", `0x${"22".repeat(32)}`);
       assert.equal(hh.code, 1);
       assert.match(hh.err[0]!, /does not match --header-hash/);
-      const used = await run(["init-state", dump, "--header", headerFile, "--genesis", genesisFile, "--datadir", dst]);
+      const used = await initState(dump, dst);
       assert.equal(used.code, 1);
       assert.match(used.err[0]!, /database already holds a chain/);
       // JSON header (eth_getBlockByNumber shape) gives the same base.

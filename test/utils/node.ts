@@ -7,7 +7,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ExecConfig, parseExecArgs } from "../../src/cli/execFlags.js";
 import { parseNodeArgs } from "../../src/cli/nodeFlags.js";
-import { main as opalExecMain } from "../../src/cli/opalExec.js";
 import { DEV_CHAIN_ID, devAccounts } from "../../src/node/exec/devGenesis.js";
 import { nodeRollupConfigOf, RollupNode } from "../../src/node/rollup/rollupNode.js";
 import { bytesToHex } from "../../src/primitives/hex.js";
@@ -151,6 +150,8 @@ export interface CliRun {
 export async function runOpalExec(argv: readonly string[]): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await opalExecMain([...argv], {}, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  // Loaded on first use: the CLI module is not part of what the other helpers' users import.
+  const { main } = await import("../../src/cli/opalExec.js");
+  const code = await main([...argv], {}, { out: (t) => out.push(t), err: (t) => err.push(t) });
   return { code, out, err };
 }

@@ -19,6 +19,7 @@ import { decodeHeader, EMPTY_OMMERS_HASH, type Header, headerHash } from "../blo
 import type { Receipt } from "../block/receipt.js";
 import { encodeReceiptsForRoot } from "../block/receipt.js";
 import { encodeWithdrawal, type Withdrawal } from "../block/withdrawal.js";
+import { keccak256 } from "../crypto/keccak.js";
 import { sha256 } from "../crypto/sha256.js";
 import type { Tracer } from "../evm/tracer.js";
 import { BlockExecutor } from "../executor/executeBlock.js";
@@ -35,7 +36,7 @@ import { decodeBatch, encodeBatch, joinBatches } from "../storage/batchCodec.js"
 import { type KvStore, WriteBatch } from "../storage/kv.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
-import { decodeTx, encodeTx, txHash } from "../tx/envelope.js";
+import { decodeTx, encodeTx } from "../tx/envelope.js";
 import { intrinsicGas } from "../tx/intrinsicGas.js";
 import { parseL1BlockInfo } from "../tx/l1BlockInfo.js";
 import { recoverSender } from "../tx/signer.js";
@@ -660,7 +661,8 @@ export class Blockchain implements ChainView {
   private txHashesOf(blockHash: Uint8Array): Uint8Array[] {
     const body = this.store.body(blockHash);
     if (body === null) return [];
-    return body.transactions.map((t) => txHash(decodeTx(t)));
+    // A transaction's hash is the keccak of its EIP-2718 bytes, which is how a body keeps it.
+    return body.transactions.map((t) => keccak256(t));
   }
 }
 

@@ -15,6 +15,7 @@
  */
 import { keccak256, keccak256Batch } from "../crypto/keccak.js";
 import { headerLength, writeHeader } from "../rlp/encode.js";
+import { BOTTOM_SLOT, type BottomCache, bottomCacheHash, bottomCachePrefix, writeBottomSlot } from "./bottomCache.js";
 import type { BranchNodeCompact } from "./branchNodeCompact.js";
 import { TrieError } from "./errors.js";
 import { EMPTY_TRIE_ROOT, pathStringLength } from "./node.js";
@@ -39,6 +40,17 @@ export interface HashBuilderOptions {
   updates?: boolean;
   /** Keep the nodes on the paths of the retainer's targets. */
   retainer?: ProofRetainer | null;
+  /** Put every hashed branch whose children are all leaves (with 32-byte keys) into this cache. */
+  bottoms?: BottomCache | null;
+}
+
+/** A bottom branch waiting for its hash (the next flush) before it goes into the cache. */
+interface PendingBottom {
+  /** The cache key's path part (bottomCacheKey without the hash). */
+  readonly prefix: string;
+  readonly mask: number;
+  readonly leafMask: number;
+  readonly data: Uint8Array;
 }
 
 const SLOT = 33;
@@ -74,6 +86,11 @@ export class HashBuilder {
   private valueEnd = 0;
   private readonly refHash = new Uint8Array(32);
   private refInTree = false;
+  /** The current item is a leaf given by its ref (addLeafRef): `leafRef[0..leafRefLen)`, key `leafRefKey`. */
+  private refIsLeaf = false;
+  private readonly leafRef = new Uint8Array(SLOT);
+  private leafRefLen = 0;
+  private readonly leafRefKey = new Uint8Array(32);
 
   // Stack of child refs: item i is stack[SLOT*i .. SLOT*i + stackLens[i]), or PENDING.
   private stack = new Uint8Array(SLOT * 128);
@@ -94,6 +111,14 @@ export class HashBuilder {
   private treeMasks: Uint16Array = new Uint16Array(65);
   private hashMasks: Uint16Array = new Uint16Array(65);
   private masksLen = 0;
+  /** Per depth: children of the branch being assembled that are leaves hanging right below it. */
+  private leafKids: Uint16Array = new Uint16Array(65);
+
+  // With a bottom cache: the packed 32-byte key of each stack item that is a leaf (slotHasKey 1).
+  private slotKeys = new Uint8Array(32 * 128);
+  private slotHasKey = new Uint8Array(128);
+  private pendBottoms: (PendingBottom | undefined)[] = [];
+  private readonly bottoms: BottomCache | null;
 
   private scratchKey = new Uint8Array(64);
   private updates: BranchUpdate[] | null;
@@ -104,6 +129,7 @@ export class HashBuilder {
   constructor(opts: HashBuilderOptions = {}) {
     this.updates = opts.updates === true ? [] : null;
     this.retainer = opts.retainer ?? null;
+    this.bottoms = opts.bottoms ?? null;
   }
 
   /** Clears all state for another run (keeps buffers and options). */
@@ -115,6 +141,7 @@ export class HashBuilder {
     this.pendCount = 0;
     this.groupsLen = 0;
     this.masksLen = 0;
+    this.pendBottoms.length = 0;
     if (this.updates !== null) this.updates = [];
   }
 
@@ -169,8 +196,34 @@ export class HashBuilder {
     this.advance(path, len);
     this.copyKey(path, len);
     this.leafValue = null;
+    this.refIsLeaf = false;
     copyBytes(hash, 0, 32, this.refHash, 0);
     this.refInTree = inTree;
+  }
+
+  /**
+   * Adds an unchanged leaf at `path[0..len)` by its ref as its branch holds it (`ref[from..from+
+   * refLen)`: 0xa0 ‖ hash, or the embedded node), with its 32-byte key at `key[kFrom..)`. The leaf
+   * must hang right below a branch at depth len − 1 that keeps at least one other child, so that
+   * its node (whose path is the key after that branch) is unchanged; the walker guarantees it.
+   */
+  addLeafRef(
+    path: Uint8Array,
+    len: number,
+    ref: Uint8Array,
+    from: number,
+    refLen: number,
+    key: Uint8Array,
+    kFrom: number,
+  ): void {
+    if (len === 0 || refLen === 0 || refLen > SLOT) throw new TrieError("BAD_INPUT", "HashBuilder: bad leaf ref");
+    this.advance(path, len);
+    this.copyKey(path, len);
+    this.leafValue = null;
+    this.refIsLeaf = true;
+    copyBytes(ref, from, refLen, this.leafRef, 0);
+    this.leafRefLen = refLen;
+    copyBytes(key, kFrom, 32, this.leafRefKey, 0);
   }
 
   /** Root hash of everything added; the builder is then finished (call `reset` to reuse). */
@@ -212,6 +265,7 @@ export class HashBuilder {
   // ---- internals ----
 
   private setLeaf(value: Uint8Array, vStart: number, vEnd: number): void {
+    this.refIsLeaf = false;
     this.leafValue = value;
     this.valueStart = vStart;
     this.valueEnd = vEnd;
@@ -251,6 +305,7 @@ export class HashBuilder {
     this.stateMasks = grow(this.stateMasks);
     this.treeMasks = grow(this.treeMasks);
     this.hashMasks = grow(this.hashMasks);
+    this.leafKids = grow(this.leafKids);
   }
 
   private setMasksLen(n: number): void {
@@ -270,7 +325,16 @@ export class HashBuilder {
       const l = new Uint8Array(this.stackLens.length * 2);
       l.set(this.stackLens);
       this.stackLens = l;
+      if (this.bottoms !== null) {
+        const k = new Uint8Array(this.slotKeys.length * 2);
+        k.set(this.slotKeys);
+        this.slotKeys = k;
+        const h = new Uint8Array(this.slotHasKey.length * 2);
+        h.set(this.slotHasKey);
+        this.slotHasKey = h;
+      }
     }
+    if (this.bottoms !== null) this.slotHasKey[this.sp] = 0;
     return SLOT * this.sp;
   }
 
@@ -325,6 +389,7 @@ export class HashBuilder {
     if (n === 0) return;
     const hashes = this.pendHashes;
     keccak256Batch(this.pend, this.pendOffs.subarray(0, n + 1), hashes);
+    if (this.bottoms !== null && this.pendBottoms.length > 0) this.cacheBottoms(n, hashes);
     const stack = this.stack;
     for (let j = 0; j < n; j++) {
       const slot = this.pendSlot[j];
@@ -352,6 +417,7 @@ export class HashBuilder {
       // Depth `len` is the branch this node hangs from, at child cur[len].
       if (this.groupsLen <= len) {
         this.stateMasks.fill(0, this.groupsLen, len + 1);
+        this.leafKids.fill(0, this.groupsLen, len + 1);
         this.groupsLen = len + 1;
       }
       this.stateMasks[len] |= 1 << cur[len];
@@ -362,6 +428,11 @@ export class HashBuilder {
       if (!buildExtensions) {
         if (this.leafValue !== null) {
           this.encodeLeafNode(cur, lenFrom, curLen);
+          if (lenFrom === len + 1) this.leafKids[len] |= 1 << cur[len];
+        } else if (this.refIsLeaf) {
+          if (lenFrom !== curLen) throw new TrieError("BAD_INPUT", "HashBuilder: a leaf ref whose branch collapsed");
+          this.pushLeafRef();
+          this.leafKids[len] |= 1 << cur[len];
         } else {
           this.pushHashRef(this.refHash, 0);
           const bit = 1 << cur[curLen - 1];
@@ -422,6 +493,70 @@ export class HashBuilder {
     copyBytes(v, vs, vLen, out, pos);
     if (this.retainer !== null) this.retainer.retain(path, start, out.subarray(at, at + total));
     this.finishNode(at, total);
+    if (this.bottoms !== null && end === 64) this.noteLeafKey(path);
+  }
+
+  /** Records the key of the leaf just pushed (64 nibbles) in its stack slot. */
+  private noteLeafKey(path: Uint8Array): void {
+    const slot = this.sp - 1;
+    const k = this.slotKeys;
+    for (let i = 0, o = 32 * slot; i < 32; i++) k[o + i] = (path[2 * i] << 4) | path[2 * i + 1];
+    this.slotHasKey[slot] = 1;
+  }
+
+  /** Pushes the current leaf ref (addLeafRef) as a finished stack item. */
+  private pushLeafRef(): void {
+    const off = this.reserveStack();
+    const len = this.leafRefLen;
+    copyBytes(this.leafRef, 0, len, this.stack, off);
+    const slot = this.sp++;
+    this.stackLens[slot] = len;
+    if (this.bottoms !== null) {
+      copyBytes(this.leafRefKey, 0, 32, this.slotKeys, 32 * slot);
+      this.slotHasKey[slot] = 1;
+    }
+  }
+
+  /** Puts the bottom branches hashed by this flush (`hashes` of pending nodes 0..n) into the cache. */
+  private cacheBottoms(n: number, hashes: Uint8Array): void {
+    const pb = this.pendBottoms;
+    for (let j = 0; j < n && j < pb.length; j++) {
+      const b = pb[j];
+      if (b === undefined) continue;
+      this.bottoms!.set(b.prefix + bottomCacheHash(hashes, 32 * j), {
+        mask: b.mask,
+        leafMask: b.leafMask,
+        data: b.data,
+      });
+    }
+    pb.length = 0;
+  }
+
+  /**
+   * The cache entry for the branch at `path[0..len)` with children `first..sp` on the stack: its
+   * leaf children (refs and keys); null when it has none, or a leaf child without a recorded key.
+   */
+  private bottomOf(path: Uint8Array, len: number, mask: number, first: number): PendingBottom | null {
+    const leafMask = this.leafKids[len] & mask;
+    if (leafMask === 0) return null;
+    let leaves = 0;
+    for (let j = first, i = 0; i < 16; i++) {
+      if (!(mask & (1 << i))) continue;
+      if (leafMask & (1 << i)) {
+        if (this.slotHasKey[j] !== 1) return null;
+        leaves++;
+      }
+      j++;
+    }
+    const data = new Uint8Array(BOTTOM_SLOT * leaves);
+    for (let j = first, i = 0, k = 0; i < 16; i++) {
+      if (!(mask & (1 << i))) continue;
+      if (leafMask & (1 << i)) {
+        writeBottomSlot(data, k++, this.stack, SLOT * j, this.stackLens[j], this.slotKeys, 32 * j);
+      }
+      j++;
+    }
+    return { prefix: bottomCachePrefix(path, len), mask, leafMask, data };
   }
 
   private encodeExtensionNode(path: Uint8Array, start: number, end: number): void {
@@ -475,8 +610,10 @@ export class HashBuilder {
       if (len > 0) this.treeMasks[len - 1] |= bit;
       if (this.updates !== null) this.recordUpdate(path, len, mask, first);
     }
+    const bottom = this.bottoms !== null && len > 0 && total >= 32 ? this.bottomOf(path, len, mask, first) : null;
     this.sp = first;
     this.finishNode(at, total);
+    if (bottom !== null) this.pendBottoms[this.pendCount - 1] = bottom;
   }
 
   private recordUpdate(path: Uint8Array, len: number, mask: number, first: number): void {

@@ -15,6 +15,7 @@ import { stringLength, writeString } from "../rlp/encode.js";
 import { type KvCursor, type KvCursorOptions, type KvReader, WriteBatch } from "../storage/kv.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { withStorageRoot } from "./account.js";
+import { BottomCache } from "./bottomCache.js";
 import { HashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT } from "./node.js";
 import { runStorageJobs, type StorageJob, type StorageJobRunner, type TrieWalkStats } from "./sharedStorageRoots.js";
@@ -83,8 +84,15 @@ function newStats(): StateRootStats {
 function addWalk(stats: StateRootStats, w: TrieWalker): void {
   stats.nodesRead += w.nodesRead;
   stats.leavesRead += w.leavesRead;
-  stats.refsAdded += w.refsAdded;
+  stats.refsAdded += w.refsAdded + w.leafRefs;
 }
+
+/**
+ * The bottom branches of this thread's recent incremental roots (bottomCache.ts), shared by every
+ * trie and store: entries are keyed by path and node hash, so they are right wherever they match.
+ * 32,768 entries of a few hundred bytes each: about the branches a few thousand blocks touch.
+ */
+export const STATE_ROOT_BOTTOMS: BottomCache = new BottomCache(32_768);
 
 /**
  * Incremental root of one storage trie; its branch-node writes go to `batch`. With `wiped`, stored
@@ -124,8 +132,9 @@ function updateTrie(
   stats: StateRootStats,
   cursors: { leafCursor?: KvCursor; nodeCursor?: KvCursor } = {},
 ): Uint8Array {
-  const hb = new HashBuilder({ updates: true });
-  const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, ...cursors });
+  const bottoms = process.env.OPAL_NO_BOTTOMS === "1" ? null : STATE_ROOT_BOTTOMS;
+  const hb = new HashBuilder({ updates: true, bottoms });
+  const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, bottoms, ...cursors });
   walker.run();
   const root = hb.root();
   addWalk(stats, walker);

@@ -66,6 +66,11 @@ function range(gte: Uint8Array, lt: Uint8Array | null, limit?: number): KvRange 
   return r;
 }
 
+/** KV key of the flat leaf with 32-byte trie key `key`. */
+export function leafKey(view: TrieView, key: Uint8Array): Uint8Array {
+  return withPrefix(view.leafPrefix, key);
+}
+
 /** KV key of the branch node at `path[0..len)` (a new array). */
 export function nodeKey(view: TrieView, path: Uint8Array, len = path.length): Uint8Array {
   return withPrefix(view.nodePrefix, path.slice(0, len));

@@ -19,12 +19,13 @@
  */
 import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
 import type { KvCursor, KvReader } from "../storage/kv.js";
+import { BOTTOM_KEY_AT, type BottomBranch, type BottomCache, bottomKey, bottomSlot } from "./bottomCache.js";
 import { type BranchNodeCompact, decodeBranchNodeCompact, hashOffset } from "./branchNodeCompact.js";
 import { TrieError } from "./errors.js";
 import type { HashBuilder } from "./hashBuilder.js";
 import { nibbleAt } from "./nibbles.js";
 import { sortKeyOrder } from "./packLeaves.js";
-import { leafLower, leafUpper, nodeKey, nodeRange, type TrieView } from "./storedTrie.js";
+import { leafKey, leafLower, leafUpper, nodeKey, nodeRange, type TrieView } from "./storedTrie.js";
 
 /** Maps a flat value to the trie's leaf value (null = skip the entry). */
 export type LeafValueFn = (key: Uint8Array, raw: Uint8Array) => Uint8Array | null;
@@ -39,6 +40,11 @@ export interface TrieWalkerOptions {
   leafCursor?: KvCursor;
   /** Cursor on the view's node table, as for `leafCursor`. */
   nodeCursor?: KvCursor;
+  /**
+   * Bottom branches seen by earlier walks (the builder must fill the same cache): a changed key
+   * under a cached one is read by exact key and its unchanged siblings hang by their refs.
+   */
+  bottoms?: BottomCache | null;
 }
 
 /** Compares the nibble prefix of a 32-byte key with `path[0..len)`: <0 before, 0 inside, >0 after. */
@@ -57,6 +63,8 @@ export class TrieWalker {
   nodesRead = 0;
   leavesRead = 0;
   refsAdded = 0;
+  /** Unchanged leaves hung by their refs from a cached bottom branch. */
+  leafRefs = 0;
 
   /** The current nibble path; path[0..len) is the prefix being walked. */
   private readonly path = new Uint8Array(66);
@@ -67,6 +75,7 @@ export class TrieWalker {
   private readonly ignoreStored: boolean;
   private leafCursor: KvCursor | null;
   private nodeCursor: KvCursor | null;
+  private readonly bottoms: BottomCache | null;
 
   /**
    * `changed`: the trie keys (32 bytes each, without the view's prefix) that changed, sorted
@@ -83,6 +92,7 @@ export class TrieWalker {
     this.ignoreStored = opts.ignoreStored === true;
     this.leafCursor = opts.leafCursor ?? null;
     this.nodeCursor = opts.nodeCursor ?? null;
+    this.bottoms = opts.bottoms ?? null;
   }
 
   /** Feeds the whole trie into the builder; call `builder.root()` afterwards. */
@@ -103,7 +113,7 @@ export class TrieWalker {
    * Emits every key below path[0..pLen); changed keys there are changed[lo..hi). `known` is the
    * record of the branch sitting exactly at path[0..pLen) when the caller already read it.
    */
-  private subtrie(pLen: number, lo: number, hi: number, known?: Uint8Array): void {
+  private subtrie(pLen: number, lo: number, hi: number, known?: Uint8Array, hash?: Uint8Array, hashAt = 0): void {
     let node: BranchNodeCompact | null;
     if (known !== undefined) {
       node = decodeBranchNodeCompact(known);
@@ -122,15 +132,27 @@ export class TrieWalker {
     let bHi = bLo;
     while (bHi < hi && compareToPath(this.changed[bHi], this.path, bLen) === 0) bHi++;
     if (bLo > lo) this.leaves(leafLower(this.view, this.path, pLen), leafLower(this.view, this.path, bLen));
-    this.branch(bLen, node, bLo, bHi);
+    // `hash` (from the parent's record) names a branch sitting exactly at pLen.
+    this.branch(bLen, node, bLo, bHi, bLen === pLen ? (hash ?? null) : null, hashAt);
     if (hi > bHi) {
       const from = leafUpper(this.view, this.path, bLen);
       if (from !== null) this.leaves(from, leafUpper(this.view, this.path, pLen));
     }
   }
 
-  /** Emits the children of the stored branch at path[0..bLen); changes below it are changed[lo..hi). */
-  private branch(bLen: number, node: BranchNodeCompact, lo: number, hi: number): void {
+  /**
+   * Emits the children of the stored branch at path[0..bLen); changes below it are changed[lo..hi).
+   * `hash[hashAt..+32)` is the branch's node hash when its parent's record keeps it (null for the
+   * root): with it, unchanged leaf children come from the bottom cache by ref instead of the leaves.
+   */
+  private branch(
+    bLen: number,
+    node: BranchNodeCompact,
+    lo: number,
+    hi: number,
+    hash: Uint8Array | null,
+    hashAt: number,
+  ): void {
     const path = this.path;
     // Changed children that are stored branches sit exactly at path ‖ n (a hashed child is a branch,
     // never an extension): read all their records in one getMany instead of one seek each.
@@ -152,6 +174,22 @@ export class TrieWalker {
       i = j;
     }
     const records = direct.length === 0 ? [] : this.kv.getMany(this.view.nodeTable, direct);
+    // Leaf refs need the branch to stay where it is: two unchanged children guarantee it.
+    let cached: BottomBranch | undefined;
+    if (hash !== null && this.bottoms !== null) {
+      // (and only worth a lookup when one of them is a leaf: not a hashed or stored subtrie).
+      let unchanged = 0;
+      let leafish = 0;
+      const plain = node.stateMask & ~node.hashMask & ~node.treeMask;
+      for (let n = 0, i = lo; n < 16; n++) {
+        if (ends[e0 + n] === i && (node.stateMask >> n) & 1) {
+          unchanged++;
+          leafish |= plain & (1 << n);
+        }
+        i = ends[e0 + n];
+      }
+      if (unchanged >= 2 && leafish !== 0) cached = this.bottoms.take(path, bLen, hash, hashAt);
+    }
     let d = 0;
     let i = lo;
     for (let n = 0; n < 16; n++) {
@@ -169,9 +207,21 @@ export class TrieWalker {
             this.refsAdded++;
           } else if (inTree) {
             this.subtrie(cLen, i, i);
+          } else if (cached !== undefined && (cached.leafMask & bit) !== 0) {
+            const at = bottomSlot(cached, n);
+            const d = cached.data;
+            this.builder.addLeafRef(path, cLen, d, at + 1, d[at], d, at + BOTTOM_KEY_AT);
+            this.leafRefs++;
           } else {
             this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
           }
+        }
+      } else if (present && !inTree && this.bottoms !== null && (node.hashMask & bit) !== 0) {
+        const e = this.bottoms.take(path, cLen, node.hashes, hashOffset(node, n));
+        if (e === undefined || e.leafMask !== e.mask) {
+          this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
+        } else {
+          this.bottom(cLen, e, i, j);
         }
       } else if (present && inTree) {
         let known: Uint8Array | undefined;
@@ -183,11 +233,89 @@ export class TrieWalker {
           }
           d++;
         }
-        this.subtrie(cLen, i, j, known);
+        if (node.hashMask & bit) this.subtrie(cLen, i, j, known, node.hashes, hashOffset(node, n));
+        else this.subtrie(cLen, i, j, known);
       } else {
         this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
       }
       i = j;
+    }
+  }
+
+  /**
+   * Emits the keys below the cached bottom branch `e` at path[0..bLen); changes there are
+   * changed[lo..hi). Reads by exact key the changed keys and, under each changed child, the leaf that
+   * was there; an unchanged child goes in by its ref. That ref is right only while the branch stays
+   * at this path, so when fewer than two children would remain (a collapse) it reads the whole
+   * range as `leaves` does.
+   */
+  private bottom(bLen: number, e: BottomBranch, lo: number, hi: number): void {
+    const view = this.view;
+    const changed = this.changed;
+    // Candidate keys per changed child, ascending: the changed keys and the old leaf there.
+    const cand: Uint8Array[] = [];
+    const childOf: number[] = [];
+    let changedMask = 0;
+    for (let m = 0, i = lo; m < 16 && i < hi; m++) {
+      let j = i;
+      while (j < hi && nibbleAt(changed[j], bLen) === m) j++;
+      if (j === i) continue;
+      changedMask |= 1 << m;
+      let old: Uint8Array | null = (e.leafMask >> m) & 1 ? bottomKey(e, m) : null;
+      for (let k = i; k < j; k++) {
+        const c = changed[k];
+        if (old !== null) {
+          const d = compareBytes(old, c);
+          if (d < 0) {
+            cand.push(old);
+            childOf.push(m);
+          }
+          if (d <= 0) old = null;
+        }
+        cand.push(c);
+        childOf.push(m);
+      }
+      if (old !== null) {
+        cand.push(old);
+        childOf.push(m);
+      }
+      i = j;
+    }
+    const rows = this.kv.getMany(
+      view.leafTable,
+      cand.map((k) => leafKey(view, k)),
+    );
+    const values: (Uint8Array | null)[] = new Array(cand.length);
+    let alive = 0;
+    for (let x = 0; x < cand.length; x++) {
+      const raw = rows[x];
+      const v = raw === undefined ? null : this.leafValue(cand[x], raw);
+      values[x] = v;
+      if (v !== null) alive |= 1 << childOf[x];
+    }
+    this.leavesRead += cand.length;
+    let kept = (e.mask & ~changedMask) | alive;
+    let count = 0;
+    for (; kept !== 0; kept &= kept - 1) count++;
+    if (count < 2) {
+      this.leaves(leafLower(view, this.path, bLen), leafUpper(view, this.path, bLen));
+      return;
+    }
+    const path = this.path;
+    const builder = this.builder;
+    for (let m = 0, x = 0; m < 16; m++) {
+      const bit = 1 << m;
+      if (changedMask & bit) {
+        for (; x < cand.length && childOf[x] === m; x++) {
+          const v = values[x];
+          if (v !== null) builder.addLeafBytes(cand[x], v);
+        }
+      } else if (e.mask & bit) {
+        path[bLen] = m;
+        const at = bottomSlot(e, m);
+        builder.addLeafRef(path, bLen + 1, e.data, at + 1, e.data[at], e.data, at + BOTTOM_KEY_AT);
+        this.leafRefs++;
+      }
     }
   }
 

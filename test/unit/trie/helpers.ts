@@ -4,10 +4,11 @@
  * flat state whose root comes from the in-memory trie.
  */
 import { bytesKey } from "../../../src/primitives/bytes.js";
+import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { encodeAccount } from "../../../src/trie/account.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
-import { storageLeafValue } from "../../../src/trie/stateRoot.js";
+import { computeStateRoot, storageLeafValue } from "../../../src/trie/stateRoot.js";
 
 /** xorshift32: deterministic and fast. */
 export class Rng {
@@ -98,4 +99,21 @@ export class StateModel {
   get(k: Uint8Array): ModelAccount | undefined {
     return this.accounts.get(bytesKey(k))?.[1];
   }
+}
+
+/**
+ * Writes `n` accounts at random keys (account i: nonce i, balance i) and their full build's branch
+ * nodes into `kv`; returns the keys in creation order.
+ */
+export function builtRandomAccounts(kv: KvStore, rng: Rng, n: number): Uint8Array[] {
+  const batch = new WriteBatch();
+  const keys: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = rng.bytes(32);
+    keys.push(k);
+    batch.put("hashedAccounts", k, encodeAccount(i, BigInt(i)));
+  }
+  kv.write(batch);
+  kv.write(computeStateRoot(kv).batch);
+  return keys;
 }

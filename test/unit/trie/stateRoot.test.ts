@@ -18,7 +18,7 @@ import {
   updateStateRoot,
 } from "../../../src/trie/stateRoot.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
-import { clusteredKey, type ModelAccount, Rng, randomWord, StateModel } from "./helpers.js";
+import { builtRandomAccounts, clusteredKey, type ModelAccount, Rng, randomWord, StateModel } from "./helpers.js";
 
 const hex = bytesToHex;
 
@@ -293,18 +293,8 @@ describe("trie/stateRoot", () => {
   });
 
   it("reads only the changed paths", () => {
-    const rng = new Rng(99);
     const kv = new MemoryKv();
-    const batch = new WriteBatch();
-    const keys: Uint8Array[] = [];
-    for (let i = 0; i < 3000; i++) {
-      const k = rng.bytes(32);
-      keys.push(k);
-      batch.put("hashedAccounts", k, encodeAccount(i, BigInt(i)));
-    }
-    kv.write(batch);
-    const full = computeStateRoot(kv);
-    kv.write(full.batch);
+    const keys = builtRandomAccounts(kv, new Rng(99), 3000);
     const k = keys[17];
     kv.write(new WriteBatch().put("hashedAccounts", k, encodeAccount(1, 12345n)));
     const inc = updateStateRoot(kv, { accounts: [k] });

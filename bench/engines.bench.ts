@@ -67,7 +67,7 @@ interface BuiltChain {
 }
 
 /** The workload's genesis as the file has it (geth format): what `opal-exec init` would read. */
-function genesisJson(w: Workload): { config: unknown } {
+export function genesisJson(w: Workload): { config: unknown } {
   return (JSON.parse(readFileSync(w.file, "utf8")) as { genesis: { config: unknown } }).genesis;
 }
 
@@ -80,7 +80,7 @@ function initChain(kv: KvStore, w: Workload): Blockchain {
  * The workload's blocks as the node's builder makes them (header fields from the workload, the
  * roots and bloom computed), checked against what the workload recorded.
  */
-function buildBlocks(w: Workload): BuiltChain {
+export function buildBlocks(w: Workload): BuiltChain {
   const chain = initChain(new MemoryKv(), w);
   let parent = chain.headBlockHash;
   const blocks: Uint8Array[] = [];

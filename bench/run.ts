@@ -28,10 +28,11 @@ const SECTIONS: Record<string, () => Promise<Section>> = {
   scale: async () => (await import("./scale.bench.js")).run,
   sync: async () => (await import("./sync.bench.js")).run,
   catchup: async () => (await import("./catchup.bench.js")).run,
+  import: async () => (await import("./import.bench.js")).run,
 };
 
-/** Sections run only when named (`npm run bench -- scale sync catchup`): minutes each, GBs of disk for scale. */
-const NAMED_ONLY = new Set(["scale", "sync", "catchup"]);
+/** Sections run only when named (`npm run bench -- scale sync catchup import`): minutes each, GBs of disk for scale. */
+const NAMED_ONLY = new Set(["scale", "sync", "catchup", "import"]);
 
 function fmt(n: number): string {
   if (n >= 100) return Math.round(n).toLocaleString("en-US");

@@ -18,10 +18,12 @@ import { ExecMetrics } from "../node/exec/execMetrics.js";
 import { ExecLogger, ExecNode } from "../node/exec/execNode.js";
 import { InitStateError, initState, parseHeaderInput } from "../node/exec/initState.js";
 import { GETH_METRICS_PATH, MetricsServer } from "../node/metricsServer.js";
+import { createPools, type Pools } from "../node/pools.js";
 import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofServer.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
-import { openStore } from "../storage/engine.js";
+import { CachedKv } from "../storage/cachedKv.js";
+import { type OpenedStore, openStore } from "../storage/engine.js";
 import type { KvStore } from "../storage/kv.js";
 import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
 import { dumpConfig } from "./flagTable.js";
@@ -63,8 +65,12 @@ function loggerOf(config: ExecConfig, io: Io): ExecLogger {
 }
 
 async function openChaindata(config: ExecConfig): Promise<KvStore> {
+  return (await openChaindataStore(config)).kv;
+}
+
+async function openChaindataStore(config: ExecConfig): Promise<OpenedStore> {
   try {
-    return (await openStore(join(config.datadir, "chaindata"), config["db.engine"])).kv;
+    return await openStore(join(config.datadir, "chaindata"), config["db.engine"]);
   } catch (e) {
     throw new ExitError(errText(e), EXIT_FAILED);
   }
@@ -147,23 +153,33 @@ function openChain(kv: KvStore, command: string): Blockchain {
 /**
  * `import <file.rlp>...`: streams every block of every file (geth's export format, gzip accepted)
  * through block import, canonical in batches (node/exec/chainImport.ts). On a block that fails the
- * blocks before it stay imported (and canonical) and the run fails naming it.
+ * blocks before it stay imported (and canonical) and the run fails naming it. As in the node, the
+ * sigRecover pool recovers each block's senders alongside its execution and the trieHash pool
+ * takes storage tries (`--workers.sigrecover`, `--workers.triehash`; 0 keeps that work here).
  */
 async function runImport(config: ExecConfig, files: readonly string[], io: Io): Promise<number> {
   const log = loggerOf(config, io);
   checkInputs(files, "import");
-  const kv = await openChaindata(config);
+  const store = await openChaindataStore(config);
+  let pools: Pools | null = null;
   try {
-    const chain = openChain(kv, "import");
+    const chain = openChain(new CachedKv(store.kv), "import");
+    pools = createPools({
+      sigRecoverThreads: config["workers.sigrecover"],
+      trieHashThreads: config["workers.triehash"],
+      trieStore: store,
+    });
+    chain.storagePool = pools.storageRoots;
     try {
-      await importChain(chain, files, log);
+      await importChain(chain, files, log, { recoveryPool: pools.sigRecover });
     } catch (e) {
       if (e instanceof ImportError) throw new ExitError(`import: ${e.message}`, EXIT_FAILED);
       throw e;
     }
     return EXIT_OK;
   } finally {
-    await kv.close();
+    await pools?.destroy();
+    await store.close();
   }
 }
 

@@ -7,12 +7,15 @@
  * an invalid block, or a file that does not parse stops the run; every block before it stays
  * imported and canonical.
  */
-import { blockHeaderRlp } from "../../block/block.js";
+import { blockHeaderRlp, decodeBlock } from "../../block/block.js";
 import { decodeHeader } from "../../block/header.js";
 import type { Blockchain } from "../../chain/blockchain.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
+import { decodeTx } from "../../tx/envelope.js";
+import { type SenderSource, startSharedRecovery } from "../../tx/sharedRecovery.js";
 import type { Logger } from "../../util/log.js";
+import type { TaskPool } from "../../util/taskPool.js";
 import { BlockFileError, readBlockFile } from "./blockFile.js";
 
 /** geth cmd/utils/cmd.go importBatchSize: blocks made canonical (and reported) together. */
@@ -35,12 +38,30 @@ function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, " ").trim();
 }
 
+/**
+ * The block's senders, recovered by `pool` while it executes (the importing thread takes any it
+ * reaches first); null when the block does not decode, so insertBlock reports why.
+ */
+function sendersAlongside(rlp: Uint8Array, pool: TaskPool): SenderSource | null {
+  try {
+    const txs = decodeBlock(rlp).body.transactions.map((t) => decodeTx(t));
+    return txs.length === 0 ? null : startSharedRecovery(txs, pool);
+  } catch {
+    return null;
+  }
+}
+
 /** Imports every block of `files` in order; throws ImportError naming the file and block that stopped it. */
 export async function importChain(
   chain: Blockchain,
   files: readonly string[],
   log: Logger,
-  opts: { readonly batch?: number; readonly now?: () => number } = {},
+  opts: {
+    readonly batch?: number;
+    readonly now?: () => number;
+    /** Recovers each block's senders alongside its execution (tx/sharedRecovery.ts); null: inline. */
+    readonly recoveryPool?: TaskPool | null;
+  } = {},
 ): Promise<ImportResult> {
   const batchSize = opts.batch ?? IMPORT_BATCH;
   const now = opts.now ?? Date.now;
@@ -89,7 +110,8 @@ export async function importChain(
       try {
         for await (const { rlp, index } of readBlockFile(file)) {
           fileBlocks++;
-          const r = chain.insertBlock(rlp);
+          const senders = opts.recoveryPool ? sendersAlongside(rlp, opts.recoveryPool) : null;
+          const r = chain.insertBlock(rlp, senders === null ? {} : { senders });
           if (r.status === "VALID" || r.status === "KNOWN") {
             last = r.hash;
             lastNumber = r.header?.number ?? lastNumber;

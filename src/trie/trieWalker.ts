@@ -176,19 +176,25 @@ export class TrieWalker {
     const records = direct.length === 0 ? [] : this.kv.getMany(this.view.nodeTable, direct);
     // Leaf refs need the branch to stay where it is: two unchanged children guarantee it.
     let cached: BottomBranch | undefined;
+    let refsOk = false;
     if (hash !== null && this.bottoms !== null) {
-      // (and only worth a lookup when one of them is a leaf: not a hashed or stored subtrie).
+      // (a lookup is worth it for an unchanged leaf child, not a hashed or stored subtrie; and for a
+      // changed one: the key it had is read by exact key with the changes, instead of its range).
       let unchanged = 0;
       let leafish = 0;
+      let changedPlain = 0;
       const plain = node.stateMask & ~node.hashMask & ~node.treeMask;
       for (let n = 0, i = lo; n < 16; n++) {
-        if (ends[e0 + n] === i && (node.stateMask >> n) & 1) {
-          unchanged++;
+        if (ends[e0 + n] === i) {
+          if ((node.stateMask >> n) & 1) unchanged++;
           leafish |= plain & (1 << n);
+        } else {
+          changedPlain |= plain & (1 << n);
         }
         i = ends[e0 + n];
       }
-      if (unchanged >= 2 && leafish !== 0) cached = this.bottoms.take(path, bLen, hash, hashAt);
+      refsOk = unchanged >= 2;
+      if ((refsOk && leafish !== 0) || changedPlain !== 0) cached = this.bottoms.take(path, bLen, hash, hashAt);
     }
     let d = 0;
     let i = lo;
@@ -207,7 +213,7 @@ export class TrieWalker {
             this.refsAdded++;
           } else if (inTree) {
             this.subtrie(cLen, i, i);
-          } else if (cached !== undefined && (cached.leafMask & bit) !== 0) {
+          } else if (refsOk && cached !== undefined && (cached.leafMask & bit) !== 0) {
             const at = bottomSlot(cached, n);
             const d = cached.data;
             this.builder.addLeafRef(path, cLen, d, at + 1, d[at], d, at + BOTTOM_KEY_AT);
@@ -223,6 +229,12 @@ export class TrieWalker {
         } else {
           this.bottom(cLen, e, i, j);
         }
+      } else if (!present && this.bottoms !== null) {
+        // No key was under this child: its keys now are the changed ones that exist.
+        this.exact(i, j, null);
+      } else if (present && !inTree && cached !== undefined && (cached.leafMask & bit) !== 0) {
+        // A leaf was here: it and the changed keys, by exact key.
+        this.exact(i, j, bottomKey(cached, n));
       } else if (present && inTree) {
         let known: Uint8Array | undefined;
         if (d < directNibbles.length && directNibbles[d] === n) {
@@ -261,24 +273,7 @@ export class TrieWalker {
       while (j < hi && nibbleAt(changed[j], bLen) === m) j++;
       if (j === i) continue;
       changedMask |= 1 << m;
-      let old: Uint8Array | null = (e.leafMask >> m) & 1 ? bottomKey(e, m) : null;
-      for (let k = i; k < j; k++) {
-        const c = changed[k];
-        if (old !== null) {
-          const d = compareBytes(old, c);
-          if (d < 0) {
-            cand.push(old);
-            childOf.push(m);
-          }
-          if (d <= 0) old = null;
-        }
-        cand.push(c);
-        childOf.push(m);
-      }
-      if (old !== null) {
-        cand.push(old);
-        childOf.push(m);
-      }
+      this.candidates(i, j, (e.leafMask >> m) & 1 ? bottomKey(e, m) : null, cand, childOf, m);
       i = j;
     }
     const rows = this.kv.getMany(
@@ -316,6 +311,56 @@ export class TrieWalker {
         builder.addLeafRef(path, bLen + 1, e.data, at + 1, e.data[at], e.data, at + BOTTOM_KEY_AT);
         this.leafRefs++;
       }
+    }
+  }
+
+  /** Appends changed[lo..hi) and `old` (when not among them) in ascending order, each tagged `tag`. */
+  private candidates(
+    lo: number,
+    hi: number,
+    old: Uint8Array | null,
+    cand: Uint8Array[],
+    childOf: number[],
+    tag: number,
+  ): void {
+    for (let k = lo; k < hi; k++) {
+      const c = this.changed[k];
+      if (old !== null) {
+        const d = compareBytes(old, c);
+        if (d < 0) {
+          cand.push(old);
+          childOf.push(tag);
+        }
+        if (d <= 0) old = null;
+      }
+      cand.push(c);
+      childOf.push(tag);
+    }
+    if (old !== null) {
+      cand.push(old);
+      childOf.push(tag);
+    }
+  }
+
+  /**
+   * Emits the leaves of a child whose keys are known to be changed[lo..hi) and `old` (the one key it
+   * had, or null for none): read by exact key, those still present go in.
+   */
+  private exact(lo: number, hi: number, old: Uint8Array | null): void {
+    const view = this.view;
+    const cand: Uint8Array[] = [];
+    const tags: number[] = [];
+    this.candidates(lo, hi, old, cand, tags, 0);
+    const rows = this.kv.getMany(
+      view.leafTable,
+      cand.map((k) => leafKey(view, k)),
+    );
+    this.leavesRead += cand.length;
+    for (let x = 0; x < cand.length; x++) {
+      const raw = rows[x];
+      if (raw === undefined) continue;
+      const v = this.leafValue(cand[x], raw);
+      if (v !== null) this.builder.addLeafBytes(cand[x], v);
     }
   }
 

@@ -488,6 +488,8 @@ export class WorldState {
         // The account had no rows besides these (new, storage found empty, or wiped): the trie
         // builds its storage root from the values without reading the rows back.
         const values: Uint8Array[] | undefined = !a.stored || a.wiped || a.readerSlots === false ? [] : undefined;
+        // Its rows are all new (a wiped stored account's old rows are deleted in this batch, first).
+        const absent = !a.stored || (!a.wiped && a.readerSlots === false);
         if (a.wiped && a.stored) this.deleteStorageRows(batch, h);
         if (a.dirtySlots !== null && a.dirtySlots.size > 0) {
           const hashed = hashSlots(a.dirtySlots);
@@ -500,6 +502,7 @@ export class WorldState {
             const v = a.storage.get(slot) ?? 0n;
             const row = v === 0n ? EMPTY_ROW : bigintToBytes(v);
             if (v === 0n) batch.del("hashedStorage", key);
+            else if (absent) batch.insert("hashedStorage", key, row);
             else batch.put("hashedStorage", key, row);
             slots.push(hs);
             values?.push(row);

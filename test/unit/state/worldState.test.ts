@@ -13,6 +13,7 @@ import { bigintToBytes32 } from "../../../src/primitives/u256.js";
 import { KvStateReader } from "../../../src/state/kvStateReader.js";
 import { bigintToAddress, WorldState } from "../../../src/state/worldState.js";
 import type { KvStore } from "../../../src/storage/kv.js";
+import { inverseBatch } from "../../../src/storage/undo.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import { computeStateRoot, updateStateRoot } from "../../../src/trie/stateRoot.js";
 
@@ -289,6 +290,44 @@ describe("state/worldState", () => {
         assert.equal(commit(kv, st), rootOf({ [hexAddr(A)]: { nonce: "0x1", code: "0x00", storage: want } }));
       }
       assert.equal(storageRows(kv, A), 79);
+    });
+
+    it("only the rows of an account known to have none are inserts; the block's undo restores the store", () => {
+      const pre = {
+        [hexAddr(A)]: { nonce: "0x1", code: "0x00" },
+        [hexAddr(B)]: { nonce: "0x1", code: "0x00", storage: { "0x01": "0x01" } },
+      };
+      const { kv, st } = setup(pre);
+      const dump = (): string[] =>
+        (["hashedAccounts", "hashedStorage"] as const).flatMap((t) =>
+          [...kv.iterate(t)].map(([k, v]) => `${t} ${bytesToHex(k)} ${bytesToHex(v)}`),
+        );
+      const before = dump();
+      const a = st.account(A);
+      const b = st.account(B);
+      const c = st.account(C);
+      st.sstore(a, 1n, 5n);
+      st.sstore(a, 2n, 6n);
+      st.sstore(b, 1n, 7n);
+      st.sstore(b, 2n, 8n);
+      st.createContract(c);
+      st.setNonce(c, 1n);
+      st.sstore(c, 3n, 9n);
+      st.finalizeTx(true);
+      const commit = st.commitBlock();
+      const inserts = commit.batch.ops.filter((o) => o.type === "put" && o.fresh === true);
+      const aKey = bytesToHex(a.hashedAddress);
+      const cKey = bytesToHex(c.hashedAddress);
+      assert.deepEqual(
+        inserts.map((o) => bytesToHex(o.key.subarray(0, 32))).sort(),
+        [aKey, aKey, cKey].sort(),
+        "A (stored, no rows) and C (new) insert; B (has rows) puts",
+      );
+      const undo = inverseBatch(kv, commit.batch);
+      kv.write(commit.batch);
+      assert.notDeepEqual(dump(), before);
+      kv.write(undo);
+      assert.deepEqual(dump(), before);
     });
 
     it("rows under a row whose storage root is still the empty one (an overlay written without a root) are read", () => {

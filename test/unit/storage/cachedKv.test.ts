@@ -32,6 +32,27 @@ describe("storage/cachedKv", () => {
     assert.equal(kv.get("hashedAccounts", k(1)), undefined);
   });
 
+  it("inverseBatch: an insert is undone by a delete without reading the key; a key's first op decides", () => {
+    const kv = new CachedKv(new MemoryKv());
+    kv.write(new WriteBatch().put("hashedStorage", k(1), k(1)));
+    const b = new WriteBatch()
+      .insert("hashedStorage", k(2), k(2))
+      .put("hashedStorage", k(1), k(3))
+      .insert("hashedStorage", k(1), k(4)) // not the first op of k(1): its prior row is still read
+      .put("hashedStorage", k(2), k(5));
+    const undo = inverseBatch(kv, b);
+    assert.equal(kv.misses, 1, "only k(1) is read");
+    assert.deepEqual(
+      undo.ops.map((o) => `${o.type} ${o.key[0]}`),
+      ["del 2", "put 1"],
+    );
+    kv.write(b);
+    assert.deepEqual(kv.get("hashedStorage", k(2)), k(5));
+    kv.write(undo);
+    assert.deepEqual(kv.get("hashedStorage", k(1)), k(1));
+    assert.equal(kv.get("hashedStorage", k(2)), undefined);
+  });
+
   it("returns copies, so a caller mutating a value cannot corrupt the cache", () => {
     const kv = new CachedKv(new MemoryKv());
     kv.write(new WriteBatch().put("code", k(1), k(7)));

@@ -21,6 +21,7 @@ import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { KvReader } from "../storage/kv.js";
 import { WriteBatch } from "../storage/kv.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
+import { sortKeyOrder } from "../trie/packLeaves.js";
 import type { StateChangeset, StorageChange } from "../trie/stateRoot.js";
 import { Account, EMPTY_CODE } from "./account.js";
 import { StateError } from "./errors.js";
@@ -492,10 +493,14 @@ export class WorldState {
         const absent = !a.stored || (!a.wiped && a.readerSlots === false);
         if (a.wiped && a.stored) this.deleteStorageRows(batch, h);
         if (a.dirtySlots !== null && a.dirtySlots.size > 0) {
-          const hashed = hashSlots(a.dirtySlots);
-          let i = 0;
-          for (const slot of a.dirtySlots) {
-            const hs = hashed.subarray(i, (i += 32));
+          const dirty = [...a.dirtySlots];
+          const hashed = hashSlots(dirty);
+          // PERF: rows in key order: RocksDB and LMDB take a sorted run of 10k fresh rows for ~20%
+          // less CPU than a random one, and the trie then finds the slots already sorted.
+          const order = sortKeyOrder(hashed, true);
+          for (let k = 0; k < order.length; k++) {
+            const slot = dirty[order[k]!]!;
+            const hs = hashed[order[k]!]!;
             const key = new Uint8Array(64);
             key.set(h, 0);
             key.set(hs, 32);
@@ -549,16 +554,19 @@ export class WorldState {
 }
 
 /**
- * keccak256 of each slot's 32-byte word, in iteration order, 32 bytes each. PERF: one batched
- * native call for the block's slots of an account instead of one call per slot.
+ * keccak256 of each slot's 32-byte word (views into one buffer). PERF: one batched native call for
+ * the block's slots of an account instead of one call per slot.
  */
-function hashSlots(slots: ReadonlySet<bigint>): Uint8Array {
-  const words = new Uint8Array(32 * slots.size);
-  const offsets = new Uint32Array(slots.size + 1);
-  let i = 0;
-  for (const slot of slots) {
-    bigintToBytes32(slot, words, 32 * i);
-    offsets[++i] = 32 * i;
+function hashSlots(slots: readonly bigint[]): Uint8Array[] {
+  const n = slots.length;
+  const words = new Uint8Array(32 * n);
+  const offsets = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    bigintToBytes32(slots[i]!, words, 32 * i);
+    offsets[i + 1] = 32 * (i + 1);
   }
-  return keccak256Batch(words, offsets);
+  const out = keccak256Batch(words, offsets);
+  const hashes: Uint8Array[] = new Array(n);
+  for (let i = 0; i < n; i++) hashes[i] = out.subarray(32 * i, 32 * i + 32);
+  return hashes;
 }

@@ -167,6 +167,14 @@ function mergeStorageChanges(changes: readonly StorageChange[]): StorageChange[]
   return [...byAddr.values()].sort((a, b) => compareBytes(a.hashedAddress, b.hashedAddress));
 }
 
+/** 32-byte keys, strictly ascending (otherwise sortKeyOrder sorts them, or rejects a bad length). */
+function strictlyAscending(keys: readonly Uint8Array[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i]!.length !== 32 || (i > 0 && compareBytes(keys[i - 1]!, keys[i]!) >= 0)) return false;
+  }
+  return true;
+}
+
 /**
  * The storage trie of an account whose only rows are `values` at `slots` (StorageChange.values),
  * built from them in key order with no flat-row reads; stored nodes under the account (a wiped
@@ -185,17 +193,19 @@ function freshStorageRoot(
   if (values.length !== slots.length) {
     throw new TrieError("BAD_INPUT", "storage change: values and slots differ in count");
   }
-  const order = sortKeyOrder(slots, true);
+  // WorldState.commitBlock hands them over sorted and unique.
+  const order = strictlyAscending(slots) ? null : sortKeyOrder(slots, true);
+  const n = slots.length;
   // Every leaf value rlp(word) in one buffer; the builder reads each until the next leaf arrives.
   let size = 0;
   for (const v of values) size += v.length === 0 ? 0 : stringLength(v);
   const leaves = new Uint8Array(size);
   const hb = new HashBuilder({ updates: true });
   let pos = 0;
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k]!;
+  for (let k = 0; k < n; k++) {
+    const i = order === null ? k : order[k]!;
     // Equal keys sit in input order: the last one is the row.
-    if (k + 1 < order.length && equalBytes(slots[order[k + 1]!]!, slots[i]!)) continue;
+    if (order !== null && k + 1 < n && equalBytes(slots[order[k + 1]!]!, slots[i]!)) continue;
     const v = values[i]!;
     if (v.length === 0) continue;
     const end = writeString(leaves, pos, v);

@@ -12,6 +12,13 @@ export function inverseBatch(kv: KvReader, batch: WriteBatch): WriteBatch {
   // The first write of each key decides what to restore; later writes of it in the batch don't.
   const byTable = new Map<TableName, { keys: Uint8Array[]; seen: Set<string> }>();
   for (const op of batch.ops) {
+    // PERF: a key the writer knows was absent is restored by a delete, unread and unrecorded (a
+    // contract's fresh slots). Another op on it in the batch still reads it, and that restore comes
+    // after this delete in the inverse, so even a wrong "absent" undoes right.
+    if (op.type === "put" && op.fresh === true) {
+      inv.del(op.table, op.key);
+      continue;
+    }
     let t = byTable.get(op.table);
     if (t === undefined) {
       t = { keys: [], seen: new Set() };
@@ -20,9 +27,7 @@ export function inverseBatch(kv: KvReader, batch: WriteBatch): WriteBatch {
     const id = bytesKey(op.key);
     if (t.seen.has(id)) continue;
     t.seen.add(id);
-    // PERF: a key the writer knows was absent is restored by a delete, unread (a contract's fresh slots).
-    if (op.type === "put" && op.fresh === true) inv.del(op.table, op.key);
-    else t.keys.push(op.key);
+    t.keys.push(op.key);
   }
   for (const [table, { keys }] of byTable) {
     const prior = kv.getMany(table, keys);

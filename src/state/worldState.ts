@@ -275,14 +275,17 @@ export class WorldState {
     return has;
   }
 
-  /** The slot's value when the running tx started (EIP-2200 "original value"). */
-  originalStorage(a: Account, slot: bigint): bigint {
+  /**
+   * The slot's value when the running tx started (EIP-2200 "original value"). `current`, when the
+   * caller has it, is `sload(a, slot)`: a slot the tx has not written still holds its original.
+   */
+  originalStorage(a: Account, slot: bigint, current?: bigint): bigint {
     const o = a.txOriginal?.get(slot);
-    return o !== undefined ? o : this.sload(a, slot);
+    return o !== undefined ? o : (current ?? this.sload(a, slot));
   }
 
-  sstore(a: Account, slot: bigint, value: bigint): void {
-    const cur = this.sload(a, slot);
+  /** Writes the slot; `cur`, when the caller has it, is `sload(a, slot)` (SSTORE just read it). */
+  sstore(a: Account, slot: bigint, value: bigint, cur: bigint = this.sload(a, slot)): void {
     this.track(a);
     let orig = a.txOriginal;
     if (orig === null) {

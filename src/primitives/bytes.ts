@@ -103,11 +103,14 @@ export function writeUint32BE(out: Uint8Array, pos: number, n: number): void {
   out[pos + 3] = n & 0xff;
 }
 
-/** Latin-1 string of the bytes: a cheap, collision-free Map key for byte strings (see code-models §10.4). */
+/**
+ * Latin-1 string of the bytes: a cheap, collision-free Map key for byte strings (see code-models §10.4).
+ * PERF: one native decode into a flat string (~0.2 µs for 64 bytes) instead of appending a character
+ * per byte (~2.5 µs, and the result was a 64-deep rope that every comparison and hash walked again:
+ * sorting 10k such keys cost ~25 ms, flat ones ~2.5 ms; storage-writes in `npm run bench -- evm`).
+ */
 export function bytesKey(b: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]);
-  return s;
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString("latin1");
 }
 
 export function utf8ToBytes(s: string): Uint8Array {

@@ -21,6 +21,12 @@ export class Account {
   exists = false;
   /** The reader had a row for this account when it was loaded (so the reader may hold storage). */
   stored = false;
+  /**
+   * Whether the reader may hold slots of this account: null until the first slot the storage map
+   * misses asks (WorldState.sload); false only when the row's storage root is empty and the reader
+   * confirmed it has no rows. Reset at commit, when the rows change.
+   */
+  readerSlots: boolean | null = null;
   /** Current value of every slot read or written. */
   storage: Map<bigint, bigint> = new Map();
   /** The reader's slots are void: the account was destroyed or re-created in this block. */

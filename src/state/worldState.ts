@@ -14,13 +14,14 @@
  * here against 190 ns for a hex-string key), slots 256-bit bigints. Nothing here throws inside
  * execution; the only errors are a malformed stored row (StateError) and checkpoint misuse.
  */
-import { KECCAK256_EMPTY, keccak256 } from "../crypto/keccak.js";
-import { equalBytes } from "../primitives/bytes.js";
+import { KECCAK256_EMPTY, keccak256, keccak256Batch } from "../crypto/keccak.js";
+import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { bigintToBytes, bigintToBytes32 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { KvReader } from "../storage/kv.js";
 import { WriteBatch } from "../storage/kv.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
+import { sortKeyOrder } from "../trie/packLeaves.js";
 import type { StateChangeset, StorageChange } from "../trie/stateRoot.js";
 import { Account, EMPTY_CODE } from "./account.js";
 import { StateError } from "./errors.js";
@@ -62,6 +63,9 @@ interface ResetSnapshot {
   createdInTx: boolean;
   txOriginal: Map<bigint, bigint> | null;
 }
+
+/** The value of a deleted storage row in StorageChange.values; never written to. */
+const EMPTY_ROW = new Uint8Array(0);
 
 /** The precompile whose touch survives a revert (geth journal.go, mainnet block 2675119). */
 const RIPEMD = 3n;
@@ -248,19 +252,40 @@ export class WorldState {
     const v = a.storage.get(slot);
     if (v !== undefined) return v;
     let w = 0n;
-    if (a.stored && !a.wiped) w = this.reader.storage(a.hashedAddress, keccak256(bigintToBytes32(slot)));
+    if (a.stored && !a.wiped && this.readerSlots(a)) {
+      w = this.reader.storage(a.hashedAddress, keccak256(bigintToBytes32(slot)));
+    }
     a.storage.set(slot, w);
     return w;
   }
 
-  /** The slot's value when the running tx started (EIP-2200 "original value"). */
-  originalStorage(a: Account, slot: bigint): bigint {
-    const o = a.txOriginal?.get(slot);
-    return o !== undefined ? o : this.sload(a, slot);
+  /**
+   * Whether the reader may hold slots of the stored account `a`. PERF: an account whose row says its
+   * storage trie is empty (a contract yet to write any slot) costs one `hasStorage` seek per block
+   * instead of a keccak and a point read per slot it touches (storage-writes in the evm bench). The
+   * rows are asked, not just the root: an overlay written without a root (eth_call state overrides)
+   * holds slots under an account row whose root is still the empty one.
+   */
+  private readerSlots(a: Account): boolean {
+    let has = a.readerSlots;
+    if (has === null) {
+      has = !equalBytes(a.storageRoot, EMPTY_TRIE_ROOT) || this.reader.hasStorage(a.hashedAddress);
+      a.readerSlots = has;
+    }
+    return has;
   }
 
-  sstore(a: Account, slot: bigint, value: bigint): void {
-    const cur = this.sload(a, slot);
+  /**
+   * The slot's value when the running tx started (EIP-2200 "original value"). `current`, when the
+   * caller has it, is `sload(a, slot)`: a slot the tx has not written still holds its original.
+   */
+  originalStorage(a: Account, slot: bigint, current?: bigint): bigint {
+    const o = a.txOriginal?.get(slot);
+    return o !== undefined ? o : (current ?? this.sload(a, slot));
+  }
+
+  /** Writes the slot; `cur`, when the caller has it, is `sload(a, slot)` (SSTORE just read it). */
+  sstore(a: Account, slot: bigint, value: bigint, cur: bigint = this.sload(a, slot)): void {
     this.track(a);
     let orig = a.txOriginal;
     if (orig === null) {
@@ -464,20 +489,34 @@ export class WorldState {
         a.stored = false;
       } else {
         const slots: Uint8Array[] = [];
+        // The account had no rows besides these (new, storage found empty, or wiped): the trie
+        // builds its storage root from the values without reading the rows back.
+        const values: Uint8Array[] | undefined = !a.stored || a.wiped || a.readerSlots === false ? [] : undefined;
+        // Its rows are all new (a wiped stored account's old rows are deleted in this batch, first).
+        const absent = !a.stored || (!a.wiped && a.readerSlots === false);
         if (a.wiped && a.stored) this.deleteStorageRows(batch, h);
-        if (a.dirtySlots !== null) {
-          for (const slot of a.dirtySlots) {
-            const hs = keccak256(bigintToBytes32(slot));
+        if (a.dirtySlots !== null && a.dirtySlots.size > 0) {
+          const dirty = [...a.dirtySlots];
+          const hashed = hashSlots(dirty);
+          // PERF: rows in key order: RocksDB and LMDB take a sorted run of 10k fresh rows for ~20%
+          // less CPU than a random one, and the trie then finds the slots already sorted.
+          const order = sortKeyOrder(hashed, true);
+          for (let k = 0; k < order.length; k++) {
+            const slot = dirty[order[k]!]!;
+            const hs = hashed[order[k]!]!;
             const key = new Uint8Array(64);
             key.set(h, 0);
             key.set(hs, 32);
             const v = a.storage.get(slot) ?? 0n;
+            const row = v === 0n ? EMPTY_ROW : bigintToBytes(v);
             if (v === 0n) batch.del("hashedStorage", key);
-            else batch.put("hashedStorage", key, bigintToBytes(v));
+            else if (absent) batch.insert("hashedStorage", key, row);
+            else batch.put("hashedStorage", key, row);
             slots.push(hs);
+            values?.push(row);
           }
         }
-        if (slots.length > 0 || a.wiped) storage.push({ hashedAddress: h, slots, wiped: a.wiped && a.stored });
+        if (slots.length > 0 || a.wiped) storage.push({ hashedAddress: h, slots, wiped: a.wiped && a.stored, values });
         if (a.codeDirty && a.code !== null) batch.put("code", a.codeHash, a.code);
         batch.put(
           "hashedAccounts",
@@ -490,6 +529,7 @@ export class WorldState {
       a.codeDirty = false;
       a.wiped = false;
       a.dirtySlots = null;
+      a.readerSlots = null;
     }
     return { batch, changeset: { accounts, storage } };
   }
@@ -498,9 +538,9 @@ export class WorldState {
   setStorageRoots(roots: readonly { hashedAddress: Uint8Array; root: Uint8Array }[]): void {
     if (roots.length === 0) return;
     const byHash = new Map<string, Uint8Array>();
-    for (const r of roots) byHash.set(hashKey(r.hashedAddress), r.root);
+    for (const r of roots) byHash.set(bytesKey(r.hashedAddress), r.root);
     for (const a of this.accounts.values()) {
-      const r = byHash.get(hashKey(a.hashedAddress));
+      const r = byHash.get(bytesKey(a.hashedAddress));
       if (r !== undefined) a.storageRoot = r;
     }
   }
@@ -516,8 +556,20 @@ export class WorldState {
   }
 }
 
-function hashKey(h: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < h.length; i++) s += String.fromCharCode(h[i]);
-  return s;
+/**
+ * keccak256 of each slot's 32-byte word (views into one buffer). PERF: one batched native call for
+ * the block's slots of an account instead of one call per slot.
+ */
+function hashSlots(slots: readonly bigint[]): Uint8Array[] {
+  const n = slots.length;
+  const words = new Uint8Array(32 * n);
+  const offsets = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    bigintToBytes32(slots[i]!, words, 32 * i);
+    offsets[i + 1] = 32 * (i + 1);
+  }
+  const out = keccak256Batch(words, offsets);
+  const hashes: Uint8Array[] = new Array(n);
+  for (let i = 0; i < n; i++) hashes[i] = out.subarray(32 * i, 32 * i + 32);
+  return hashes;
 }

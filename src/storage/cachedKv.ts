@@ -58,6 +58,7 @@ export class CachedKv implements KvStore {
     if (c === undefined) return this.inner.getMany(table, keys);
     const out: (Uint8Array | undefined)[] = new Array(keys.length);
     const missing: number[] = [];
+    const missingKeys: string[] = [];
     for (let i = 0; i < keys.length; i++) {
       const k = bytesKey(keys[i]);
       if (c.has(k)) {
@@ -66,6 +67,7 @@ export class CachedKv implements KvStore {
         this.hits++;
       } else {
         missing.push(i);
+        missingKeys.push(k);
       }
     }
     if (missing.length > 0) {
@@ -76,7 +78,7 @@ export class CachedKv implements KvStore {
       );
       for (let j = 0; j < missing.length; j++) {
         const v = got[j];
-        this.remember(table, c, bytesKey(keys[missing[j]]), v);
+        this.remember(table, c, missingKeys[j]!, v);
         out[missing[j]] = v === undefined ? undefined : v.slice();
       }
     }

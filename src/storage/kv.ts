@@ -64,7 +64,14 @@ export interface KvReader {
 }
 
 export type BatchOp =
-  | { readonly type: "put"; readonly table: TableName; readonly key: Uint8Array; readonly value: Uint8Array }
+  | {
+      readonly type: "put";
+      readonly table: TableName;
+      readonly key: Uint8Array;
+      readonly value: Uint8Array;
+      /** The writer knows the key has no row before this batch (WriteBatch.insert). */
+      readonly fresh?: boolean;
+    }
   | { readonly type: "del"; readonly table: TableName; readonly key: Uint8Array };
 
 /** Ordered puts and deletes, applied atomically by `KvStore.write`. */
@@ -72,6 +79,14 @@ export class WriteBatch {
   readonly ops: BatchOp[] = [];
   put(table: TableName, key: Uint8Array, value: Uint8Array): this {
     this.ops.push({ type: "put", table, key, value });
+    return this;
+  }
+  /**
+   * A put of a key the writer knows has no row yet (a contract's first slots): stores apply it as a
+   * put; `inverseBatch` undoes it with a delete instead of reading the key back.
+   */
+  insert(table: TableName, key: Uint8Array, value: Uint8Array): this {
+    this.ops.push({ type: "put", table, key, value, fresh: true });
     return this;
   }
   del(table: TableName, key: Uint8Array): this {

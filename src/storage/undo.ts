@@ -8,22 +8,28 @@ import { type KvReader, WriteBatch } from "./kv.js";
 import type { TableName } from "./tables.js";
 
 export function inverseBatch(kv: KvReader, batch: WriteBatch): WriteBatch {
-  // The first write of each key decides what to restore; later writes of it in the batch don't.
-  const byTable = new Map<TableName, Uint8Array[]>();
-  const seen = new Set<string>();
-  for (const op of batch.ops) {
-    const id = `${op.table}:${bytesKey(op.key)}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    let keys = byTable.get(op.table);
-    if (keys === undefined) {
-      keys = [];
-      byTable.set(op.table, keys);
-    }
-    keys.push(op.key);
-  }
   const inv = new WriteBatch();
-  for (const [table, keys] of byTable) {
+  // The first write of each key decides what to restore; later writes of it in the batch don't.
+  const byTable = new Map<TableName, { keys: Uint8Array[]; seen: Set<string> }>();
+  for (const op of batch.ops) {
+    // PERF: a key the writer knows was absent is restored by a delete, unread and unrecorded (a
+    // contract's fresh slots). Another op on it in the batch still reads it, and that restore comes
+    // after this delete in the inverse, so even a wrong "absent" undoes right.
+    if (op.type === "put" && op.fresh === true) {
+      inv.del(op.table, op.key);
+      continue;
+    }
+    let t = byTable.get(op.table);
+    if (t === undefined) {
+      t = { keys: [], seen: new Set() };
+      byTable.set(op.table, t);
+    }
+    const id = bytesKey(op.key);
+    if (t.seen.has(id)) continue;
+    t.seen.add(id);
+    t.keys.push(op.key);
+  }
+  for (const [table, { keys }] of byTable) {
     const prior = kv.getMany(table, keys);
     for (let i = 0; i < keys.length; i++) {
       const v = prior[i];

@@ -42,7 +42,7 @@ export function opSstore(e: Evm, f: Frame): Halt {
     if (current !== 0n && value === 0n) st.refund += sc.sstoreClearRefund;
   } else {
     const noop = rule === SstoreRule.Eip2929 ? sc.warmRead : rule === SstoreRule.Eip2200 ? sc.sload : 200;
-    const original = st.originalStorage(acc, slot);
+    const original = st.originalStorage(acc, slot, current);
     if (current === value) {
       cost += noop;
     } else if (original === current) {
@@ -63,7 +63,7 @@ export function opSstore(e: Evm, f: Frame): Halt {
   }
   if (f.gas < cost) return Halt.OutOfGas;
   f.gas -= cost;
-  st.sstore(acc, slot, value);
+  st.sstore(acc, slot, value, current);
   return Halt.Continue;
 }
 

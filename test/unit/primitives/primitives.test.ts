@@ -4,6 +4,7 @@ import { keccak256 } from "../../../src/crypto/keccak.js";
 import { isValidChecksumAddress, parseAddress, toChecksumAddress } from "../../../src/primitives/address.js";
 import { BLOOM_BYTES, bloomAddHash, bloomHasHash, bloomOr } from "../../../src/primitives/bloom.js";
 import {
+  bytesKey,
   bytesToNumber,
   compareBytes,
   concatBytes,
@@ -173,6 +174,24 @@ describe("primitives", () => {
       );
     });
 
+    it("bigintToBytes32 / bigintToBytes against a hex reference, around the 2^48 switch and at an offset", () => {
+      const ref = (v: bigint, len: number): string => (len === 0 ? "" : v.toString(16).padStart(2 * len, "0"));
+      const minLen = (v: bigint): number => (v === 0n ? 0 : (v.toString(16).length + 1) >> 1);
+      const edges = [0n, 1n, 0xffn, 0x100n, MAX_U256, 1n << 255n];
+      for (let b = 40; b <= 56; b++) edges.push((1n << BigInt(b)) - 1n, 1n << BigInt(b), (1n << BigInt(b)) + 1n);
+      const check = (v: bigint): void => {
+        assert.equal(bytesToHex(bigintToBytes32(v)), `0x${ref(v, 32)}`);
+        assert.equal(bytesToHex(bigintToBytes(v)), `0x${ref(v, minLen(v))}`);
+        const out = new Uint8Array(40).fill(0xee);
+        bigintToBytes32(v, out, 5);
+        assert.equal(bytesToHex(out), `0x${"ee".repeat(5)}${ref(v, 32)}${"ee".repeat(3)}`);
+      };
+      for (const v of edges) check(v);
+      fc.assert(fc.property(fc.bigInt({ min: 0n, max: MAX_U256 }), check));
+      assert.throws(() => bigintToBytes32(MAX_U256 + 1n), RangeError);
+      assert.throws(() => bigintToBytes(-1n), RangeError);
+    });
+
     it("bytesToBigint: any length, leading zeros and 0xff runs, against a hex parse", () => {
       const ref = (b: Uint8Array): bigint => (b.length === 0 ? 0n : BigInt(bytesToHex(b)));
       assert.equal(bytesToBigint(new Uint8Array(0)), 0n);
@@ -189,6 +208,22 @@ describe("primitives", () => {
   });
 
   describe("bytes", () => {
+    it("bytesKey: one latin-1 character per byte, views at an offset included, ordered as the bytes", () => {
+      const ref = (b: Uint8Array): string => Array.from(b, (x) => String.fromCharCode(x)).join("");
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 80 }), fc.uint8Array({ maxLength: 80 }), fc.nat(8), (a, b, off) => {
+          const buf = new Uint8Array(off + a.length + 3).fill(0x5a);
+          buf.set(a, off);
+          const view = buf.subarray(off, off + a.length);
+          assert.equal(bytesKey(view), ref(a));
+          assert.equal(bytesKey(view).length, a.length);
+          const c = compareBytes(a, b);
+          const k = bytesKey(a) < bytesKey(b) ? -1 : bytesKey(a) > bytesKey(b) ? 1 : 0;
+          assert.equal(k, Math.sign(c));
+        }),
+      );
+    });
+
     it("helpers", () => {
       assert.deepEqual(concatBytes(Uint8Array.of(1), new Uint8Array(0), Uint8Array.of(2, 3)), Uint8Array.of(1, 2, 3));
       assert.ok(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2)));

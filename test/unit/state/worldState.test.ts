@@ -9,9 +9,12 @@ import { strict as assert } from "node:assert";
 import { buildPreState, type FixtureAccount } from "../../../src/cli/evmTool/preState.js";
 import { KECCAK256_EMPTY, keccak256 } from "../../../src/crypto/keccak.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
+import { bigintToBytes32 } from "../../../src/primitives/u256.js";
 import { KvStateReader } from "../../../src/state/kvStateReader.js";
 import { bigintToAddress, WorldState } from "../../../src/state/worldState.js";
 import type { KvStore } from "../../../src/storage/kv.js";
+import { inverseBatch } from "../../../src/storage/undo.js";
+import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import { computeStateRoot, updateStateRoot } from "../../../src/trie/stateRoot.js";
 
 const A = 0xaa00000000000000000000000000000000000001n;
@@ -260,6 +263,86 @@ describe("state/worldState", () => {
       const root = commit(kv, st);
       assert.equal(storageRows(kv, A), 0);
       assert.equal(root, rootOf({ [hexAddr(B)]: { balance: "0x11" } }));
+    });
+  });
+
+  describe("storage of an account whose row says its storage is empty", () => {
+    it("a contract without slots fills them over two blocks, each from a fresh WorldState", () => {
+      const pre = { [hexAddr(A)]: { nonce: "0x1", code: "0x00" } };
+      const { kv } = setup(pre);
+      const want: Record<string, string> = {};
+      for (let block = 0; block < 2; block++) {
+        const st = new WorldState(new KvStateReader(kv), kv);
+        const a = st.account(A);
+        for (let i = 0; i < 40; i++) {
+          const slot = BigInt(40 * block + i);
+          assert.equal(st.sload(a, slot), 0n);
+          st.sstore(a, slot, slot * 1000n + 1n);
+          want[bytesToHex(bigintToBytes32(slot))] = bytesToHex(bigintToBytes32(slot * 1000n + 1n));
+        }
+        // Written in the first block, cleared in the second.
+        if (block === 1) {
+          assert.equal(st.sload(a, 3n), 3001n, "a slot of the first block is read from its row");
+          st.sstore(a, 3n, 0n);
+          delete want[bytesToHex(bigintToBytes32(3n))];
+        }
+        st.finalizeTx(true);
+        assert.equal(commit(kv, st), rootOf({ [hexAddr(A)]: { nonce: "0x1", code: "0x00", storage: want } }));
+      }
+      assert.equal(storageRows(kv, A), 79);
+    });
+
+    it("only the rows of an account known to have none are inserts; the block's undo restores the store", () => {
+      const pre = {
+        [hexAddr(A)]: { nonce: "0x1", code: "0x00" },
+        [hexAddr(B)]: { nonce: "0x1", code: "0x00", storage: { "0x01": "0x01" } },
+      };
+      const { kv, st } = setup(pre);
+      const dump = (): string[] =>
+        (["hashedAccounts", "hashedStorage"] as const).flatMap((t) =>
+          [...kv.iterate(t)].map(([k, v]) => `${t} ${bytesToHex(k)} ${bytesToHex(v)}`),
+        );
+      const before = dump();
+      const a = st.account(A);
+      const b = st.account(B);
+      const c = st.account(C);
+      st.sstore(a, 1n, 5n);
+      st.sstore(a, 2n, 6n);
+      st.sstore(b, 1n, 7n);
+      st.sstore(b, 2n, 8n);
+      st.createContract(c);
+      st.setNonce(c, 1n);
+      st.sstore(c, 3n, 9n);
+      st.finalizeTx(true);
+      const commit = st.commitBlock();
+      const inserts = commit.batch.ops.filter((o) => o.type === "put" && o.fresh === true);
+      const aKey = bytesToHex(a.hashedAddress);
+      const cKey = bytesToHex(c.hashedAddress);
+      assert.deepEqual(
+        inserts.map((o) => bytesToHex(o.key.subarray(0, 32))).sort(),
+        [aKey, aKey, cKey].sort(),
+        "A (stored, no rows) and C (new) insert; B (has rows) puts",
+      );
+      const undo = inverseBatch(kv, commit.batch);
+      kv.write(commit.batch);
+      assert.notDeepEqual(dump(), before);
+      kv.write(undo);
+      assert.deepEqual(dump(), before);
+    });
+
+    it("rows under a row whose storage root is still the empty one (an overlay written without a root) are read", () => {
+      // eth_call's state overrides write slots into an overlay and compute no root.
+      const { kv } = setup({ [hexAddr(A)]: { nonce: "0x1", code: "0x00" } });
+      const st = new WorldState(new KvStateReader(kv), kv);
+      const a = st.account(A);
+      st.sstore(a, 7n, 42n);
+      st.finalizeTx(false);
+      kv.write(st.commitBlock().batch);
+      const st2 = new WorldState(new KvStateReader(kv), kv);
+      const a2 = st2.account(A);
+      assert.equal(bytesToHex(a2.storageRoot), bytesToHex(EMPTY_TRIE_ROOT));
+      assert.equal(st2.sload(a2, 7n), 42n);
+      assert.equal(st2.sload(a2, 8n), 0n);
     });
   });
 

@@ -32,6 +32,32 @@ describe("storage/cachedKv", () => {
     assert.equal(kv.get("hashedAccounts", k(1)), undefined);
   });
 
+  it("inverseBatch: an insert is undone by a delete without reading the key; mixed with puts, the store is restored", () => {
+    const kv = new CachedKv(new MemoryKv());
+    kv.write(new WriteBatch().put("hashedStorage", k(1), k(1)));
+    const fresh = new WriteBatch().insert("hashedStorage", k(2), k(2)).insert("hashedStorage", k(3), k(3));
+    const undoFresh = inverseBatch(kv, fresh);
+    assert.equal(kv.misses, 0, "inserts are not read");
+    assert.deepEqual(
+      undoFresh.ops.map((o) => `${o.type} ${o.key[0]}`),
+      ["del 2", "del 3"],
+    );
+    // An insert after a put of the same key (a writer that was wrong about it), and a put after an
+    // insert: the rows read back are restored after the inserts' deletes.
+    const mixed = new WriteBatch()
+      .insert("hashedStorage", k(2), k(2))
+      .put("hashedStorage", k(1), k(3))
+      .insert("hashedStorage", k(1), k(4))
+      .put("hashedStorage", k(2), k(5));
+    const undo = inverseBatch(kv, mixed);
+    kv.write(mixed);
+    assert.deepEqual(kv.get("hashedStorage", k(1)), k(4));
+    assert.deepEqual(kv.get("hashedStorage", k(2)), k(5));
+    kv.write(undo);
+    assert.deepEqual(kv.get("hashedStorage", k(1)), k(1));
+    assert.equal(kv.get("hashedStorage", k(2)), undefined);
+  });
+
   it("returns copies, so a caller mutating a value cannot corrupt the cache", () => {
     const kv = new CachedKv(new MemoryKv());
     kv.write(new WriteBatch().put("code", k(1), k(7)));

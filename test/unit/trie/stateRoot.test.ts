@@ -42,21 +42,35 @@ function randomAccount(
   const key = clusteredKey(rng);
   const a: ModelAccount = { nonce: rng.int(5), balance: BigInt(rng.int(1_000_000)), storage: new Map() };
   const slots: Uint8Array[] = [];
+  const values: Uint8Array[] = [];
   const nSlots = rng.int(3) === 0 ? rng.int(12) : 0;
   for (let i = 0; i < nSlots; i++) {
     const s = clusteredKey(rng);
     const w = randomWord(rng);
     a.storage.set(bytesKey(s), [s, w]);
     slots.push(s);
+    values.push(w);
   }
   // A re-created account starts from empty storage.
   const prev = model.get(key);
   const wiped = prev !== undefined && prev.storage.size > 0;
   if (prev !== undefined) for (const [s] of prev.storage.values()) batch.del("hashedStorage", concat(key, s));
+  // Half of the new accounts report their values (the trie then builds their storage from those
+  // alone), one in two of those with a slot written and cleared again: reported, but no row.
+  const withValues = rng.int(2) === 0;
+  if (withValues && rng.int(2) === 0) {
+    const s = clusteredKey(rng);
+    if (!a.storage.has(bytesKey(s))) {
+      batch.del("hashedStorage", concat(key, s));
+      slots.push(s);
+      values.push(new Uint8Array(0));
+    }
+  }
   model.accounts.set(bytesKey(key), [key, a]);
   for (const [s, w] of a.storage.values()) batch.put("hashedStorage", concat(key, s), w);
   writeAccount(kv, batch, key, a);
-  return [key, slots.length > 0 || wiped ? { hashedAddress: key, slots, wiped } : null];
+  if (slots.length === 0 && !wiped) return [key, null];
+  return [key, withValues ? { hashedAddress: key, slots, wiped, values } : { hashedAddress: key, slots, wiped }];
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

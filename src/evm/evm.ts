@@ -78,6 +78,8 @@ export class Evm {
   private readonly frames: Frame[] = [];
   private readonly jumpdestCache = new WeakMap<Uint8Array, Uint8Array>();
   private readonly viewCache = new WeakMap<Uint8Array, DataView>();
+  /** Per code: the value of each PUSH2..PUSH32 already run, by the position of its immediate. */
+  private readonly pushCache = new WeakMap<Uint8Array, (bigint | undefined)[]>();
   /** Child frame prepared by a CALL/CREATE opcode that returned Halt.Call. */
   child: Frame | null = null;
   /** Result of the last message that ended (see MessageResult). */
@@ -247,6 +249,8 @@ export class Evm {
     const s = f.stack;
     const view = f.codeView;
     const jumpdests = f.jumpdests;
+    const pushes = f.pushes;
+    const nWord = BigInt(n);
     let pc = f.pc;
     let sp = f.sp;
     let left = f.gas;
@@ -317,7 +321,7 @@ export class Evm {
         case 0x56: {
           if (this.deadline !== 0 && this.pastDeadline()) break;
           const dest = s[sp - 1];
-          if (dest >= BigInt(n) || jumpdests[Number(dest)] !== 1) break;
+          if (dest >= nWord || jumpdests[Number(dest)] !== 1) break;
           sp--;
           pc = Number(dest);
           continue;
@@ -326,7 +330,7 @@ export class Evm {
           if (this.deadline !== 0 && this.pastDeadline()) break;
           if (s[sp - 2] !== 0n) {
             const dest = s[sp - 1];
-            if (dest >= BigInt(n) || jumpdests[Number(dest)] !== 1) break;
+            if (dest >= nWord || jumpdests[Number(dest)] !== 1) break;
             pc = Number(dest);
           }
           sp -= 2;
@@ -374,7 +378,12 @@ export class Evm {
         case 0x7e:
         case 0x7f: {
           const len = op - 0x5f;
-          s[sp++] = pc + len <= n ? loadBytes(view, pc, len) : readWord(code, pc, len);
+          let v = pushes[pc];
+          if (v === undefined) {
+            v = pc + len <= n ? loadBytes(view, pc, len) : readWord(code, pc, len);
+            pushes[pc] = v;
+          }
+          s[sp++] = v;
           pc += len;
           continue;
         }
@@ -661,6 +670,12 @@ export class Evm {
     f.kind = kind;
     f.code = code;
     f.jumpdests = this.jumpdests(code);
+    let pushes = this.pushCache.get(code);
+    if (pushes === undefined) {
+      pushes = new Array<bigint | undefined>(code.length);
+      this.pushCache.set(code, pushes);
+    }
+    f.pushes = pushes;
     let view = this.viewCache.get(code);
     if (view === undefined) {
       view = new DataView(code.buffer, code.byteOffset, code.byteLength);

@@ -20,6 +20,12 @@ export class Frame {
   code: Uint8Array = EMPTY;
   /** Bitmap of valid JUMPDEST positions (one byte per code byte), computed once per code. */
   jumpdests: Uint8Array = EMPTY;
+  /**
+   * PUSH2..PUSH32 values of `code` met so far, by the position of the immediate (the untraced loop
+   * fills it as it runs them): a PUSH in a loop makes its bigint once. Shared by the frames running
+   * the same code.
+   */
+  pushes: (bigint | undefined)[] = [];
   pc = 0;
   gas = 0;
   readonly stack: bigint[] = new Array<bigint>(STACK_LIMIT).fill(0n);

@@ -8,10 +8,12 @@
  *       // item i is packed[offsets[i] .. offsets[i+1]); writes 32*i .. 32*i+32 of out
  *   keccak256MemWord(mem: Uint8Array, offset: number, length: number): bigint
  *       // keccak-256 of mem[offset .. offset+length) as the 256-bit word its digest spells big-endian
+ *   mulmod(a: bigint, b: bigint, n: bigint): bigint      // (a · b) mod n, words in [0, 2^256), 0 when n = 0
  */
 #include <node_api.h>
 #include <stdint.h>
 #include "keccak.h"
+#include "u256.h"
 
 #define CHECK(call)                                                                                     \
   do {                                                                                                  \
@@ -110,11 +112,34 @@ static napi_value js_keccak256_mem_word(napi_env env, napi_callback_info info) {
   return digest_word(env, d);
 }
 
+/* A bigint argument of at most 256 bits (non-negative) as four little-endian limbs; 0 on a bad argument. */
+static int word_arg(napi_env env, napi_value v, uint64_t w[4]) {
+  int sign = 0;
+  size_t count = 4;
+  w[0] = w[1] = w[2] = w[3] = 0;
+  if (napi_get_value_bigint_words(env, v, &sign, &count, w) != napi_ok) return 0;
+  return sign == 0 && count <= 4;
+}
+
+static napi_value js_mulmod(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint64_t a[4], b[4], n[4], r[4];
+  if (argc < 3 || !word_arg(env, argv[0], a) || !word_arg(env, argv[1], b) || !word_arg(env, argv[2], n))
+    return throw_type(env, "mulmod(a, b, n) needs three bigints in [0, 2^256)");
+  opal_mulmod256(a, b, n, r);
+  napi_value out;
+  CHECK(napi_create_bigint_words(env, 0, 4, r, &out));
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"keccak256", NULL, js_keccak256, NULL, NULL, NULL, napi_default, NULL},
     {"keccak256Batch", NULL, js_keccak256_batch, NULL, NULL, NULL, napi_default, NULL},
     {"keccak256MemWord", NULL, js_keccak256_mem_word, NULL, NULL, NULL, napi_default, NULL},
+    {"mulmod", NULL, js_mulmod, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props));
   return exports;

@@ -5,7 +5,7 @@
  * depth 1024 costs no native stack.
  */
 
-import { keccak256 } from "../crypto/keccak.js";
+import { keccak256, keccak256MemWord } from "../crypto/keccak.js";
 import { MAX_U64, TWO_256 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { ForkRules } from "../spec/forks.js";
@@ -14,6 +14,7 @@ import type { WorldState } from "../state/worldState.js";
 import type { BlockContext, TxContext } from "./context.js";
 import { delegationTarget } from "./delegation.js";
 import { Frame, FrameKind } from "./frame.js";
+import { mulmod } from "./opcodes/arithmetic.js";
 import { BYTE_WORDS } from "./opcodes/flow.js";
 import { OP_NAMES } from "./opcodes/names.js";
 import { type JumpTable, jumpTable } from "./opcodes/table.js";
@@ -22,7 +23,7 @@ import { type Precompile, PrecompileStatus } from "./precompiles/types.js";
 import { type GasSchedule, gasSchedule } from "./schedule.js";
 import { HALT_NAMES, Halt } from "./status.js";
 import type { CallKind, EvmTracer } from "./tracer.js";
-import { loadBytes, MASK_160, MASK_256, readAddress, readWord } from "./word.js";
+import { loadBytes, loadWord, MASK_160, MASK_256, readAddress, readWord, storeWord } from "./word.js";
 
 const EMPTY = new Uint8Array(0);
 /** Tracer names of the call kinds, indexed by FrameKind (Create is named where it is known). */
@@ -313,9 +314,41 @@ export class Evm {
         case 0x19:
           s[sp - 1] = MASK_256 ^ s[sp - 1];
           continue;
+        case 0x09: {
+          const m = s[sp - 3];
+          s[sp - 3] = m === 0n ? 0n : mulmod(s[sp - 1], s[sp - 2], m);
+          sp -= 2;
+          continue;
+        }
+        // KECCAK256, MLOAD and MSTORE within active memory (no expansion to charge) run here; the
+        // rest (growth, offsets past it, out of gas) leave the switch.
+        case 0x20: {
+          const o = Number(s[sp - 1]);
+          const len = Number(s[sp - 2]);
+          if (o + len > f.memSize) break;
+          const cost = 6 * ((len + 31) >>> 5);
+          if (left < cost) break;
+          left -= cost;
+          s[sp - 2] = keccak256MemWord(f.mem, o, len);
+          sp--;
+          continue;
+        }
         case 0x50:
           sp--;
           continue;
+        case 0x51: {
+          const o = Number(s[sp - 1]);
+          if (o + 32 > f.memSize) break;
+          s[sp - 1] = loadWord(f.memView, o);
+          continue;
+        }
+        case 0x52: {
+          const o = Number(s[sp - 1]);
+          if (o + 32 > f.memSize) break;
+          storeWord(f.memView, o, s[sp - 2]);
+          sp -= 2;
+          continue;
+        }
         // A jump past a deadline or to a bad destination leaves the switch: its table function
         // stops the frame.
         case 0x56: {

@@ -6,4 +6,6 @@ export interface NativeBinding {
   keccak256Batch(packed: Uint8Array, offsets: Uint32Array, out: Uint8Array): void;
   /** keccak-256 of `mem[offset..offset+length)` as a 256-bit word (the digest read big-endian). */
   keccak256MemWord(mem: Uint8Array, offset: number, length: number): bigint;
+  /** (a · b) mod n for a, b, n in [0, 2^256), n ≠ 0. */
+  mulmod(a: bigint, b: bigint, n: bigint): bigint;
 }

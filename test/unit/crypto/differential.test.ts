@@ -42,6 +42,33 @@ function randomInputs(n: number, maxLen: number): Uint8Array[] {
   return out;
 }
 
+const WORD_MAX = (1n << 256n) - 1n;
+
+/**
+ * Deterministic 256-bit words of every shape a remainder cares about: full width, 1 to 4 significant
+ * 64-bit limbs, single bits, all-ones runs, values just below 2^256 (seeded, so failures reproduce).
+ */
+function randomWords(n: number): bigint[] {
+  let s = 0x243f6a8885a308d3n;
+  const next = (): bigint => {
+    s = (s * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn;
+    return s;
+  };
+  const out: bigint[] = [];
+  for (let i = 0; i < n; i++) {
+    const full = (next() << 192n) | (next() << 128n) | (next() << 64n) | next();
+    const k = Number(next() % 64n);
+    const shape = i % 6;
+    if (shape === 0) out.push(full);
+    else if (shape === 1) out.push((full >> BigInt(64 * (i % 4))) >> BigInt(k));
+    else if (shape === 2) out.push(1n << BigInt((k * 4 + i) % 256));
+    else if (shape === 3) out.push((1n << BigInt((k * 4 + i) % 257)) - 1n);
+    else if (shape === 4) out.push(WORD_MAX - (next() % 1000n));
+    else out.push(next() % 10n);
+  }
+  return out;
+}
+
 describe("crypto: native vs pure (10,000 random inputs each)", function () {
   this.timeout(120_000);
 
@@ -87,6 +114,26 @@ describe("crypto: native vs pure (10,000 random inputs each)", function () {
     assert.throws(() => native!.keccak256MemWord(new Uint8Array(64), 1, 64));
     assert.throws(() => native!.keccak256MemWord(new Uint8Array(64).subarray(32), 0, 33));
     assert.throws(() => native!.keccak256MemWord(new Uint32Array(16) as unknown as Uint8Array, 0, 1));
+  });
+
+  it("native mulmod equals the bigint (a · b) mod n for every shape of word", function () {
+    if (native === null) this.skip(); // reason: compares the addon with the bigint form; the pure path is that form
+    const words = randomWords(3 * N);
+    for (let i = 0; i < words.length; i += 3) {
+      const [a, b, m] = [words[i]!, words[i + 1]!, words[i + 2]! || 1n];
+      assert.equal(native!.mulmod(a, b, m), (a * b) % m, `${a} ${b} ${m}`);
+    }
+    const p = (1n << 256n) - 0x1000003d1n; // secp256k1's field prime, as in the compute-keccak loop
+    assert.equal(native!.mulmod(p - 1n, p - 1n, p), 1n);
+    assert.equal(native!.mulmod(WORD_MAX, WORD_MAX, WORD_MAX), 0n);
+    assert.equal(native!.mulmod(WORD_MAX, WORD_MAX, WORD_MAX - 1n), 1n);
+  });
+
+  it("native mulmod refuses negative words and words of more than 256 bits", function () {
+    if (native === null) this.skip(); // reason: checks the addon's argument guard; nothing to check without it
+    assert.throws(() => native!.mulmod(-1n, 1n, 7n));
+    assert.throws(() => native!.mulmod(1n, 1n << 256n, 7n));
+    assert.throws(() => native!.mulmod(1n, 2n, 3 as unknown as bigint));
   });
 
   it("native batch rejects offsets outside the packed buffer instead of reading past it", function () {

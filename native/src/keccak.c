@@ -122,12 +122,16 @@ void opal_keccak256(const uint8_t *in, size_t len, uint8_t out[32]) {
     in += RATE;
     len -= RATE;
   }
-  uint8_t block[RATE];
-  memset(block, 0, RATE);
-  memcpy(block, in, len);
-  block[len] ^= 0x01;
-  block[RATE - 1] ^= 0x80;
-  for (int i = 0; i < RATE / 8; i++) s[i] ^= load64le(block + 8 * i);
+  /* The last block: its whole lanes straight from the input, then the lane holding the tail and the
+   * 0x01 pad byte, and the final 0x80 in the last lane of the rate (the state there is still zero
+   * or absorbed, so XOR is the padding). */
+  size_t full = len / 8;
+  for (size_t i = 0; i < full; i++) s[i] ^= load64le(in + 8 * i);
+  uint8_t last[8] = {0};
+  memcpy(last, in + 8 * full, len - 8 * full);
+  last[len - 8 * full] = 0x01;
+  s[full] ^= load64le(last);
+  s[RATE / 8 - 1] ^= 0x8000000000000000ULL;
   keccak_f1600(s);
   for (int i = 0; i < 4; i++) store64le(out + 8 * i, s[i]);
 }

@@ -276,10 +276,12 @@ export class Evm {
           sp--;
           continue;
         }
-        case 0x02:
-          s[sp - 2] = (s[sp - 1] * s[sp - 2]) & MASK_256;
+        case 0x02: {
+          const p = s[sp - 1] * s[sp - 2];
+          s[sp - 2] = p > MASK_256 ? p & MASK_256 : p;
           sp--;
           continue;
+        }
         case 0x03:
           s[sp - 2] = (s[sp - 1] - s[sp - 2]) & MASK_256;
           sp--;

@@ -13,7 +13,7 @@ import type { Account } from "../state/account.js";
 import type { WorldState } from "../state/worldState.js";
 import type { BlockContext, TxContext } from "./context.js";
 import { delegationTarget } from "./delegation.js";
-import { Frame, FrameKind } from "./frame.js";
+import { Frame, FrameKind, PUSH_CHUNK_BITS, PUSH_CHUNK_MASK, type PushChunk } from "./frame.js";
 import { mulmod } from "./opcodes/arithmetic.js";
 import { BYTE_WORDS } from "./opcodes/flow.js";
 import { OP_NAMES } from "./opcodes/names.js";
@@ -79,8 +79,8 @@ export class Evm {
   private readonly frames: Frame[] = [];
   private readonly jumpdestCache = new WeakMap<Uint8Array, Uint8Array>();
   private readonly viewCache = new WeakMap<Uint8Array, DataView>();
-  /** Per code: the value of each PUSH2..PUSH32 already run, by the position of its immediate. */
-  private readonly pushCache = new WeakMap<Uint8Array, (bigint | undefined)[]>();
+  /** Per code: the values of the PUSH2..PUSH32 already run (Frame.pushes). */
+  private readonly pushCache = new WeakMap<Uint8Array, PushChunk[]>();
   /** Child frame prepared by a CALL/CREATE opcode that returned Halt.Call. */
   child: Frame | null = null;
   /** Result of the last message that ended (see MessageResult). */
@@ -413,10 +413,15 @@ export class Evm {
         case 0x7e:
         case 0x7f: {
           const len = op - 0x5f;
-          let v = pushes[pc];
+          const chunk = pushes[pc >>> PUSH_CHUNK_BITS];
+          let v = chunk === undefined ? undefined : chunk[pc & PUSH_CHUNK_MASK];
           if (v === undefined) {
             v = pc + len <= n ? loadBytes(view, pc, len) : readWord(code, pc, len);
-            pushes[pc] = v;
+            if (chunk === undefined) {
+              const c: PushChunk = new Array(PUSH_CHUNK_MASK + 1);
+              c[pc & PUSH_CHUNK_MASK] = v;
+              pushes[pc >>> PUSH_CHUNK_BITS] = c;
+            } else chunk[pc & PUSH_CHUNK_MASK] = v;
           }
           s[sp++] = v;
           pc += len;
@@ -707,7 +712,7 @@ export class Evm {
     f.jumpdests = this.jumpdests(code);
     let pushes = this.pushCache.get(code);
     if (pushes === undefined) {
-      pushes = new Array<bigint | undefined>(code.length);
+      pushes = new Array<PushChunk>(Math.ceil(code.length / (PUSH_CHUNK_MASK + 1)));
       this.pushCache.set(code, pushes);
     }
     f.pushes = pushes;

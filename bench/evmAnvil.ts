@@ -14,6 +14,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Workload } from "./workload.js";
@@ -36,8 +37,23 @@ export function anvilBinary(): string | null {
   }
 }
 
-const PORT = 18_631;
 const BATCH = 500;
+
+/**
+ * A port nothing listens on now, from the OS (listen on 0). Not a fixed one: other checkouts on the
+ * same machine run this bench too, and with one shared port a run sent its txs to another run's anvil
+ * ("transaction already imported", or timings of the wrong process).
+ */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 async function rpc(url: string, body: unknown): Promise<unknown> {
   const res = await fetch(url, {
@@ -68,7 +84,8 @@ export async function runAnvil(bin: string, w: Workload): Promise<AnvilRunResult
     join(dir, "genesis.json"),
     JSON.stringify((JSON.parse(readFileSync(w.file, "utf8")) as { genesis: unknown }).genesis),
   );
-  const url = `http://127.0.0.1:${PORT}`;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   let proc: ChildProcess | null = null;
   try {
     proc = spawn(
@@ -84,7 +101,7 @@ export async function runAnvil(bin: string, w: Workload): Promise<AnvilRunResult
         "--gas-limit",
         b.header.gasLimit.toString(),
         "--port",
-        String(PORT),
+        String(port),
         "--silent",
       ],
       { stdio: "ignore" },

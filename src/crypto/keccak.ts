@@ -31,47 +31,21 @@ export function keccak256Into(data: Uint8Array, out: Uint8Array, pos = 0): void 
   else out.set(keccak256(data), pos);
 }
 
-/** Inputs up to this many bytes go through the scratch buffer (`keccak256Mem`). */
-const SCRATCH_INPUT = 1024;
-const SCRATCH: Uint8Array | null = native === null ? null : new Uint8Array(32 + SCRATCH_INPUT);
-// This module's own slot: a thread may hold more than one copy of the module (CJS and ESM).
-const SLOT = SCRATCH === null ? 0 : native!.keccak256ScratchInit(SCRATCH);
-const SCRATCH_VIEW: DataView | null = SCRATCH === null ? null : new DataView(SCRATCH.buffer);
-const DIGEST = new Uint8Array(32);
-const DIGEST_VIEW = new DataView(DIGEST.buffer);
-
 /**
- * keccak-256 of `mem[off..off+len)`, as a view whose bytes 0..32 hold the digest until the next
- * call (read it at once). PERF: the EVM's KECCAK256 opcode hashes small slices of memory one
- * at a time; passing only the length to the addon — the input copied into this thread's registered
- * scratch buffer — saves resolving two typed arrays and allocating a subarray per call (bench:
- * `npm run bench -- evm`, compute-keccak). Larger inputs and the pure twin take the usual path.
+ * keccak-256 of `mem[off..off+len)` (within `mem`) as a 256-bit word (the digest's 32 bytes read
+ * big-endian), the value the EVM's KECCAK256 pushes. PERF: native hashes the slice in place and
+ * builds the bigint from four limbs in one call (compute-keccak bench, bench/README.md `evm`).
  */
-export function keccak256Mem(mem: Uint8Array, off: number, len: number): DataView {
-  if (SCRATCH !== null && len <= SCRATCH_INPUT) {
-    if (len <= 64) for (let i = 0; i < len; i++) SCRATCH[32 + i] = mem[off + i]!;
-    else SCRATCH.set(mem.subarray(off, off + len), 32);
-    native!.keccak256Scratch(SLOT, len);
-    return SCRATCH_VIEW!;
-  }
-  DIGEST.set(keccak256(mem.subarray(off, off + len)));
-  return DIGEST_VIEW;
-}
-
-/**
- * keccak-256 of `mem[off..off+len)` as a 256-bit word (the digest's 32 bytes read big-endian), the
- * value the EVM's KECCAK256 pushes. PERF: native builds the bigint from four limbs in the addon (one
- * allocation instead of seven when JS joins four BigUint64s; compute-keccak bench).
- */
-export function keccak256MemWord(mem: Uint8Array, off: number, len: number): bigint {
-  if (SCRATCH !== null && len <= SCRATCH_INPUT) {
-    if (len <= 64) for (let i = 0; i < len; i++) SCRATCH[32 + i] = mem[off + i]!;
-    else SCRATCH.set(mem.subarray(off, off + len), 32);
-    return native!.keccak256ScratchWord(SLOT, len);
-  }
-  const v = keccak256Mem(mem, off, len);
-  return (((v.getBigUint64(0) << 64n) | v.getBigUint64(8)) << 128n) | (v.getBigUint64(16) << 64n) | v.getBigUint64(24);
-}
+export const keccak256MemWord: (mem: Uint8Array, off: number, len: number) => bigint =
+  native === null
+    ? (mem, off, len) => {
+        const d = keccak_256(mem.subarray(off, off + len));
+        const v = new DataView(d.buffer, d.byteOffset, 32);
+        return (
+          (((v.getBigUint64(0) << 64n) | v.getBigUint64(8)) << 128n) | (v.getBigUint64(16) << 64n) | v.getBigUint64(24)
+        );
+      }
+    : native.keccak256MemWord;
 
 /**
  * Hashes item i = `packed[offsets[i]..offsets[i+1])` into `out[32i..32i+32)` for all i.

@@ -5,7 +5,7 @@
  * depth 1024 costs no native stack.
  */
 
-import { keccak256 } from "../crypto/keccak.js";
+import { keccak256, keccak256MemWord } from "../crypto/keccak.js";
 import { MAX_U64, TWO_256 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { ForkRules } from "../spec/forks.js";
@@ -13,7 +13,8 @@ import type { Account } from "../state/account.js";
 import type { WorldState } from "../state/worldState.js";
 import type { BlockContext, TxContext } from "./context.js";
 import { delegationTarget } from "./delegation.js";
-import { Frame, FrameKind } from "./frame.js";
+import { Frame, FrameKind, PUSH_CHUNK_BITS, PUSH_CHUNK_MASK, type PushChunk } from "./frame.js";
+import { mulmod } from "./opcodes/arithmetic.js";
 import { BYTE_WORDS } from "./opcodes/flow.js";
 import { OP_NAMES } from "./opcodes/names.js";
 import { type JumpTable, jumpTable } from "./opcodes/table.js";
@@ -22,7 +23,7 @@ import { type Precompile, PrecompileStatus } from "./precompiles/types.js";
 import { type GasSchedule, gasSchedule } from "./schedule.js";
 import { HALT_NAMES, Halt } from "./status.js";
 import type { CallKind, EvmTracer } from "./tracer.js";
-import { loadBytes, MASK_160, MASK_256, readAddress, readWord } from "./word.js";
+import { loadBytes, loadWord, MASK_160, MASK_256, readAddress, readWord, storeWord } from "./word.js";
 
 const EMPTY = new Uint8Array(0);
 /** Tracer names of the call kinds, indexed by FrameKind (Create is named where it is known). */
@@ -78,6 +79,8 @@ export class Evm {
   private readonly frames: Frame[] = [];
   private readonly jumpdestCache = new WeakMap<Uint8Array, Uint8Array>();
   private readonly viewCache = new WeakMap<Uint8Array, DataView>();
+  /** Per code: the values of the PUSH2..PUSH32 already run (Frame.pushes). */
+  private readonly pushCache = new WeakMap<Uint8Array, PushChunk[]>();
   /** Child frame prepared by a CALL/CREATE opcode that returned Halt.Call. */
   child: Frame | null = null;
   /** Result of the last message that ended (see MessageResult). */
@@ -247,6 +250,8 @@ export class Evm {
     const s = f.stack;
     const view = f.codeView;
     const jumpdests = f.jumpdests;
+    const pushes = f.pushes;
+    const nWord = BigInt(n);
     let pc = f.pc;
     let sp = f.sp;
     let left = f.gas;
@@ -271,10 +276,12 @@ export class Evm {
           sp--;
           continue;
         }
-        case 0x02:
-          s[sp - 2] = (s[sp - 1] * s[sp - 2]) & MASK_256;
+        case 0x02: {
+          const p = s[sp - 1] * s[sp - 2];
+          s[sp - 2] = p > MASK_256 ? p & MASK_256 : p;
           sp--;
           continue;
+        }
         case 0x03:
           s[sp - 2] = (s[sp - 1] - s[sp - 2]) & MASK_256;
           sp--;
@@ -309,15 +316,47 @@ export class Evm {
         case 0x19:
           s[sp - 1] = MASK_256 ^ s[sp - 1];
           continue;
+        case 0x09: {
+          const m = s[sp - 3];
+          s[sp - 3] = m === 0n ? 0n : mulmod(s[sp - 1], s[sp - 2], m);
+          sp -= 2;
+          continue;
+        }
+        // KECCAK256, MLOAD and MSTORE within active memory (no expansion to charge) run here; the
+        // rest (growth, offsets past it, out of gas) leave the switch.
+        case 0x20: {
+          const o = Number(s[sp - 1]);
+          const len = Number(s[sp - 2]);
+          if (o + len > f.memSize) break;
+          const cost = 6 * ((len + 31) >>> 5);
+          if (left < cost) break;
+          left -= cost;
+          s[sp - 2] = keccak256MemWord(f.mem, o, len);
+          sp--;
+          continue;
+        }
         case 0x50:
           sp--;
           continue;
+        case 0x51: {
+          const o = Number(s[sp - 1]);
+          if (o + 32 > f.memSize) break;
+          s[sp - 1] = loadWord(f.memView, o);
+          continue;
+        }
+        case 0x52: {
+          const o = Number(s[sp - 1]);
+          if (o + 32 > f.memSize) break;
+          storeWord(f.memView, o, s[sp - 2]);
+          sp -= 2;
+          continue;
+        }
         // A jump past a deadline or to a bad destination leaves the switch: its table function
         // stops the frame.
         case 0x56: {
           if (this.deadline !== 0 && this.pastDeadline()) break;
           const dest = s[sp - 1];
-          if (dest >= BigInt(n) || jumpdests[Number(dest)] !== 1) break;
+          if (dest >= nWord || jumpdests[Number(dest)] !== 1) break;
           sp--;
           pc = Number(dest);
           continue;
@@ -326,7 +365,7 @@ export class Evm {
           if (this.deadline !== 0 && this.pastDeadline()) break;
           if (s[sp - 2] !== 0n) {
             const dest = s[sp - 1];
-            if (dest >= BigInt(n) || jumpdests[Number(dest)] !== 1) break;
+            if (dest >= nWord || jumpdests[Number(dest)] !== 1) break;
             pc = Number(dest);
           }
           sp -= 2;
@@ -374,7 +413,17 @@ export class Evm {
         case 0x7e:
         case 0x7f: {
           const len = op - 0x5f;
-          s[sp++] = pc + len <= n ? loadBytes(view, pc, len) : readWord(code, pc, len);
+          const chunk = pushes[pc >>> PUSH_CHUNK_BITS];
+          let v = chunk === undefined ? undefined : chunk[pc & PUSH_CHUNK_MASK];
+          if (v === undefined) {
+            v = pc + len <= n ? loadBytes(view, pc, len) : readWord(code, pc, len);
+            if (chunk === undefined) {
+              const c: PushChunk = new Array(PUSH_CHUNK_MASK + 1);
+              c[pc & PUSH_CHUNK_MASK] = v;
+              pushes[pc >>> PUSH_CHUNK_BITS] = c;
+            } else chunk[pc & PUSH_CHUNK_MASK] = v;
+          }
+          s[sp++] = v;
           pc += len;
           continue;
         }
@@ -661,6 +710,12 @@ export class Evm {
     f.kind = kind;
     f.code = code;
     f.jumpdests = this.jumpdests(code);
+    let pushes = this.pushCache.get(code);
+    if (pushes === undefined) {
+      pushes = new Array<PushChunk>(Math.ceil(code.length / (PUSH_CHUNK_MASK + 1)));
+      this.pushCache.set(code, pushes);
+    }
+    f.pushes = pushes;
     let view = this.viewCache.get(code);
     if (view === undefined) {
       view = new DataView(code.buffer, code.byteOffset, code.byteLength);

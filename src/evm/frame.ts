@@ -6,6 +6,16 @@
 import type { Account } from "../state/account.js";
 
 export const STACK_LIMIT = 1024;
+
+/**
+ * Frame.pushes holds code positions in chunks of 2^PUSH_CHUNK_BITS, each made when a PUSH in it
+ * first runs. PERF: one array as long as the code would cost a large-object allocation for big
+ * contracts (a 24,576-slot array: ~220 µs here, against ~0.6 µs for a 1,024-slot chunk), paid again
+ * by every one-shot Evm (eth_call).
+ */
+export const PUSH_CHUNK_BITS = 10;
+export const PUSH_CHUNK_MASK = (1 << PUSH_CHUNK_BITS) - 1;
+export type PushChunk = (bigint | undefined)[];
 const EMPTY = new Uint8Array(0);
 
 export enum FrameKind {
@@ -20,6 +30,12 @@ export class Frame {
   code: Uint8Array = EMPTY;
   /** Bitmap of valid JUMPDEST positions (one byte per code byte), computed once per code. */
   jumpdests: Uint8Array = EMPTY;
+  /**
+   * PUSH2..PUSH32 values of `code` met so far (the untraced loop fills it as it runs them), so a
+   * PUSH in a loop makes its bigint once: the value for the immediate at position p is
+   * pushes[p >>> PUSH_CHUNK_BITS]?.[p & PUSH_CHUNK_MASK]. Shared by the frames running the same code.
+   */
+  pushes: PushChunk[] = [];
   pc = 0;
   gas = 0;
   readonly stack: bigint[] = new Array<bigint>(STACK_LIMIT).fill(0n);

@@ -4,10 +4,8 @@ export interface NativeBinding {
   keccak256(input: Uint8Array, out: Uint8Array): void;
   /** Item i is `packed[offsets[i]..offsets[i+1])`; its hash goes to `out[32i..32i+32)`. */
   keccak256Batch(packed: Uint8Array, offsets: Uint32Array, out: Uint8Array): void;
-  /** Registers a scratch buffer for `keccak256Scratch` (kept alive by the addon); returns its slot. */
-  keccak256ScratchInit(buf: Uint8Array): number;
-  /** Hashes `buf[32..32+length)` of the buffer in `slot` into `buf[0..32)`. */
-  keccak256Scratch(slot: number, length: number): void;
-  /** `keccak256Scratch`, the digest also returned as a 256-bit word (big-endian bytes → bigint). */
-  keccak256ScratchWord(slot: number, length: number): bigint;
+  /** keccak-256 of `mem[offset..offset+length)` as a 256-bit word (the digest read big-endian). */
+  keccak256MemWord(mem: Uint8Array, offset: number, length: number): bigint;
+  /** (a · b) mod n for a, b, n in [0, 2^256), n ≠ 0. */
+  mulmod(a: bigint, b: bigint, n: bigint): bigint;
 }

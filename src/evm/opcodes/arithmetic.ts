@@ -2,6 +2,7 @@
  * Arithmetic, comparison and bitwise opcodes on 256-bit words held as non-negative bigints.
  * Stack bounds and constant gas are checked by the loop (table.ts); these only compute.
  */
+import { native } from "../../native/load.js";
 import { TWO_256 } from "../../primitives/u256.js";
 import type { Evm } from "../evm.js";
 import type { Frame } from "../frame.js";
@@ -28,7 +29,9 @@ export function opAdd(_e: Evm, f: Frame): Halt {
 export function opMul(_e: Evm, f: Frame): Halt {
   const s = f.stack;
   const sp = --f.sp;
-  s[sp - 1] = (s[sp] * s[sp - 1]) & MASK_256;
+  // PERF: a compare instead of the mask's allocation when the product fits (as in opAdd).
+  const p = s[sp] * s[sp - 1];
+  s[sp - 1] = p > MASK_256 ? p & MASK_256 : p;
   return Halt.Continue;
 }
 
@@ -78,16 +81,35 @@ export function opAddmod(_e: Evm, f: Frame): Halt {
   const sp = f.sp - 2;
   f.sp = sp;
   const n = s[sp - 1];
-  s[sp - 1] = n === 0n ? 0n : (s[sp + 1] + s[sp]) % n;
+  const a = s[sp + 1];
+  const b = s[sp];
+  if (n === 0n) s[sp - 1] = 0n;
+  else if (a < n && b < n) {
+    // PERF: reduced operands (field arithmetic) need one subtraction at most, not a division.
+    const r = a + b;
+    s[sp - 1] = r >= n ? r - n : r;
+  } else s[sp - 1] = (a + b) % n;
   return Halt.Continue;
 }
+
+/**
+ * (a · b) mod n for words a, b and n ≠ 0. PERF: native when loaded (the bigint 512-by-256-bit
+ * remainder is ~210 ns here, the addon's call ~165 ns; compute-keccak bench), else the bigint form.
+ */
+export const mulmod: (a: bigint, b: bigint, n: bigint) => bigint =
+  native === null
+    ? (a, b, n) => {
+        const p = a * b;
+        return p < n ? p : p % n;
+      }
+    : native.mulmod;
 
 export function opMulmod(_e: Evm, f: Frame): Halt {
   const s = f.stack;
   const sp = f.sp - 2;
   f.sp = sp;
   const n = s[sp - 1];
-  s[sp - 1] = n === 0n ? 0n : (s[sp + 1] * s[sp]) % n;
+  s[sp - 1] = n === 0n ? 0n : mulmod(s[sp + 1], s[sp], n);
   return Halt.Continue;
 }
 

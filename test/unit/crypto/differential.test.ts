@@ -11,7 +11,6 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   keccak256,
   keccak256Batch,
-  keccak256Mem,
   keccak256MemWord,
   keccak256Pure,
   keccak256PureBatch,
@@ -39,6 +38,33 @@ function randomInputs(n: number, maxLen: number): Uint8Array[] {
     // Bias toward the rate boundary (136) and small trie-node sizes.
     const len = i % 10 === 0 ? 130 + (seed % 12) : seed % maxLen;
     out.push(new Uint8Array(randomBytes(len)));
+  }
+  return out;
+}
+
+const WORD_MAX = (1n << 256n) - 1n;
+
+/**
+ * Deterministic 256-bit words of every shape a remainder cares about: full width, 1 to 4 significant
+ * 64-bit limbs, single bits, all-ones runs, values just below 2^256 (seeded, so failures reproduce).
+ */
+function randomWords(n: number): bigint[] {
+  let s = 0x243f6a8885a308d3n;
+  const next = (): bigint => {
+    s = (s * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn;
+    return s;
+  };
+  const out: bigint[] = [];
+  for (let i = 0; i < n; i++) {
+    const full = (next() << 192n) | (next() << 128n) | (next() << 64n) | next();
+    const k = Number(next() % 64n);
+    const shape = i % 6;
+    if (shape === 0) out.push(full);
+    else if (shape === 1) out.push((full >> BigInt(64 * (i % 4))) >> BigInt(k));
+    else if (shape === 2) out.push(1n << BigInt((k * 4 + i) % 256));
+    else if (shape === 3) out.push((1n << BigInt((k * 4 + i) % 257)) - 1n);
+    else if (shape === 4) out.push(WORD_MAX - (next() % 1000n));
+    else out.push(next() % 10n);
   }
   return out;
 }
@@ -71,37 +97,43 @@ describe("crypto: native vs pure (10,000 random inputs each)", function () {
     for (let i = 0; i < N; i += 997) assert.deepEqual(batched.subarray(32 * i, 32 * i + 32), keccak_256(items[i]!));
   });
 
-  it("keccak256Mem: slices of a memory buffer (scratch path up to 1 KiB, the usual path above) equal the pure hash", () => {
-    const mem = new Uint8Array(randomBytes(4096));
-    for (let i = 0; i < N; i++) {
-      // Lengths around the scratch path's edges (64: the byte loop, 1024: its end) and beyond.
-      const len = [0, 1, 31, 32, 63, 64, 65, 135, 136, 137, 1023, 1024, 1025, 2000][i % 14]!;
-      const off = (i * 37) % (mem.length - len);
-      const view = keccak256Mem(mem, off, len);
-      assert.deepEqual(
-        new Uint8Array(view.buffer, view.byteOffset, 32),
-        keccak256Pure(mem.subarray(off, off + len)),
-        `${off}+${len}`,
-      );
-    }
-  });
-
   it("keccak256MemWord: the digest of a memory slice as a big-endian word equals the pure hash read as one", () => {
-    const mem = new Uint8Array(randomBytes(4096));
+    // A view at a byte offset into its buffer, as the addon must add the view's own offset.
+    const mem = new Uint8Array(randomBytes(4096 + 8)).subarray(8);
     for (let i = 0; i < N; i++) {
-      const len = [0, 1, 32, 64, 65, 136, 1024, 1025, 3000][i % 9]!;
+      // Around the rate (135/136/137 bytes: one or two permutations) and the 64-byte EVM pair.
+      const len = [0, 1, 32, 63, 64, 65, 135, 136, 137, 272, 1024, 1025, 3000][i % 13]!;
       const off = (i * 53) % (mem.length - len);
       const want = BigInt(`0x${Buffer.from(keccak256Pure(mem.subarray(off, off + len))).toString("hex")}`);
       assert.equal(keccak256MemWord(mem, off, len), want, `${off}+${len}`);
     }
   });
 
-  it("the scratch call refuses a length past its buffer", function () {
+  it("native keccak256MemWord refuses a slice past the end of memory instead of reading past it", function () {
     if (native === null) this.skip(); // reason: checks the addon's bounds guard; nothing to check without it
-    assert.throws(() => native!.keccak256Scratch(0, 1 << 20));
-    assert.throws(() => native!.keccak256Scratch(999, 1));
-    assert.throws(() => native!.keccak256ScratchWord(0, 1 << 20));
-    assert.throws(() => native!.keccak256ScratchWord(999, 1));
+    assert.throws(() => native!.keccak256MemWord(new Uint8Array(64), 1, 64));
+    assert.throws(() => native!.keccak256MemWord(new Uint8Array(64).subarray(32), 0, 33));
+    assert.throws(() => native!.keccak256MemWord(new Uint32Array(16) as unknown as Uint8Array, 0, 1));
+  });
+
+  it("native mulmod equals the bigint (a · b) mod n for every shape of word", function () {
+    if (native === null) this.skip(); // reason: compares the addon with the bigint form; the pure path is that form
+    const words = randomWords(3 * N);
+    for (let i = 0; i < words.length; i += 3) {
+      const [a, b, m] = [words[i]!, words[i + 1]!, words[i + 2]! || 1n];
+      assert.equal(native!.mulmod(a, b, m), (a * b) % m, `${a} ${b} ${m}`);
+    }
+    const p = (1n << 256n) - 0x1000003d1n; // secp256k1's field prime, as in the compute-keccak loop
+    assert.equal(native!.mulmod(p - 1n, p - 1n, p), 1n);
+    assert.equal(native!.mulmod(WORD_MAX, WORD_MAX, WORD_MAX), 0n);
+    assert.equal(native!.mulmod(WORD_MAX, WORD_MAX, WORD_MAX - 1n), 1n);
+  });
+
+  it("native mulmod refuses negative words and words of more than 256 bits", function () {
+    if (native === null) this.skip(); // reason: checks the addon's argument guard; nothing to check without it
+    assert.throws(() => native!.mulmod(-1n, 1n, 7n));
+    assert.throws(() => native!.mulmod(1n, 1n << 256n, 7n));
+    assert.throws(() => native!.mulmod(1n, 2n, 3 as unknown as bigint));
   });
 
   it("native batch rejects offsets outside the packed buffer instead of reading past it", function () {

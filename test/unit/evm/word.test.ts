@@ -31,6 +31,7 @@ const EDGES = [
   1n << 32n,
   (1n << 32n) + 1n,
   (1n << 48n) - 1n,
+  (1n << 53n) - 1n,
   1n << 53n,
   (1n << 64n) - 1n,
   1n << 64n,
@@ -93,6 +94,7 @@ describe("evm/word", () => {
     const buf = new Uint8Array(64);
     const dv = new DataView(buf.buffer);
     for (const v of EDGES) {
+      buf.fill(0xa5); // every byte of the word must be written, the leading zeros too
       storeWord(dv, 16, v);
       assert.deepEqual([...buf.subarray(16, 48)], refBytes(v));
       assert.equal(loadWord(dv, 16), v);

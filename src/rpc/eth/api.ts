@@ -14,7 +14,7 @@ import { expectedBaseFee } from "../../chain/validateHeader.js";
 import { KECCAK256_EMPTY, keccak256 } from "../../crypto/keccak.js";
 import type { SyncProgress } from "../../devp2p/sync/downloader.js";
 import { estimateGas } from "../../executor/simulate.js";
-import { equalBytes } from "../../primitives/bytes.js";
+import { bytesKey, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
 import { bytesToBigint } from "../../primitives/u256.js";
@@ -141,6 +141,29 @@ function isNetworkForm(raw: Uint8Array): boolean {
     return outer.list && decodeHeader(raw, outer.start).list;
   } catch {
     return false;
+  }
+}
+
+/** Addresses' hashes kept (the state's keys of recently read accounts). */
+const ADDRESS_HASHES = 4096;
+
+/**
+ * keccak-256 of an address, the key of its account in the state tables, remembered for the next
+ * read of the same account (a pure function of the address: nothing here depends on the block).
+ * PERF: a wallet or dapp polls the same few accounts; the native hash costs more than the lookup.
+ * The returned array is shared: callers must not write to it.
+ */
+class AddressHashes {
+  private readonly map = new Map<string, Uint8Array>();
+
+  of(addr: Uint8Array): Uint8Array {
+    const k = bytesKey(addr);
+    const hit = this.map.get(k);
+    if (hit !== undefined) return hit;
+    const h = keccak256(addr);
+    if (this.map.size >= ADDRESS_HASHES) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(k, h);
+    return h;
   }
 }
 
@@ -314,6 +337,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   };
 
   const stateArgs = (sel: BlockSelector | undefined) => be.stateAt(sel ?? LATEST);
+  const hashes = new AddressHashes();
 
   const conditionalCfg = deps.txConditional ?? null;
   const costLimiter = conditionalCfg === null ? null : new CostRateLimiter(conditionalCfg.costRateLimit);
@@ -373,7 +397,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       params: [address, optional(blockNumberOrHash)],
       handler: ([addr, sel]) => {
         const st = stateArgs(sel);
-        return qty(new KvStateReader(st.view).account(keccak256(addr))?.balance ?? 0n);
+        return qty(new KvStateReader(st.view).account(hashes.of(addr))?.balance ?? 0n);
       },
     }),
     defineMethod({
@@ -381,7 +405,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       params: [address, optional(blockNumberOrHash)],
       handler: ([addr, sel]) => {
         const r = new KvStateReader(stateArgs(sel).view);
-        const a = r.account(keccak256(addr));
+        const a = r.account(hashes.of(addr));
         return bytesToHex(a === null ? new Uint8Array(0) : r.code(a.codeHash));
       },
     }),
@@ -391,7 +415,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       handler: ([addr, keyHex, sel]) => {
         const st = stateArgs(sel);
         const { key } = decodeStorageKey(keyHex);
-        const v = new KvStateReader(st.view).storage(keccak256(addr), keccak256(key));
+        const v = new KvStateReader(st.view).storage(hashes.of(addr), keccak256(key));
         return `0x${v.toString(16).padStart(64, "0")}`;
       },
     }),
@@ -406,7 +430,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
         const r = new KvStateReader(stateArgs(sel).view);
         const out: Record<string, string[]> = {};
         for (const { addr, keys } of req.values()) {
-          const ha = keccak256(addr);
+          const ha = hashes.of(addr);
           out[hexAddrKey(addr)] = keys.map((k) => `0x${r.storage(ha, keccak256(k)).toString(16).padStart(64, "0")}`);
         }
         return out;
@@ -418,7 +442,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       handler: ([addr, sel]) => {
         if (sel?.kind === "tag" && sel.tag === "pending") return qty(pool.nonceAt(addr));
         const st = stateArgs(sel);
-        return qty(new KvStateReader(st.view).account(keccak256(addr))?.nonce ?? 0n);
+        return qty(new KvStateReader(st.view).account(hashes.of(addr))?.nonce ?? 0n);
       },
     }),
     defineMethod({

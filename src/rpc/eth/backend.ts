@@ -71,6 +71,10 @@ export class EthBackend {
       }
       return { header: h, hash: sel.hash };
     }
+    // The head is decoded in memory already: "latest" (most reads) needs no lookup.
+    if (sel.kind === "tag" && (sel.tag === "latest" || sel.tag === "pending")) {
+      return { header: this.chain.head, hash: this.chain.headBlockHash };
+    }
     const hash = this.deps.reader.resolve(sel);
     const header = hash === null ? null : store.header(hash);
     if (hash === null || header === null) {

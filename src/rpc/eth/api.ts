@@ -14,12 +14,13 @@ import { expectedBaseFee } from "../../chain/validateHeader.js";
 import { KECCAK256_EMPTY, keccak256 } from "../../crypto/keccak.js";
 import type { SyncProgress } from "../../devp2p/sync/downloader.js";
 import { estimateGas } from "../../executor/simulate.js";
-import { bytesKey, equalBytes } from "../../primitives/bytes.js";
+import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
 import { bytesToBigint } from "../../primitives/u256.js";
 import { decodeHeader } from "../../rlp/decode.js";
 import { rulesAt } from "../../spec/chainConfig.js";
+import { AddressHashes } from "../../state/addressHashes.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { accountProof, storageProofs } from "../../trie/proof.js";
 import { decodeBlobTxNetwork } from "../../tx/blobNetwork.js";
@@ -141,29 +142,6 @@ function isNetworkForm(raw: Uint8Array): boolean {
     return outer.list && decodeHeader(raw, outer.start).list;
   } catch {
     return false;
-  }
-}
-
-/** Addresses' hashes kept (the state's keys of recently read accounts). */
-const ADDRESS_HASHES = 4096;
-
-/**
- * keccak-256 of an address, the key of its account in the state tables, remembered for the next
- * read of the same account (a pure function of the address: nothing here depends on the block).
- * PERF: a wallet or dapp polls the same few accounts; the native hash costs more than the lookup.
- * The returned array is shared: callers must not write to it.
- */
-class AddressHashes {
-  private readonly map = new Map<string, Uint8Array>();
-
-  of(addr: Uint8Array): Uint8Array {
-    const k = bytesKey(addr);
-    const hit = this.map.get(k);
-    if (hit !== undefined) return hit;
-    const h = keccak256(addr);
-    if (this.map.size >= ADDRESS_HASHES) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(k, h);
-    return h;
   }
 }
 

@@ -2,7 +2,9 @@
  * The `rpc` section: JSON-RPC throughput of `opal-exec --dev` beside anvil (@foundry-rs/anvil, the
  * same npm package everyone installs), each its own process on loopback, measured with autocannon
  * for 10 s per method (OPAL_BENCH_RPC_SECONDS) at 10 connections: eth_blockNumber, eth_getBalance of
- * a dev account, and eth_call to a deployed contract that returns a word. Rows: requests/s.
+ * a dev account, and eth_call to a deployed contract that returns a word. Rows: requests/s. Every
+ * server first gets OPAL_BENCH_RPC_WARMUP seconds (default 2) of each case, not counted: the first
+ * seconds of a fresh Node process compile and optimise its code, which is not what the rows measure.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +16,7 @@ import { REPO_ROOT } from "../test/utils/fixtures.js";
 import type { BenchRow } from "./lib.js";
 
 const SECONDS = Number(process.env.OPAL_BENCH_RPC_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.OPAL_BENCH_RPC_WARMUP ?? 2);
 const CONNECTIONS = 10;
 const DEV0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 /** Initcode deploying a 10-byte runtime that returns the word 42. */
@@ -60,6 +63,9 @@ interface LoadResult {
   readonly p99: number;
 }
 
+/** The counter `vary` gets: never reset, so no request repeats one of an earlier load (warm-up included). */
+let varied = 0;
+
 /**
  * autocannon on `method`; with `vary`, every request carries different params (a counter through
  * `vary`), so no server can answer from a cache of earlier replies.
@@ -70,15 +76,15 @@ function load(
   params: unknown[],
   connections = CONNECTIONS,
   vary?: (i: number) => unknown[],
+  seconds = SECONDS,
 ): Promise<LoadResult> {
-  let i = 0;
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url,
         connections,
-        duration: SECONDS,
+        duration: seconds,
         method: "POST",
         headers: { "content-type": "application/json" },
         body,
@@ -89,7 +95,7 @@ function load(
                 {
                   setupRequest: (req: autocannon.Request) => ({
                     ...req,
-                    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: vary(i++) }),
+                    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: vary(varied++) }),
                   }),
                 } as autocannon.Request,
               ],
@@ -173,8 +179,12 @@ export async function run(): Promise<BenchRow[]> {
         ["eth_call", "eth_call", call, undefined],
         ["eth_call distinct", "eth_call", call, distinct],
       ];
+      if (WARMUP_SECONDS > 0) {
+        for (const [, method, params, vary] of cases)
+          await load(s.url, method, params, CONNECTIONS, vary, WARMUP_SECONDS);
+      }
       for (const [label, method, params, vary] of cases) {
-        const { rps } = await load(s.url, method, params, CONNECTIONS, vary);
+        const { rps } = await load(s.url, method, params, CONNECTIONS, vary, SECONDS);
         results.set(`${s.name}/${label}`, rps);
         rows.push({
           section: "rpc",

@@ -363,6 +363,12 @@ export const EXEC_CLI = defineCli({
       category: PERF,
       help: "Replies of read-only calls kept for the current head and reused for identical requests (0: none; needs --workers.evmcall > 0)",
     },
+    "workers.evmcall.inline": {
+      type: "duration",
+      default: 1,
+      category: PERF,
+      help: "Time an eth_call may run on the main thread before it is stopped and handed to the evmCall pool (0 or less: every call goes to the pool; needs --workers.evmcall > 0)",
+    },
     "workers.evmcall.queue": {
       type: "int",
       default: 64,

@@ -7,7 +7,7 @@
  * on the upgrade request, which is refused with the same 401 and reason; an open connection stays
  * authenticated (geth checks the token once per connection).
  */
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import type { Registry } from "../rpc/registry.js";
 import { DEFAULT_WS_OPTIONS, RpcWsServer } from "../rpc/wsServer.js";
@@ -62,7 +62,7 @@ export class AuthRpcServer {
       },
       deps,
     );
-    this.http.onUpgrade((req, socket, head) => this.ws.upgrade(req, socket as Socket, head));
+    this.http.onUpgrade((req, socket, head) => this.ws.upgrade(req, socket, head));
   }
 
   listen(): Promise<AddressInfo> {

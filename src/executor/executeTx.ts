@@ -11,6 +11,7 @@ import type { ReceiptLog } from "../block/log.js";
 import { KECCAK256_EMPTY } from "../crypto/keccak.js";
 import { delegationCode, delegationTarget } from "../evm/delegation.js";
 import type { Evm } from "../evm/evm.js";
+import { precompileAddressSet } from "../evm/precompiles/table.js";
 import { HALT_NAMES, type Halt, isSuccess } from "../evm/status.js";
 import { MAX_U64 } from "../primitives/u256.js";
 import { Fork, OpFork } from "../spec/forks.js";
@@ -150,7 +151,7 @@ export function executeTx(evm: Evm, tx: Tx, env: TxEnv): TxOutcome | TxRejectCod
   if (sc.berlin) {
     st.warmAddress(senderAddr);
     if (to >= 0n) st.warmAddress(to);
-    for (const id of evm.precompiles.keys()) st.warmAddress(BigInt(id));
+    st.warmAllForTx(precompileAddressSet(evm.precompiles));
     const list = txAccessList(tx);
     for (let i = 0; i < list.length; i++) {
       const a = addressToBigint(list[i].address);

@@ -11,6 +11,7 @@ import { Evm } from "../evm/evm.js";
 import type { EvmTracer } from "../evm/tracer.js";
 import { MAX_U64 } from "../primitives/u256.js";
 import { Fork, type ForkRules } from "../spec/forks.js";
+import { AddressHashes } from "../state/addressHashes.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
 import type { KvReader } from "../storage/kv.js";
@@ -98,6 +99,10 @@ export class CallTimeoutError extends Error {
   }
 }
 
+/** This thread's account keys of recently called addresses (one-shot runs never commit). */
+const ADDRESS_HASHES = new AddressHashes();
+const hashOfAddress = (a: Uint8Array): Uint8Array => ADDRESS_HASHES.of(a);
+
 /**
  * Runs `msg` once with `gas` on a fresh WorldState over `view`; with `timeoutMs` > 0, a run that
  * outlasts it stops and throws `CallTimeoutError` (its outcome is not the message's). A `tracer`
@@ -111,7 +116,7 @@ export function callOnce(
   timeoutMs = 0,
   tracer: EvmTracer | null = null,
 ): TxOutcome | TxRejectCode {
-  const state = new WorldState(new KvStateReader(view), null);
+  const state = new WorldState(new KvStateReader(view), null, hashOfAddress);
   const evm = new Evm(env.rules, env.block, state);
   evm.tracer = tracer;
   evm.setDeadline(timeoutMs);

@@ -23,6 +23,7 @@ import type { Header } from "../block/header.js";
 import type { ChainView } from "../chain/blockchain.js";
 import { ChainStore, HeaderCache, META_CONFIG, META_STATE } from "../chain/chainStore.js";
 import { committedView } from "../chain/stateAt.js";
+import { CallTimeoutError } from "../executor/simulate.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
 import { CachedKv, type CachedKvOptions, EXECUTION_CACHE } from "../storage/cachedKv.js";
@@ -32,7 +33,7 @@ import { debugApi } from "./debug/api.js";
 import { traceApi } from "./debug/traceApi.js";
 import { RpcError, type RpcErrorJson, toRpcError } from "./errors.js";
 import { ethCallMethods } from "./eth/api.js";
-import { EthBackend } from "./eth/backend.js";
+import { type CallDeps, EthBackend } from "./eth/backend.js";
 import { ChainReader } from "./eth/chainReader.js";
 import { decodePositional, type ParamDecoder } from "./params.js";
 import { type AnyMethod, type CallContext, defineMethod } from "./registry.js";
@@ -81,7 +82,20 @@ export interface OffloadOptions {
    * side of the -32603 the client gets, which names no worker, class or stack.
    */
   readonly onWorkerError?: (method: string, e: Error) => void;
+  /**
+   * eth_call runs on the main thread first, over `deps` (the main thread's chain view), for up to
+   * `budgetMs`; one still running then is stopped and sent to the pool. Absent, or a budget of 0:
+   * every call goes to the pool.
+   */
+  readonly inline?: { readonly deps: CallDeps; readonly budgetMs: number } | null;
 }
+
+/** The methods tried on the main thread first (under OffloadOptions.inline). */
+const INLINE_METHODS: readonly string[] = ["eth_call"];
+/** Call shapes (target and selector) remembered as over the inline budget, after how many overruns, for how long. */
+const HEAVY_SHAPES = 1024;
+export const HEAVY_STRIKES = 3;
+const HEAVY_FOR_MS = 1000;
 
 /** Default size of the per-head reply cache. */
 export const REPLY_CACHE_ENTRIES = 4096;
@@ -133,6 +147,60 @@ class ReplyCache {
 }
 
 /**
+ * The main-thread side of inline calls: the budgeted twins of INLINE_METHODS, and the call shapes
+ * (target address and 4-byte selector) that ran past the budget HEAVY_STRIKES times in a row, which
+ * go straight to the pool for HEAVY_FOR_MS instead of spending the budget again (the same function
+ * of the same contract costs about the same). One overrun alone proves little: a first call runs
+ * cold code, and a busy machine may preempt the thread in the middle of any call.
+ */
+export class InlineRunner {
+  private readonly methods = new Map<string, AnyMethod>();
+  /** Shape → overruns in a row and when the last one was. */
+  private readonly strikes = new Map<string, { n: number; at: number }>();
+
+  constructor(deps: CallDeps, budgetMs: number) {
+    for (const m of ethCallMethods(new EthBackend({ ...deps, budgetMs }))) {
+      if (INLINE_METHODS.includes(m.name)) this.methods.set(m.name, m);
+    }
+  }
+
+  /** The twin to try for `method` with these raw arguments, or undefined: the pool's turn. */
+  candidate(method: string, args: unknown[]): AnyMethod | undefined {
+    const def = this.methods.get(method);
+    if (def === undefined || this.strikes.size === 0) return def;
+    const s = this.strikes.get(shapeOf(args));
+    if (s === undefined || s.n < HEAVY_STRIKES || Date.now() - s.at >= HEAVY_FOR_MS) return def;
+    return undefined;
+  }
+
+  /** A call of this shape ran within the budget. */
+  inBudget(args: unknown[]): void {
+    if (this.strikes.size > 0) this.strikes.delete(shapeOf(args));
+  }
+
+  overBudget(args: unknown[]): void {
+    const k = shapeOf(args);
+    const s = this.strikes.get(k);
+    if (s !== undefined) {
+      s.n++;
+      s.at = Date.now();
+      return;
+    }
+    if (this.strikes.size >= HEAVY_SHAPES) this.strikes.delete(this.strikes.keys().next().value as string);
+    this.strikes.set(k, { n: 1, at: Date.now() });
+  }
+}
+
+/** A call's shape: its target and selector, from the raw call object (`to`, `input` or `data`). */
+function shapeOf(args: unknown[]): string {
+  const a = args[0];
+  if (a === null || typeof a !== "object") return "";
+  const { to, input, data } = a as { to?: unknown; input?: unknown; data?: unknown };
+  const d = typeof input === "string" ? input : typeof data === "string" ? data : "";
+  return `${typeof to === "string" ? to.toLowerCase() : ""}${d.slice(0, 10).toLowerCase()}`;
+}
+
+/**
  * `methods` with those of OFFLOADED_METHODS replaced by pool-backed twins of the same arity; the
  * others unchanged.
  */
@@ -140,12 +208,14 @@ export function offloadCalls<
   M extends { readonly name: string; readonly kind: string; readonly params: readonly unknown[] },
 >(methods: readonly M[], opts: OffloadOptions): (M | AnyMethod)[] {
   const cache = new ReplyCache(opts.cacheEntries ?? REPLY_CACHE_ENTRIES);
+  const inline = opts.inline ?? null;
+  const runner = inline === null || inline.budgetMs <= 0 ? null : new InlineRunner(inline.deps, inline.budgetMs);
   return methods.map((m) => {
     if (m.kind !== "method" || !OFFLOADED_METHODS.includes(m.name)) return m;
     return defineMethod({
       name: m.name,
       params: m.params.map(() => raw),
-      handler: (params) => runOffloaded(opts, cache, m.name, params as unknown[]),
+      handler: (params, ctx) => runCall(opts, cache, runner, m.name, params as unknown[], ctx),
     });
   });
 }
@@ -155,21 +225,61 @@ function unwrap(reply: CallReply): unknown {
   return reply.result;
 }
 
-async function runOffloaded(
+/**
+ * One offloaded call: from the reply cache, else on the main thread within the inline budget
+ * (answered synchronously), else in the pool (a promise).
+ */
+function runCall(
   opts: OffloadOptions,
   cache: ReplyCache,
+  runner: InlineRunner | null,
   method: string,
   params: unknown[],
-): Promise<unknown> {
+  ctx: CallContext,
+): unknown {
   // Missing trailing arguments stay missing (the worker's decoders tell optional from required).
   let n = params.length;
   while (n > 0 && params[n - 1] === undefined) n--;
-  const args = params.slice(0, n);
+  const args = n === params.length ? params : params.slice(0, n);
   const head = opts.head();
   const headHex = bytesToHex(head);
   const key = cache.key(method, headHex, args);
   const hit = key === null ? undefined : cache.get(key);
   if (hit !== undefined) return unwrap(hit);
+  const def = runner?.candidate(method, args);
+  if (def !== undefined) {
+    const reply = runInline(def, args, ctx);
+    if (reply !== null) {
+      runner!.inBudget(args);
+      if (key !== null) cache.put(key, headHex, reply);
+      return unwrap(reply);
+    }
+    runner!.overBudget(args);
+  }
+  return runOffloaded(opts, cache, method, args, head, headHex, key);
+}
+
+/** Runs a budgeted twin as the worker would (CallWorker.run); null when it ran past its budget. */
+function runInline(def: AnyMethod, params: unknown[], ctx: CallContext): CallReply | null {
+  try {
+    const args = decodePositional(params, def.params);
+    if (typeof args === "string") return { error: RpcError.invalidParams(args).toJSON() };
+    return { result: (def.handler as (p: unknown[], c: CallContext) => unknown)(args, ctx) };
+  } catch (e) {
+    if (e instanceof CallTimeoutError) return null;
+    return { error: toRpcError(e).toJSON() };
+  }
+}
+
+async function runOffloaded(
+  opts: OffloadOptions,
+  cache: ReplyCache,
+  method: string,
+  args: unknown[],
+  head: Uint8Array,
+  headHex: string,
+  key: string | null,
+): Promise<unknown> {
   const { pool } = opts;
   if (!pool.canAcceptWork()) {
     throw new RpcError(QUEUE_FULL_CODE, `too many calls in flight: the ${method} queue is full`);

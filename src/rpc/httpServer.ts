@@ -1,19 +1,24 @@
 /**
- * JSON-RPC over HTTP (node:http), behaving as geth's HTTP stack (node/rpcstack.go, rpc/http.go):
+ * JSON-RPC over HTTP (the lean HTTP/1.1 server of http1.ts), behaving as geth's HTTP stack
+ * (node/rpcstack.go, rpc/http.go):
  * `beforeRequest` hook (where the Engine API's JWT check goes, outermost as geth's jwtHandler) →
  * virtual hosts (403) → CORS → GET health probe (200, empty) → 405 for PUT/DELETE → 413 when
  * Content-Length exceeds the body limit → 415 unless the media type is JSON → dispatch.
  * A body without Content-Length is read up to the limit only (geth's LimitReader), so an oversized
  * chunked body answers -32700. Replies are JSON.stringify'd (dispatch.ts) and sent with
- * Content-Length on a keep-alive connection.
+ * Content-Length on a keep-alive connection, status line, headers and body in one write.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Duplex } from "node:stream";
+import type { AddressInfo, Socket } from "node:net";
 import { gzip } from "node:zlib";
-import { closeGracefully } from "../util/httpServe.js";
 import { CorsPolicy, type HeaderList } from "./cors.js";
 import type { Dispatcher, Reply, RpcConnection } from "./dispatch.js";
+import {
+  DEFAULT_MAX_HEAD_BYTES,
+  type Http1Connection,
+  type Http1Request,
+  Http1Server,
+  type RequestHead,
+} from "./http1.js";
 import type { Registry } from "./registry.js";
 import { VirtualHosts } from "./virtualHosts.js";
 
@@ -25,7 +30,7 @@ export interface HookRejection {
 }
 
 /** Runs first on every request (and WebSocket upgrade); return a rejection to answer it, null to go on. */
-export type BeforeRequestHook = (req: IncomingMessage) => HookRejection | null;
+export type BeforeRequestHook = (req: RequestHead) => HookRejection | null;
 
 export interface HttpServerOptions {
   /** Listen address (geth `--http.addr`, default localhost). */
@@ -102,7 +107,7 @@ function mediaType(v: string | undefined): string {
 const HOOK_FAILED: HookRejection = Object.freeze({ status: 500, body: "internal server error\n" });
 
 /** Runs the hook; a hook that throws rejects the request with 500 instead of taking the process down. */
-export function runHook(hook: BeforeRequestHook, req: IncomingMessage): HookRejection | null {
+export function runHook(hook: BeforeRequestHook, req: RequestHead): HookRejection | null {
   try {
     return hook(req);
   } catch {
@@ -118,24 +123,30 @@ export function pathServed(url: string | undefined, prefix: string): boolean {
   return prefix === "" ? path === "/" : path.startsWith(prefix);
 }
 
+const JSON_HEAD = "Content-Type: application/json\r\n";
+const GZIP_HEAD = `${JSON_HEAD}Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n`;
+const TEXT_HEAD = "Content-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n";
+
+/** Header lines of a list (CORS), each ending in CRLF. */
+function headerLines(list: HeaderList | null): string {
+  if (list === null) return "";
+  let out = "";
+  for (const [k, v] of list) out += `${k}: ${v}\r\n`;
+  return out;
+}
+
 /** Go http.Error: text/plain, nosniff, message plus newline. */
-function textError(res: ServerResponse, status: number, msg: string, extra: HeaderList | null): void {
-  const body = `${msg}\n`;
-  if (extra !== null) for (const [k, v] of extra) res.appendHeader(k, v);
-  res.writeHead(status, {
-    "content-type": "text/plain; charset=utf-8",
-    "x-content-type-options": "nosniff",
-    "content-length": Buffer.byteLength(body),
-  });
-  res.end(body);
+function textError(conn: Http1Connection, status: number, msg: string, extra: HeaderList | null): void {
+  conn.respond(status, headerLines(extra) + TEXT_HEAD, `${msg}\n`);
 }
 
 export class RpcHttpServer {
   readonly opts: HttpServerOptions;
   readonly dispatcher: Dispatcher;
-  private readonly server: Server;
+  private readonly server: Http1Server;
   private readonly vhosts: VirtualHosts;
   private readonly cors: CorsPolicy | null;
+  private readonly hasRoutes: boolean;
   private closing: Promise<void> | null = null;
 
   constructor(opts: Partial<HttpServerOptions>, deps: { registry: Registry }) {
@@ -146,39 +157,32 @@ export class RpcHttpServer {
     });
     this.vhosts = new VirtualHosts(this.opts.vhosts);
     this.cors = this.opts.cors.length > 0 ? new CorsPolicy(this.opts.cors) : null;
-    this.server = createServer(
+    this.hasRoutes = Object.keys(this.opts.getRoutes).length > 0;
+    this.server = new Http1Server(
       {
-        requestTimeout: this.opts.requestTimeoutMs,
-        headersTimeout: this.opts.requestTimeoutMs,
-        // Node looks for late requests every 30 s by default, which lets one take up to twice the
-        // timeout; a tenth of it keeps the cut within 10% (a request past it is answered 408).
-        connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(this.opts.requestTimeoutMs / 10))),
+        requestTimeoutMs: this.opts.requestTimeoutMs,
+        keepAliveTimeoutMs: this.opts.keepAliveTimeoutMs,
+        maxHeadBytes: DEFAULT_MAX_HEAD_BYTES,
       },
-      (req, res) => this.onRequest(req, res),
+      {
+        request: (req, conn) => this.onRequest(req, conn),
+        body: (req, conn, body, truncated) => this.onBody(req, conn, body, truncated),
+      },
     );
-    this.server.keepAliveTimeout = this.opts.keepAliveTimeoutMs;
   }
 
   /** Starts listening; resolves with the bound address (the real port when `port` is 0). */
   listen(): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(this.opts.port, this.opts.addr, () => {
-        this.server.off("error", reject);
-        resolve(this.address());
-      });
-    });
+    return this.server.listen(this.opts.port, this.opts.addr);
   }
 
-  /** Hands WebSocket upgrade requests on this port to `handler` (without one they are refused). */
-  onUpgrade(handler: (req: IncomingMessage, socket: Duplex, head: Buffer) => void): void {
-    this.server.on("upgrade", handler);
+  /** Hands WebSocket upgrade requests on this port to `handler` (without one they are served as plain requests). */
+  onUpgrade(handler: (req: RequestHead, socket: Socket, head: Buffer) => void): void {
+    this.server.upgrade = handler;
   }
 
   address(): AddressInfo {
-    const a = this.server.address();
-    if (a === null || typeof a === "string") throw new Error("RPC HTTP server is not listening");
-    return a;
+    return this.server.address();
   }
 
   /**
@@ -186,187 +190,123 @@ export class RpcHttpServer {
    * destroys whatever is still open after `graceMs`.
    */
   close(graceMs = 5000): Promise<void> {
-    this.closing ??= closeGracefully(this.server, graceMs);
+    this.closing ??= this.server.close(graceMs);
     return this.closing;
   }
 
-  private onRequest(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method === "GET") {
-      const url = req.url ?? "/";
+  private onRequest(req: Http1Request, conn: Http1Connection): void {
+    const method = req.method;
+    const url = req.url;
+    if (method === "GET" && this.hasRoutes) {
       const q = url.indexOf("?");
-      const route = Object.hasOwn(this.opts.getRoutes, q < 0 ? url : url.slice(0, q))
-        ? this.opts.getRoutes[q < 0 ? url : url.slice(0, q)]
-        : undefined;
-      if (route !== undefined) {
-        this.reject(req, res, route());
+      const path = q < 0 ? url : url.slice(0, q);
+      if (Object.hasOwn(this.opts.getRoutes, path)) {
+        this.reject(conn, this.opts.getRoutes[path]!());
         return;
       }
     }
-    if (!pathServed(req.url, this.opts.prefix)) {
+    if (!pathServed(url, this.opts.prefix)) {
       // geth httpServer.ServeHTTP: unknown paths are 404 before any other check.
-      res.writeHead(404, { "content-length": 0 });
-      res.end();
-      req.resume();
+      conn.respond(404, "", "");
       return;
     }
     const hook = this.opts.beforeRequest;
     if (hook !== null) {
       const rej = runHook(hook, req);
       if (rej !== null) {
-        this.reject(req, res, rej);
+        this.reject(conn, rej);
         return;
       }
     }
-    if (!this.vhosts.allows(req.headers.host)) {
-      this.drain(req, res, 403, "invalid host specified", null);
+    const headers = req.headers;
+    if (!this.vhosts.allows(headers.host)) {
+      textError(conn, 403, "invalid host specified", null);
       return;
     }
     let extra: HeaderList | null = null;
     if (this.cors !== null) {
       extra = [];
-      if (CorsPolicy.isPreflight(req.method, req.headers)) {
-        this.cors.preflight(req.headers, extra);
-        for (const [k, v] of extra) res.appendHeader(k, v);
-        res.writeHead(200, { "content-length": 0 });
-        res.end();
-        req.resume();
+      if (CorsPolicy.isPreflight(method, headers)) {
+        this.cors.preflight(headers, extra);
+        conn.respond(200, headerLines(extra), "");
         return;
       }
-      this.cors.actual(req.method, req.headers, extra);
+      this.cors.actual(method, headers, extra);
     }
-    const method = req.method;
-    const cl = req.headers["content-length"];
-    const chunked = req.headers["transfer-encoding"] !== undefined;
-    if (method === "GET" && !chunked && (cl === undefined || cl === "0") && !req.url?.includes("?")) {
+    const length = req.contentLength;
+    if (method === "GET" && !req.chunked && length <= 0 && !url.includes("?")) {
       // geth: a bare GET is a health probe.
-      if (extra !== null) for (const [k, v] of extra) res.appendHeader(k, v);
-      res.writeHead(200, { "content-length": 0 });
-      res.end();
+      conn.respond(200, headerLines(extra), "");
       return;
     }
     if (method === "PUT" || method === "DELETE") {
-      this.drain(req, res, 405, "method not allowed", extra);
+      textError(conn, 405, "method not allowed", extra);
       return;
     }
-    const length = cl === undefined ? -1 : Number(cl);
     if (length > this.opts.bodyLimit) {
-      this.drain(req, res, 413, `content length too large (${length}>${this.opts.bodyLimit})`, extra);
+      textError(conn, 413, `content length too large (${length}>${this.opts.bodyLimit})`, extra);
       return;
     }
-    if (method !== "OPTIONS" && !ACCEPTED_TYPES.has(mediaType(req.headers["content-type"]))) {
-      this.drain(req, res, 415, UNSUPPORTED_MEDIA_TYPE, extra);
+    if (method !== "OPTIONS" && !ACCEPTED_TYPES.has(mediaType(headers["content-type"]))) {
+      textError(conn, 415, UNSUPPORTED_MEDIA_TYPE, extra);
       return;
     }
-    this.readBody(req, res, extra);
+    // geth's LimitReader: a body without length is read up to the limit only; the rest is dropped
+    // (and the connection closed after the answer).
+    conn.data = extra;
+    conn.readBody(this.opts.bodyLimit);
   }
 
-  /** Answers an error without reading the body; the connection is closed if a body is still coming. */
-  private drain(
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    msg: string,
-    extra: HeaderList | null,
-  ): void {
-    if (!req.complete) res.setHeader("connection", "close");
-    textError(res, status, msg, extra);
-    req.resume();
-  }
-
-  private reject(req: IncomingMessage, res: ServerResponse, rej: HookRejection): void {
-    if (!req.complete) res.setHeader("connection", "close");
-    const headers: Record<string, string | number> = {
-      "content-type": "text/plain; charset=utf-8",
-      "content-length": Buffer.byteLength(rej.body),
-    };
-    if (rej.headers !== undefined) for (const k of Object.keys(rej.headers)) headers[k.toLowerCase()] = rej.headers[k]!;
-    res.writeHead(rej.status, headers);
-    res.end(rej.body);
-    req.resume();
-  }
-
-  private readBody(req: IncomingMessage, res: ServerResponse, extra: HeaderList | null): void {
-    const limit = this.opts.bodyLimit;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (truncated: boolean): void => {
-      if (done) return;
-      done = true;
-      const body = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8");
-      if (truncated) {
-        // geth's LimitReader stops at the limit; the rest of the body is never read, so drop the connection after answering.
-        res.setHeader("connection", "close");
-        req.removeAllListeners("data");
-        req.resume();
+  private reject(conn: Http1Connection, rej: HookRejection): void {
+    let head = "";
+    let typed = false;
+    if (rej.headers !== undefined) {
+      for (const k of Object.keys(rej.headers)) {
+        head += `${k}: ${rej.headers[k]}\r\n`;
+        if (k.toLowerCase() === "content-type") typed = true;
       }
-      this.dispatch(body, req, res, extra);
-    };
-    req.on("data", (c: Buffer) => {
-      if (done) return;
-      if (size + c.length > limit) {
-        chunks.push(c.subarray(0, limit - size));
-        size = limit;
-        finish(true);
-        return;
-      }
-      chunks.push(c);
-      size += c.length;
-    });
-    req.on("end", () => finish(false));
-    req.on("error", () => {
-      done = true;
-    });
+    }
+    if (!typed) head += "Content-Type: text/plain; charset=utf-8\r\n";
+    conn.respond(rej.status, head, rej.body);
   }
 
-  private dispatch(body: string, req: IncomingMessage, res: ServerResponse, extra: HeaderList | null): void {
-    const conn: RpcConnection = {
-      ctx: { transport: "http", remoteAddr: req.socket.remoteAddress ?? "" },
+  private onBody(req: Http1Request, conn: Http1Connection, body: Buffer, _truncated: boolean): void {
+    const extra = conn.data as HeaderList | null;
+    conn.data = null;
+    const rpc: RpcConnection = {
+      ctx: { transport: "http", remoteAddr: conn.socket.remoteAddress ?? "" },
       subs: null,
     };
     const gz = this.opts.gzipMinBytes >= 0 && (req.headers["accept-encoding"] ?? "").includes("gzip");
     let r: Reply | Promise<Reply>;
     try {
-      r = this.dispatcher.handleText(body, conn, null, this.opts.callTimeoutMs);
+      r = this.dispatcher.handleText(body.toString("utf8"), rpc, null, this.opts.callTimeoutMs);
     } catch {
       r = null;
     }
-    if (r === null || typeof r === "string") this.write(res, r, extra, gz);
+    if (r === null || typeof r === "string") this.write(conn, r, extra, gz);
     else
       r.then(
-        (x) => this.write(res, x, extra, gz),
-        () => this.write(res, null, extra, gz),
+        (x) => this.write(conn, x, extra, gz),
+        () => this.write(conn, null, extra, gz),
       );
   }
 
-  private write(res: ServerResponse, reply: Reply, extra: HeaderList | null, gz: boolean): void {
-    if (res.destroyed) return;
-    if (extra !== null) for (const [k, v] of extra) res.appendHeader(k, v);
+  private write(conn: Http1Connection, reply: Reply, extra: HeaderList | null, gz: boolean): void {
+    if (conn.closed) return;
+    const pre = headerLines(extra);
     if (reply === null) {
-      res.writeHead(200, { "content-type": "application/json", "content-length": 0 });
-      res.end();
+      conn.respond(200, pre + JSON_HEAD, "");
       return;
     }
     if (gz && reply.length >= this.opts.gzipMinBytes) {
       // Off the event loop (libuv pool); geth's gzip writer uses the default level too.
       gzip(reply, (err, buf) => {
-        if (res.destroyed) return;
-        if (err !== null) {
-          res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(reply) });
-          res.end(reply);
-          return;
-        }
-        res.writeHead(200, {
-          "content-type": "application/json",
-          "content-encoding": "gzip",
-          vary: "Accept-Encoding",
-          "content-length": buf.length,
-        });
-        res.end(buf);
+        if (err !== null) conn.respond(200, pre + JSON_HEAD, reply);
+        else conn.respond(200, pre + GZIP_HEAD, buf);
       });
       return;
     }
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(reply) });
-    res.end(reply);
+    conn.respond(200, pre + JSON_HEAD, reply);
   }
 }

@@ -13,6 +13,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { hostname } from "node:os";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import { type CallProc, type Dispatcher, PARSE_ERROR_REPLY, type Reply, type RpcConnection } from "./dispatch.js";
+import type { RequestHead } from "./http1.js";
 import { type BeforeRequestHook, type HookRejection, pathServed, runHook } from "./httpServer.js";
 import type { Registry } from "./registry.js";
 import { ConnectionSubscriptions, type Subscription } from "./subscriptions.js";
@@ -285,11 +286,11 @@ export class RpcWsServer {
    * Takes a WebSocket upgrade that arrived on another server's port (geth serves WebSocket on the
    * HTTP port of the Engine API); the same checks run as on this server's own port.
    */
-  upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+  upgrade(req: RequestHead, socket: Socket, head: Buffer): void {
     this.onUpgrade(req, socket, head);
   }
 
-  private onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+  private onUpgrade(req: RequestHead, socket: Socket, head: Buffer): void {
     if (this.closing !== null) {
       socket.destroy();
       return;
@@ -322,10 +323,11 @@ export class RpcWsServer {
       ]);
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req));
+    // ws reads the method, url, headers and socket of the request, which every RequestHead has.
+    this.wss.handleUpgrade(req as IncomingMessage, socket, head, (ws) => this.onConnection(ws, req));
   }
 
-  private onConnection(ws: WebSocket, req: IncomingMessage): void {
+  private onConnection(ws: WebSocket, req: RequestHead): void {
     const conn = new WsConnection(ws, req.socket.remoteAddress ?? "", this.opts);
     this.conns.add(conn);
     ws.on("message", (data: RawData) => this.onMessage(conn, data));

@@ -101,6 +101,8 @@ export class WorldState {
   /** Accounts changed or touched in the running tx. */
   private txAccounts: Account[] = [];
   private warmAddresses = new Set<bigint>();
+  /** Warm for the whole tx without entries of their own (warmAllForTx); null outside a tx. */
+  private warmForTx: ReadonlySet<bigint> | null = null;
   private warmSlots = new Map<bigint, Set<bigint>>();
   private transient = new Map<bigint, Map<bigint, bigint>>();
   /** Logs of the running tx (address, topics, data), trimmed on revert. */
@@ -112,6 +114,12 @@ export class WorldState {
     private readonly reader: StateReader,
     /** Flat tables the reader reads, needed to delete the storage rows of a wiped account at commit. */
     private readonly kv: KvReader | null = null,
+    /**
+     * Hashes an address into its account key. Read-only runs pass a memo (state/addressHashes.ts);
+     * whatever commits keeps the default, a fresh array per account (its keys go into batches and
+     * to workers).
+     */
+    private readonly hashAddress: (address: Uint8Array) => Uint8Array = keccak256,
   ) {}
 
   // ---- accounts -------------------------------------------------------------------------------
@@ -121,7 +129,7 @@ export class WorldState {
     let a = this.accounts.get(address);
     if (a === undefined) {
       const bytes = bigintToAddress(address);
-      a = new Account(address, bytes, keccak256(bytes));
+      a = new Account(address, bytes, this.hashAddress(bytes));
       const rec = this.reader.account(a.hashedAddress);
       if (rec !== null) {
         a.exists = true;
@@ -323,13 +331,22 @@ export class WorldState {
 
   // ---- EIP-2929 access sets -------------------------------------------------------------------
 
+  /**
+   * Makes every address of `set` warm until the tx ends: the fork's precompiles, which a tx warms at
+   * its start, before any checkpoint, so no revert can take them back. PERF: one shared set instead
+   * of a set entry, a BigInt and a journal record per precompile per tx.
+   */
+  warmAllForTx(set: ReadonlySet<bigint>): void {
+    this.warmForTx = set;
+  }
+
   isWarmAddress(address: bigint): boolean {
-    return this.warmAddresses.has(address);
+    return this.warmAddresses.has(address) || this.warmForTx?.has(address) === true;
   }
 
   /** Adds `address` to the access set; returns true when it was already warm. */
   warmAddress(address: bigint): boolean {
-    if (this.warmAddresses.has(address)) return true;
+    if (this.warmForTx?.has(address) === true || this.warmAddresses.has(address)) return true;
     this.warmAddresses.add(address);
     this.push(J.WarmAddress, null, address, 0n, null);
     return false;
@@ -450,6 +467,7 @@ export class WorldState {
     this.cpLogs.length = 0;
     this.cpRefund.length = 0;
     this.warmAddresses.clear();
+    this.warmForTx = null;
     this.warmSlots.clear();
     this.transient.clear();
     this.logs = [];

@@ -18,6 +18,7 @@
  * Layout of `data`: one 66-byte slot per leaf child, in nibble order: ref length (1 byte), the ref
  * (0xa0 ‖ hash, or the embedded leaf node when under 32 bytes; up to 33 bytes), the leaf's 32-byte key.
  */
+import { bytesKeyOf } from "../primitives/bytes.js";
 import { popcount16 } from "./branchNodeCompact.js";
 
 export const BOTTOM_SLOT = 66;
@@ -43,7 +44,6 @@ export function bottomKey(b: BottomBranch, nibble: number): Uint8Array {
   return b.data.subarray(at, at + 32);
 }
 
-const latin1 = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
 let scratch = new Uint8Array(1 + 64 + 32);
 
 /** The cache key of the branch at `path[0..len)` with node hash `hash[at..at+32)`. */
@@ -53,7 +53,7 @@ export function bottomCacheKey(path: Uint8Array, len: number, hash: Uint8Array, 
   k[0] = len;
   for (let i = 0; i < len; i++) k[1 + i] = path[i];
   for (let i = 0; i < 32; i++) k[1 + len + i] = hash[at + i];
-  return latin1.call(k, 0, 33 + len);
+  return bytesKeyOf(k, 0, 33 + len);
 }
 
 /** The first part of bottomCacheKey (without the hash). */
@@ -62,12 +62,12 @@ export function bottomCachePrefix(path: Uint8Array, len: number): string {
   const k = scratch;
   k[0] = len;
   for (let i = 0; i < len; i++) k[1 + i] = path[i];
-  return latin1.call(k, 0, 1 + len);
+  return bytesKeyOf(k, 0, 1 + len);
 }
 
 /** `hash[at..at+32)` as the last part of a cache key. */
 export function bottomCacheHash(hash: Uint8Array, at: number): string {
-  return latin1.call(hash, at, at + 32);
+  return bytesKeyOf(hash, at, at + 32);
 }
 
 export class BottomCache {

@@ -88,6 +88,18 @@ function freezeMap<K, V>(m: Map<K, V>): ReadonlyMap<K, V> {
  */
 const CACHE = new Map<number, PrecompileTable>();
 
+const ADDRESS_SETS = new WeakMap<PrecompileTable, ReadonlySet<bigint>>();
+
+/** The addresses of a table's precompiles, as the set a tx warms (EIP-2929); built once per table. */
+export function precompileAddressSet(t: PrecompileTable): ReadonlySet<bigint> {
+  let s = ADDRESS_SETS.get(t);
+  if (s === undefined) {
+    s = new Set([...t.keys()].map((id) => BigInt(id)));
+    ADDRESS_SETS.set(t, s);
+  }
+  return s;
+}
+
 export function precompileTable(rules: ForkRules): PrecompileTable {
   const key = rules.fork * 64 + (rules.op === null ? 63 : rules.op);
   let t = CACHE.get(key);

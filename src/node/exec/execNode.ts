@@ -146,6 +146,7 @@ export interface ExecNodeConfig {
   readonly "workers.evmcall": number;
   readonly "db.engine": DbEngine;
   readonly "workers.evmcall.queue": number;
+  readonly "workers.evmcall.inline": number;
   readonly "rpc.callcache": number;
   readonly verbosity: number;
   readonly "log.format": "terminal" | "logfmt" | "json";
@@ -571,6 +572,15 @@ export class ExecNode {
               // geth: 0 or less = no timeout; beyond Node's longest timer (24.8 days) that timer, not 1 ms.
               timeoutMs: config["rpc.evmtimeout"] > 0 ? timerDelay(config["rpc.evmtimeout"]) : 0,
               cacheEntries: config["rpc.callcache"],
+              // Short calls answer on the main thread, without the hop; longer ones go to the pool.
+              inline: {
+                deps: { chain, reader: new ChainReader(chain), gasCap: config["rpc.gascap"] },
+                // Never past --rpc.evmtimeout: the pool would only stop it there too.
+                budgetMs:
+                  config["rpc.evmtimeout"] > 0
+                    ? Math.min(config["workers.evmcall.inline"], config["rpc.evmtimeout"])
+                    : config["workers.evmcall.inline"],
+              },
               // The client gets geth's "method handler crashed"; the cause is the operator's.
               onWorkerError: (method, e) => log.error("RPC method handler crashed", { method, err: e.message }),
             });

@@ -20,6 +20,7 @@ import type { JsonValue } from "../../primitives/json.js";
 import { bytesToBigint } from "../../primitives/u256.js";
 import { decodeHeader } from "../../rlp/decode.js";
 import { rulesAt } from "../../spec/chainConfig.js";
+import { AddressHashes } from "../../state/addressHashes.js";
 import { KvStateReader } from "../../state/kvStateReader.js";
 import { accountProof, storageProofs } from "../../trie/proof.js";
 import { decodeBlobTxNetwork } from "../../tx/blobNetwork.js";
@@ -314,6 +315,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   };
 
   const stateArgs = (sel: BlockSelector | undefined) => be.stateAt(sel ?? LATEST);
+  const hashes = new AddressHashes();
 
   const conditionalCfg = deps.txConditional ?? null;
   const costLimiter = conditionalCfg === null ? null : new CostRateLimiter(conditionalCfg.costRateLimit);
@@ -373,7 +375,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       params: [address, optional(blockNumberOrHash)],
       handler: ([addr, sel]) => {
         const st = stateArgs(sel);
-        return qty(new KvStateReader(st.view).account(keccak256(addr))?.balance ?? 0n);
+        return qty(new KvStateReader(st.view).account(hashes.of(addr))?.balance ?? 0n);
       },
     }),
     defineMethod({
@@ -381,7 +383,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       params: [address, optional(blockNumberOrHash)],
       handler: ([addr, sel]) => {
         const r = new KvStateReader(stateArgs(sel).view);
-        const a = r.account(keccak256(addr));
+        const a = r.account(hashes.of(addr));
         return bytesToHex(a === null ? new Uint8Array(0) : r.code(a.codeHash));
       },
     }),
@@ -391,7 +393,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       handler: ([addr, keyHex, sel]) => {
         const st = stateArgs(sel);
         const { key } = decodeStorageKey(keyHex);
-        const v = new KvStateReader(st.view).storage(keccak256(addr), keccak256(key));
+        const v = new KvStateReader(st.view).storage(hashes.of(addr), keccak256(key));
         return `0x${v.toString(16).padStart(64, "0")}`;
       },
     }),
@@ -406,7 +408,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
         const r = new KvStateReader(stateArgs(sel).view);
         const out: Record<string, string[]> = {};
         for (const { addr, keys } of req.values()) {
-          const ha = keccak256(addr);
+          const ha = hashes.of(addr);
           out[hexAddrKey(addr)] = keys.map((k) => `0x${r.storage(ha, keccak256(k)).toString(16).padStart(64, "0")}`);
         }
         return out;
@@ -418,7 +420,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       handler: ([addr, sel]) => {
         if (sel?.kind === "tag" && sel.tag === "pending") return qty(pool.nonceAt(addr));
         const st = stateArgs(sel);
-        return qty(new KvStateReader(st.view).account(keccak256(addr))?.nonce ?? 0n);
+        return qty(new KvStateReader(st.view).account(hashes.of(addr))?.nonce ?? 0n);
       },
     }),
     defineMethod({

@@ -49,6 +49,12 @@ export interface CallDeps {
    * by the pool (rpc/callOffload.ts), so the workers' backends leave it out.
    */
   readonly evmTimeoutMs?: number;
+  /**
+   * A time budget, ms, for eth_call on the main thread before the evmCall pool (rpc/callOffload.ts):
+   * a call still running after it stops and `doCall` throws the `CallTimeoutError` itself, for the
+   * caller to run the call again where time is no object. Absent or 0: none.
+   */
+  readonly budgetMs?: number;
 }
 
 /** Shared helpers over the chain (eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, state reads). */
@@ -70,6 +76,10 @@ export class EthBackend {
         if (c === null || !equalBytes(c, sel.hash)) throw RpcError.server("hash is not currently canonical");
       }
       return { header: h, hash: sel.hash };
+    }
+    // The head is decoded in memory already: "latest" (most reads) needs no lookup.
+    if (sel.kind === "tag" && (sel.tag === "latest" || sel.tag === "pending")) {
+      return { header: this.chain.head, hash: this.chain.headBlockHash };
     }
     const hash = this.deps.reader.resolve(sel);
     const header = hash === null ? null : store.header(hash);
@@ -226,12 +236,13 @@ export class EthBackend {
     const env = unpricedEnv(this.envWith(st.header, blockOv), args);
     const gas = this.ethCallGas(args, st, env);
     const msg = callMessage(args, gas);
-    const timeoutMs = this.deps.evmTimeoutMs ?? 0;
+    const budgetMs = this.deps.budgetMs ?? 0;
+    const timeoutMs = budgetMs > 0 ? budgetMs : (this.deps.evmTimeoutMs ?? 0);
     let r: ReturnType<typeof callOnce>;
     try {
       r = callOnce(st.view, msg, gas, env, timeoutMs);
     } catch (e) {
-      if (e instanceof CallTimeoutError) throw RpcError.executionAborted(timeoutMs);
+      if (e instanceof CallTimeoutError && budgetMs === 0) throw RpcError.executionAborted(timeoutMs);
       throw e;
     }
     if (typeof r === "string") {

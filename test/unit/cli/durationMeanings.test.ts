@@ -25,6 +25,11 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     means: "no timeout (geth); a huge one is capped at Node's longest timer (util/timers.ts)",
     tested: "test/unit/rpc/callOffload.test.ts",
   },
+  "opal-exec --workers.evmcall.inline": {
+    atOrBelowZero: "accepted",
+    means: "every eth_call goes to the evmCall pool; a deadline read by the EVM, never a timer",
+    tested: "test/unit/rpc/callOffload.test.ts",
+  },
   "opal-exec --txpool.lifetime": {
     atOrBelowZero: "accepted",
     means: "the default 3h with geth's 'Sanitizing invalid txpool lifetime' warning; compared, never a timer",

@@ -73,6 +73,7 @@ const EXPECTED: Record<string, unknown> = {
   "workers.triehash": CORES_MINUS_ONE,
   "workers.evmcall": CORES_MINUS_ONE,
   "workers.evmcall.queue": 64,
+  "workers.evmcall.inline": 1,
   "db.engine": "rocksdb",
   "rpc.callcache": 4096,
   "gpo.blocks": 20,

@@ -238,6 +238,20 @@ describe("primitives", () => {
       writeUint64BE(out, 0, 0x0102030405060);
       assert.equal(bytesToHex(out), "0x0000102030405060");
     });
+
+    it("bytesKey: the Latin-1 string of the bytes at every length, so equal keys mean equal bytes", () => {
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 9000 }), (b) => {
+          const k = bytesKey(b);
+          assert.equal(k, Buffer.from(b).toString("latin1"));
+          assert.equal(k.length, b.length);
+        }),
+        { numRuns: 200 },
+      );
+      const big = Uint8Array.from({ length: 3 * 4096 + 5 }, (_, i) => (i * 7) & 255);
+      assert.equal(bytesKey(big), Buffer.from(big).toString("latin1"));
+      assert.notEqual(bytesKey(Uint8Array.of(1, 0)), bytesKey(Uint8Array.of(1)));
+    });
   });
 
   describe("bloom", () => {

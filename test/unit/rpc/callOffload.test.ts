@@ -4,8 +4,10 @@
  * suite, plus debug_traceCall and trace_call, answered through a pool of one worker over a shared
  * RocksDB handle must equal, byte for byte, the answer of the same methods on the main thread.
  * Then: bad arguments decoded in the worker, a full queue (-32005), a call past the timeout
- * (aborted), a call that raced a block commit (run again), and the committed view of a store
- * caught between an import's writes.
+ * (aborted), a call that raced a block commit (run again), the committed view of a store caught
+ * between an import's writes, and eth_call run on the main thread first within a time budget
+ * (the same answers, synchronously; past the budget, the pool; a shape over it time after time
+ * goes to the pool directly).
  */
 import { strict as assert } from "node:assert";
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,7 +18,13 @@ import { parseGenesis } from "../../../src/chain/genesis.js";
 import { committedView } from "../../../src/chain/stateAt.js";
 import { PiscinaPool } from "../../../src/node/pools.js";
 import { decodeHeader } from "../../../src/rlp/decode.js";
-import { CallWorker, OFFLOADED_METHODS, offloadCalls } from "../../../src/rpc/callOffload.js";
+import {
+  CallWorker,
+  HEAVY_STRIKES,
+  InlineRunner,
+  OFFLOADED_METHODS,
+  offloadCalls,
+} from "../../../src/rpc/callOffload.js";
 import { debugApi } from "../../../src/rpc/debug/api.js";
 import { traceApi } from "../../../src/rpc/debug/traceApi.js";
 import type { Dispatcher, RpcConnection } from "../../../src/rpc/dispatch.js";
@@ -98,6 +106,18 @@ function requests(): string[] {
   return out;
 }
 
+/** An endless loop put in place by a state override: JUMPDEST PUSH1 0 JUMP. */
+const LOOP_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "eth_call",
+  params: [
+    { to: "0x00000000000000000000000000000000000000aa", gas: "0x2faf080" },
+    "latest",
+    { "0x00000000000000000000000000000000000000aa": { code: "0x5b600056" } },
+  ],
+});
+
 async function answer(d: Dispatcher, text: string): Promise<string> {
   return String(await d.handleText(text, HTTP));
 }
@@ -142,10 +162,10 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
       queueSize: 0,
       busy: 0,
       canAcceptWork: () => true,
-      run: async <T>(task: unknown): Promise<T> => {
+      run: async <T>(task: unknown, transfer?: readonly ArrayBufferLike[], signal?: AbortSignal): Promise<T> => {
         p.runs++;
         await hold(p.runs);
-        return (await pool.run(task)) as T;
+        return (await pool.run(task, transfer, signal)) as T;
       },
     };
     return p;
@@ -302,18 +322,7 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     const d = new Registry(
       offloadCalls(callMethods(chain), { pool, head: () => chain.headBlockHash, timeoutMs: 100 }) as AnyMethod[],
     ).forApis(["eth"]);
-    // An endless loop put in place by a state override: JUMPDEST PUSH1 0 JUMP.
-    const loop = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "eth_call",
-      params: [
-        { to: "0x00000000000000000000000000000000000000aa", gas: "0x2faf080" },
-        "latest",
-        { "0x00000000000000000000000000000000000000aa": { code: "0x5b600056" } },
-      ],
-    });
-    const r = JSON.parse(await answer(d, loop));
+    const r = JSON.parse(await answer(d, LOOP_CALL));
     assert.deepEqual(r.error, { code: -32000, message: "execution aborted (timeout = 100ms)" });
     // The worker that ran it was replaced; the next call is served as usual.
     const next = requests()[0]!;
@@ -347,6 +356,75 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     });
     assert.deepEqual(r, { result: "0xffee" });
     assert.equal(w.retries, 1);
+  });
+
+  /** A dispatcher whose eth_calls run inline first within `budgetMs`, over a counting pool. */
+  function inlineFirst(budgetMs: number, timeoutMs: number) {
+    const counting = countingPool();
+    const deps = { chain, reader: new ChainReader(chain), gasCap: GAS_CAP };
+    const d = new Registry(
+      offloadCalls(callMethods(chain), {
+        pool: counting,
+        head: () => chain.headBlockHash,
+        timeoutMs,
+        cacheEntries: 0,
+        inline: { deps, budgetMs },
+      }) as AnyMethod[],
+    ).forApis(["eth", "debug", "trace"]);
+    return { counting, d };
+  }
+
+  it("inline: eth_call within the budget answers on the main thread, synchronously, as the pool would", async () => {
+    const { counting, d } = inlineFirst(60_000, 0);
+    let calls = 0;
+    for (const r of requests()) {
+      const method = (JSON.parse(r) as { method: string }).method;
+      const runs = counting.runs;
+      const got = d.handleText(r, HTTP);
+      if (method === "eth_call") {
+        calls++;
+        assert.equal(typeof got, "string", `answered synchronously: ${r} ${String(await got)}`);
+        assert.equal(counting.runs, runs, `not sent to the pool: ${r}`);
+      }
+      assert.equal(String(await got), await answer(main, r), r);
+    }
+    assert.ok(calls >= 8, `${calls} eth_calls`);
+    // A budget of 0 (or less) sends every call to the pool.
+    for (const budget of [0, -1]) {
+      const none = inlineFirst(budget, 0);
+      const call = requests().find((r) => r.includes('"eth_call"'))!;
+      const got = none.d.handleText(call, HTTP);
+      assert.equal(typeof got, "object");
+      assert.equal(String(await got), await answer(main, call));
+      assert.equal(none.counting.runs, 1);
+    }
+  });
+
+  it("inline: a call past the budget is stopped and run in the pool, whose timeout answers it", async () => {
+    const { counting, d } = inlineFirst(5, 100);
+    const r = JSON.parse(await answer(d, LOOP_CALL));
+    assert.deepEqual(r.error, { code: -32000, message: "execution aborted (timeout = 100ms)" });
+    assert.equal(counting.runs, 1);
+  });
+
+  it("inline: a call shape over the budget time after time goes to the pool directly, until it fits again", () => {
+    const deps = { chain, reader: new ChainReader(chain), gasCap: GAS_CAP };
+    const runner = new InlineRunner(deps, 1);
+    const heavy = [{ to: "0x00000000000000000000000000000000000000AA", input: "0x12345678ff" }, "latest"];
+    const sameShape = [{ to: "0x00000000000000000000000000000000000000aa", data: "0x12345678" }];
+    const other = [{ to: "0x00000000000000000000000000000000000000aa", input: "0x87654321" }];
+    assert.equal(runner.candidate("eth_call", heavy)?.name, "eth_call");
+    assert.equal(runner.candidate("eth_estimateGas", heavy), undefined, "only eth_call runs inline");
+    for (let i = 1; i < HEAVY_STRIKES; i++) {
+      runner.overBudget(heavy);
+      assert.ok(runner.candidate("eth_call", heavy) !== undefined, `${i} overrun(s) are not enough`);
+    }
+    runner.overBudget(sameShape);
+    assert.equal(runner.candidate("eth_call", heavy), undefined);
+    assert.equal(runner.candidate("eth_call", sameShape), undefined, "target and selector make the shape");
+    assert.ok(runner.candidate("eth_call", other) !== undefined, "another selector still runs inline");
+    runner.inBudget(heavy);
+    assert.ok(runner.candidate("eth_call", heavy) !== undefined, "a call that fit clears the shape");
   });
 
   it("the committed view undoes an import caught between its writes", () => {

@@ -10,6 +10,7 @@ import { LmdbKv } from "../../../src/storage/lmdb.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import type { TableName } from "../../../src/storage/tables.js";
+import { mulberry32 } from "../../utils/prng.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 
 interface Backend {
@@ -102,17 +103,6 @@ function modelSeek(sorted: [Uint8Array, Uint8Array][], target: Uint8Array, opts:
 function modelNext(sorted: [Uint8Array, Uint8Array][], i: number, opts: KvCursorOptions = {}): number {
   if (i < 0 || i + 1 >= sorted.length) return -1;
   return opts.lt !== undefined && compareBytes(sorted[i + 1]![0], opts.lt) >= 0 ? -1 : i + 1;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

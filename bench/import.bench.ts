@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { makeTmpDir, removeDir } from "../test/utils/tmpDir.js";
 import { buildBlocks, genesisJson } from "./engines.bench.js";
 import { anvilBinary, runAnvil } from "./evmAnvil.js";
-import type { BenchRow } from "./lib.js";
+import { type BenchRow, launcherNote } from "./lib.js";
 import { loadWorkload, WORKLOAD_NAMES } from "./workload.js";
 
 const BIN = join(import.meta.dirname, "..", "bin", "opal-exec.mjs");
@@ -55,6 +55,7 @@ export async function run(): Promise<BenchRow[]> {
   const anvil = anvilBinary();
   if (anvil === null) console.log("import: anvil is not installed (optional devDependency): Opal only");
   const rows: BenchRow[] = [];
+  console.log(`import: ${launcherNote()}`);
   const dir = makeTmpDir();
   try {
     for (const name of names) {

@@ -2,7 +2,7 @@
  * Shared bench plumbing: tinybench runs, one row shape for every section, and the workloads from
  * ../shared/bench (read at run time, never copied).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Bench } from "tinybench";
 import { REPO_ROOT } from "../test/utils/fixtures.js";
@@ -80,4 +80,15 @@ export function erc20TransferData(to: Uint8Array, value: bigint): Uint8Array {
   const hex = value.toString(16).padStart(64, "0");
   for (let i = 0; i < 32; i++) d[36 + i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return d;
+}
+
+/**
+ * Which code the node processes a bench starts will run (bin/launch.js): the build in dist/ when
+ * present (as operators run it), else the TypeScript sources through tsx, whose worker threads
+ * compile their modules at start, so a short run pays for that.
+ */
+export function launcherNote(): string {
+  return existsSync(resolve(REPO_ROOT, "dist/src/cli/opalExec.js"))
+    ? "opal-exec runs from the build (dist/)"
+    : "opal-exec runs from source through tsx (npm run build first for the build operators run)";
 }

@@ -24,7 +24,7 @@ import { signTx } from "../src/tx/signer.js";
 import { feeMarketTx } from "../test/unit/tx/builders.js";
 import { makeTmpDir, removeDir } from "../test/utils/tmpDir.js";
 import { type EngineBlock, ExecProcess, engineBlock, metric } from "./execProcess.js";
-import { type BenchRow, erc20TransferData } from "./lib.js";
+import { type BenchRow, erc20TransferData, launcherNote } from "./lib.js";
 
 const WETH = hexToBytes("0x4200000000000000000000000000000000000006");
 const CHAIN_ID = 901n;
@@ -103,6 +103,7 @@ function buildChain(genesis: Record<string, unknown>, n: number): EngineBlock[] 
 
 export async function run(): Promise<BenchRow[]> {
   const n = Number(process.env.OPAL_BENCH_SYNC_BLOCKS ?? 10_000);
+  console.log(`sync: ${launcherNote()}`);
   const genesis = opDevGenesis({ chainId: CHAIN_ID, timestamp: 1_700_000_000, fork: "jovian", gasLimit: 60_000_000n });
   const t0 = performance.now();
   const blocks = buildChain(genesis, n);

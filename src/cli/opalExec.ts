@@ -155,7 +155,7 @@ function openChain(kv: KvStore, command: string): Blockchain {
  * through block import, canonical in batches (node/exec/chainImport.ts). On a block that fails the
  * blocks before it stay imported (and canonical) and the run fails naming it. As in the node, the
  * sigRecover pool recovers each block's senders alongside its execution and the trieHash pool
- * takes storage tries (`--workers.sigrecover`, `--workers.triehash`; 0 keeps that work here).
+ * takes storage tries (`--workers.sigrecover`, `--workers.triehash`).
  */
 async function runImport(config: ExecConfig, files: readonly string[], io: Io): Promise<number> {
   const log = loggerOf(config, io);

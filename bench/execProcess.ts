@@ -13,6 +13,7 @@ import type { Header } from "../src/block/header.js";
 import { signJwt } from "../src/engine/jwt.js";
 import { blockToPayload } from "../src/engine/payload.js";
 import { bytesToHex } from "../src/primitives/hex.js";
+import { call } from "../test/utils/jsonRpc.js";
 
 const BIN = join(import.meta.dirname, "..", "bin", "opal-exec.mjs");
 const PORTS = { http: 18645, auth: 18651, metrics: 18660 };
@@ -46,19 +47,6 @@ export function engineBlock(header: Header, body: BlockBody, hash: Uint8Array, o
     }),
     forkchoice: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "engine_forkchoiceUpdatedV3", params: [fcs, null] }),
   };
-}
-
-export async function rpc(url: string, method: string, params: unknown[], jwt?: Uint8Array): Promise<any> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (jwt !== undefined) headers.authorization = `Bearer ${signJwt(jwt, Math.floor(Date.now() / 1000))}`;
-  const res = await fetch(url, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const j = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (j.error !== undefined) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
 }
 
 /** A counter or gauge of the Prometheus text (0 when absent). */
@@ -116,7 +104,7 @@ export class ExecProcess {
     for (let i = 0; ; i++) {
       if (p.proc.exitCode !== null) throw new Error(`opal-exec exited: ${p.stderr}`);
       try {
-        await rpc(p.http, "eth_blockNumber", []);
+        await call(p.http, "eth_blockNumber");
         return p;
       } catch {
         if (i > 600) throw new Error(`opal-exec did not start: ${p.stderr}`);

@@ -29,8 +29,9 @@ import { buildFreshStateRoot } from "../src/trie/freshStateRoot.js";
 import { encodeTx } from "../src/tx/envelope.js";
 import { signTx } from "../src/tx/signer.js";
 import { feeMarketTx } from "../test/unit/tx/builders.js";
+import { call } from "../test/utils/jsonRpc.js";
 import { makeTmpDir, removeDir } from "../test/utils/tmpDir.js";
-import { type EngineBlock, ExecProcess, engineBlock, metric, rpc } from "./execProcess.js";
+import { type EngineBlock, ExecProcess, engineBlock, metric } from "./execProcess.js";
 import { type BenchRow, erc20TransferData } from "./lib.js";
 import {
   accountAddress,
@@ -165,9 +166,9 @@ async function importWithReads(
       while (importing) {
         const i = Math.floor(r() * spec.accounts);
         const t = performance.now();
-        if (r() < 0.5) await rpc(http, "eth_getBalance", [bytesToHex(accountAddress(i)), "latest"]);
+        if (r() < 0.5) await call(http, "eth_getBalance", [bytesToHex(accountAddress(i)), "latest"]);
         else
-          await rpc(http, "eth_call", [
+          await call(http, "eth_call", [
             { to: bytesToHex(TOKEN), data: balanceOfData(accountAddress(i % Math.max(1, spec.holders))) },
             "latest",
           ]);
@@ -184,8 +185,8 @@ async function importWithReads(
     }, 250);
     // Warm-up, not counted: the first eth_call starts the node's evmCall worker.
     for (let i = 0; i < 20; i++) {
-      await rpc(http, "eth_getBalance", [bytesToHex(accountAddress(i)), "latest"]);
-      await rpc(http, "eth_call", [{ to: bytesToHex(TOKEN), data: balanceOfData(accountAddress(i)) }, "latest"]);
+      await call(http, "eth_getBalance", [bytesToHex(accountAddress(i)), "latest"]);
+      await call(http, "eth_call", [{ to: bytesToHex(TOKEN), data: balanceOfData(accountAddress(i)) }, "latest"]);
     }
     const readers = Array.from({ length: READERS }, reader);
     const t0 = performance.now();

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { signJwt } from "../src/engine/jwt.js";
 import { hexToBytes } from "../src/primitives/hex.js";
+import { call } from "../test/utils/jsonRpc.js";
 
 const { values } = parseArgs({
   options: { chain: { type: "string" }, "kill-at": { type: "string" }, engine: { type: "boolean" } },
@@ -29,17 +30,14 @@ const BIN = join(import.meta.dirname, "..", "bin", "opal-exec.mjs");
 const fresh = join(dir, "fresh");
 const P = { srcP2p: 30411, srcHttp: 8565, srcAuth: 8561, dstP2p: 30412, dstHttp: 8566, dstAuth: 8562 };
 
+/** A call's result (`any`: the script reads the fields it knows), the Engine API's with a fresh JWT. */
 async function rpc(url: string, method: string, params: unknown[] = [], jwt?: Uint8Array): Promise<any> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (jwt !== undefined) headers.authorization = `Bearer ${signJwt(jwt, Date.now() / 1000)}`;
-  const r = await fetch(url, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result?: unknown; error?: { message: string } };
-  if (j.error !== undefined) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
+  return call(
+    url,
+    method,
+    params,
+    jwt === undefined ? {} : { authorization: `Bearer ${signJwt(jwt, Date.now() / 1000)}` },
+  );
 }
 
 async function until<T>(f: () => Promise<T | null>, ms: number, what: string): Promise<T> {

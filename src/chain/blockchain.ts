@@ -268,6 +268,11 @@ export class Blockchain implements ChainView {
     return this.stateHash;
   }
 
+  /** The block is stored and was executed (its receipts are kept): importing it again is KNOWN. */
+  isExecuted(hash: Uint8Array): boolean {
+    return this.store.receiptsRlp(hash) !== undefined;
+  }
+
   isInvalid(hash: Uint8Array): boolean {
     return this.invalid.has(bytesKey(hash));
   }
@@ -290,7 +295,7 @@ export class Blockchain implements ChainView {
       };
     }
     const hash = headerHash(header);
-    if (this.store.receiptsRlp(hash) !== undefined) {
+    if (this.isExecuted(hash)) {
       return { status: "KNOWN", hash, header, receipts: null, error: null };
     }
     if (this.invalid.has(bytesKey(hash)) || this.invalid.has(bytesKey(header.parentHash))) {
@@ -298,7 +303,7 @@ export class Blockchain implements ChainView {
       return { status: "INVALID", hash, header, receipts: null, error: "descends from an invalid block" };
     }
     const parent = this.store.header(header.parentHash);
-    if (parent === null || this.store.receiptsRlp(header.parentHash) === undefined) {
+    if (parent === null || !this.isExecuted(header.parentHash)) {
       return { status: "UNKNOWN_PARENT", hash, header, receipts: null, error: "unknown parent" };
     }
     this.moveStateTo(header.parentHash);
@@ -445,8 +450,7 @@ export class Blockchain implements ChainView {
    */
   setHead(hash: Uint8Array, opts: { readonly clearSafeAbove?: boolean } = {}): HeadChange {
     const newHead = this.mustHeader(hash);
-    if (this.store.receiptsRlp(hash) === undefined)
-      throw new ChainError(`block ${bytesToHex(hash)} has not been executed`);
+    if (!this.isExecuted(hash)) throw new ChainError(`block ${bytesToHex(hash)} has not been executed`);
     const oldHead = this.headHeader;
     this.moveStateTo(hash);
     const { back, forward } = this.path(this.headHash, hash);

@@ -46,23 +46,25 @@ export function bottomKey(b: BottomBranch, nibble: number): Uint8Array {
 
 let scratch = new Uint8Array(1 + 64 + 32);
 
-/** The cache key of the branch at `path[0..len)` with node hash `hash[at..at+32)`. */
-export function bottomCacheKey(path: Uint8Array, len: number, hash: Uint8Array, at: number): string {
+/** Writes the path part of a key (its length, then one byte per nibble) into the scratch, with room for a hash after it. */
+function prefixBytes(path: Uint8Array, len: number): Uint8Array {
   if (scratch.length < 33 + len) scratch = new Uint8Array(33 + len);
   const k = scratch;
   k[0] = len;
   for (let i = 0; i < len; i++) k[1 + i] = path[i];
+  return k;
+}
+
+/** The cache key of the branch at `path[0..len)` with node hash `hash[at..at+32)`. */
+export function bottomCacheKey(path: Uint8Array, len: number, hash: Uint8Array, at: number): string {
+  const k = prefixBytes(path, len);
   for (let i = 0; i < 32; i++) k[1 + len + i] = hash[at + i];
   return bytesKeyOf(k, 0, 33 + len);
 }
 
 /** The first part of bottomCacheKey (without the hash). */
 export function bottomCachePrefix(path: Uint8Array, len: number): string {
-  if (scratch.length < 1 + len) scratch = new Uint8Array(33 + len);
-  const k = scratch;
-  k[0] = len;
-  for (let i = 0; i < len; i++) k[1 + i] = path[i];
-  return bytesKeyOf(k, 0, 1 + len);
+  return bytesKeyOf(prefixBytes(path, len), 0, 1 + len);
 }
 
 /** `hash[at..at+32)` as the last part of a cache key. */

@@ -72,6 +72,13 @@ function writeStringHeader(out: Uint8Array, pos: number, len: number, firstByte:
   return writeHeader(out, pos, len, 0x80);
 }
 
+/** A copy of `a` in an array twice as long. */
+function doubled(a: Uint8Array): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
 function stringLen(len: number, firstByte: number): number {
   return len === 1 && firstByte < 0x80 ? 1 : headerLength(len) + len;
 }
@@ -319,19 +326,11 @@ export class HashBuilder {
   /** Makes room for one more stack item; returns its byte offset. */
   private reserveStack(): number {
     if (this.sp === this.stackLens.length) {
-      const s = new Uint8Array(this.stack.length * 2);
-      s.set(this.stack);
-      this.stack = s;
-      const l = new Uint8Array(this.stackLens.length * 2);
-      l.set(this.stackLens);
-      this.stackLens = l;
+      this.stack = doubled(this.stack);
+      this.stackLens = doubled(this.stackLens);
       if (this.bottoms !== null) {
-        const k = new Uint8Array(this.slotKeys.length * 2);
-        k.set(this.slotKeys);
-        this.slotKeys = k;
-        const h = new Uint8Array(this.slotHasKey.length * 2);
-        h.set(this.slotHasKey);
-        this.slotHasKey = h;
+        this.slotKeys = doubled(this.slotKeys);
+        this.slotHasKey = doubled(this.slotHasKey);
       }
     }
     if (this.bottoms !== null) this.slotHasKey[this.sp] = 0;

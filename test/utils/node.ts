@@ -76,33 +76,6 @@ export function devTransfer(nonce: bigint, from = 0, to = 1): string {
   return bytesToHex(encodeTx(signTx(tx, keys[from]!.privateKey)));
 }
 
-export interface RpcReply {
-  status: number;
-  body: string;
-  json: { result?: unknown; error?: { code: number; message: string } } | null;
-}
-
-export async function rpc(
-  url: string,
-  method: string,
-  params: unknown[] = [],
-  headers: Record<string, string> = {},
-): Promise<RpcReply> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = await res.text();
-  let json: RpcReply["json"] = null;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    json = null;
-  }
-  return { status: res.status, body, json };
-}
-
 export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
@@ -110,14 +83,6 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs:
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-/** The JSON-RPC result of a call, or an Error with the server's message. */
-export async function call(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const r = await rpc(url, method, params);
-  if (r.json === null) throw new Error(`HTTP ${r.status}: ${r.body.slice(0, 200)}`);
-  if (r.json.error !== undefined) throw new Error(r.json.error.message);
-  return r.json.result;
 }
 
 /** opal-node started in-process from command-line options, with a quiet log and no metrics. */

@@ -10,6 +10,7 @@
 import { blockHeaderRlp, decodeBlock } from "../../block/block.js";
 import { decodeHeader } from "../../block/header.js";
 import type { Blockchain } from "../../chain/blockchain.js";
+import { keccak256 } from "../../crypto/keccak.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { decodeTx } from "../../tx/envelope.js";
@@ -40,10 +41,12 @@ function oneLine(s: string): string {
 
 /**
  * The block's senders, recovered by `pool` while it executes (the importing thread takes any it
- * reaches first); null when the block does not decode, so insertBlock reports why.
+ * reaches first); null when the block does not decode, so insertBlock reports why, or when it was
+ * executed already (a resumed run), so it is KNOWN with nothing to recover.
  */
-function sendersAlongside(rlp: Uint8Array, pool: TaskPool): SenderSource | null {
+function sendersAlongside(chain: Blockchain, rlp: Uint8Array, pool: TaskPool): SenderSource | null {
   try {
+    if (chain.isExecuted(keccak256(blockHeaderRlp(rlp)))) return null;
     const txs = decodeBlock(rlp).body.transactions.map((t) => decodeTx(t));
     return txs.length === 0 ? null : startSharedRecovery(txs, pool);
   } catch {
@@ -110,7 +113,7 @@ export async function importChain(
       try {
         for await (const { rlp, index } of readBlockFile(file)) {
           fileBlocks++;
-          const senders = opts.recoveryPool ? sendersAlongside(rlp, opts.recoveryPool) : null;
+          const senders = opts.recoveryPool ? sendersAlongside(chain, rlp, opts.recoveryPool) : null;
           const r = chain.insertBlock(rlp, senders === null ? {} : { senders });
           if (r.status === "VALID" || r.status === "KNOWN") {
             last = r.hash;

@@ -10,7 +10,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { configOf, devTransfer, rpc, tempDir, waitFor } from "../../utils/node.js";
+import { rpc } from "../../utils/jsonRpc.js";
+import { configOf, devTransfer, tempDir, waitFor } from "../../utils/node.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const BIN = join(ROOT, "bin/opal-exec.mjs");

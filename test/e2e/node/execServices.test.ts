@@ -9,7 +9,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { call, tempDir } from "../../utils/node.js";
+import { call } from "../../utils/jsonRpc.js";
+import { tempDir } from "../../utils/node.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const BIN = join(ROOT, "bin/opal-exec.mjs");

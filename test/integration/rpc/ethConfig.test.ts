@@ -8,7 +8,8 @@ import { DEPOSIT_CONTRACT_ADDRESS, DEV_CHAIN_ID } from "../../../src/node/exec/d
 import { ExecNode } from "../../../src/node/exec/execNode.js";
 import { crc32 } from "../../../src/primitives/crc32.js";
 import { hexToBytes } from "../../../src/primitives/hex.js";
-import { call, configOf, tempDir } from "../../utils/node.js";
+import { call } from "../../utils/jsonRpc.js";
+import { configOf, tempDir } from "../../utils/node.js";
 
 /** FORK_HASH as eth_config prints it: CRC-32 of genesis hash ‖ uint64 points (EIP-2124). */
 function forkHash(genesis: Uint8Array, ...points: number[]): string {

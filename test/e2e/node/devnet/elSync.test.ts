@@ -11,7 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEVNET_PORTS, Devnet } from "../../../../src/node/devnet/devnet.js";
-import { call, waitFor } from "../../../utils/node.js";
+import { call } from "../../../utils/jsonRpc.js";
+import { waitFor } from "../../../utils/node.js";
 
 const OFFSET = 500;
 const url = (port: number): string => `http://127.0.0.1:${port + OFFSET}`;

@@ -13,7 +13,8 @@ import { signJwt } from "../../../../src/engine/jwt.js";
 import { ExecLogger, ExecNode, NodeError } from "../../../../src/node/exec/execNode.js";
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { decodeTx, txHash } from "../../../../src/tx/envelope.js";
-import { configOf, devTransfer, rpc, tempDir, waitFor } from "../../../utils/node.js";
+import { rpc } from "../../../utils/jsonRpc.js";
+import { configOf, devTransfer, tempDir, waitFor } from "../../../utils/node.js";
 
 const url = (a: { address: string; port: number }): string => `http://${a.address}:${a.port}/`;
 

@@ -16,7 +16,8 @@ import { DEV_L1_ORIGIN } from "../../../../src/node/exec/devGenesis.js";
 import { ExecNode } from "../../../../src/node/exec/execNode.js";
 import { hexToBytes } from "../../../../src/primitives/hex.js";
 import { parseL1BlockInfo } from "../../../../src/tx/l1BlockInfo.js";
-import { configOf, rpc, tempDir } from "../../../utils/node.js";
+import { rpc } from "../../../utils/jsonRpc.js";
+import { configOf, tempDir } from "../../../utils/node.js";
 
 const KEY0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const CHAIN_ID = 901;

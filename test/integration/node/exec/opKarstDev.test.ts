@@ -20,7 +20,8 @@ import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../../src/tx/tx.js";
-import { call, configOf, rpc, tempDir, waitFor } from "../../../utils/node.js";
+import { call, rpc } from "../../../utils/jsonRpc.js";
+import { configOf, tempDir, waitFor } from "../../../utils/node.js";
 
 const CHAIN_ID = 901n;
 const CAP = 16_777_216n;

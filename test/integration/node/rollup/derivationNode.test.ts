@@ -16,7 +16,8 @@ import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { rollupConfigToJson } from "../../../../src/rollup/config/rollupConfig.js";
 import { RpcHttpServer } from "../../../../src/rpc/httpServer.js";
 import { Rollup } from "../../../utils/actions/rollup.js";
-import { call, configOf, startRollupNode, tempDir } from "../../../utils/node.js";
+import { call } from "../../../utils/jsonRpc.js";
+import { configOf, startRollupNode, tempDir } from "../../../utils/node.js";
 
 const warnings: string[] = [];
 const quiet = {

@@ -31,7 +31,8 @@ import {
 import { RpcHttpServer } from "../../../../src/rpc/httpServer.js";
 import type { Logger } from "../../../../src/util/log.js";
 import { Rollup } from "../../../utils/actions/rollup.js";
-import { call, configOf, startRollupNode, tempDir, waitFor } from "../../../utils/node.js";
+import { call } from "../../../utils/jsonRpc.js";
+import { configOf, startRollupNode, tempDir, waitFor } from "../../../utils/node.js";
 
 type Json = Record<string, unknown>;
 

@@ -24,7 +24,8 @@ import {
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { parseRollupConfig } from "../../../../src/rollup/config/rollupConfig.js";
 import type { Logger } from "../../../../src/util/log.js";
-import { configOf, rpc, tempDir, waitFor } from "../../../utils/node.js";
+import { rpc } from "../../../utils/jsonRpc.js";
+import { configOf, tempDir, waitFor } from "../../../utils/node.js";
 
 const quietLog: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 

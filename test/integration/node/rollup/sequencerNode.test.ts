@@ -15,7 +15,8 @@ import { bytesToHex } from "../../../../src/primitives/hex.js";
 import { rollupConfigToJson } from "../../../../src/rollup/config/rollupConfig.js";
 import { RpcHttpServer } from "../../../../src/rpc/httpServer.js";
 import { l2Transfer, Rollup } from "../../../utils/actions/rollup.js";
-import { call, configOf, startRollupNode, tempDir } from "../../../utils/node.js";
+import { call } from "../../../utils/jsonRpc.js";
+import { configOf, startRollupNode, tempDir } from "../../../utils/node.js";
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 

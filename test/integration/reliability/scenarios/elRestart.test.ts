@@ -19,7 +19,8 @@ import { RpcClient } from "../../../../src/rollup/transport/rpcClient.js";
 import { RpcHttpServer } from "../../../../src/rpc/httpServer.js";
 import { batchTxs } from "../../../reliability/scenarioHarness.js";
 import { Rollup } from "../../../utils/actions/rollup.js";
-import { call, configOf, startRollupNode, tempDir } from "../../../utils/node.js";
+import { call } from "../../../utils/jsonRpc.js";
+import { configOf, startRollupNode, tempDir } from "../../../utils/node.js";
 
 interface Status {
   unsafe_l2: { number: number; hash: string };

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { signJwt } from "../../../../src/engine/jwt.js";
 import { ExecNode } from "../../../../src/node/exec/execNode.js";
-import { configOf, rpc, tempDir } from "../../../utils/node.js";
+import { rpc } from "../../../utils/jsonRpc.js";
+import { configOf, tempDir } from "../../../utils/node.js";
 
 const SECRET = new Uint8Array(32).fill(0x42);
 const b64url = (s: string) => Buffer.from(s).toString("base64url");

@@ -401,9 +401,22 @@ describe("rpc/http1", () => {
   });
 
   it("close() ends idle connections, lets an answer under way finish, then refuses", async () => {
+    // close() must run while the answer is under way: the handler says when the body has arrived
+    // (waiting for the connection count alone raced the request's bytes on a loaded machine).
+    const echo = echoHandler();
+    let arrived!: () => void;
+    const underWay = new Promise<void>((r) => {
+      arrived = r;
+    });
     const s = new Http1Server(
       { requestTimeoutMs: 10_000, keepAliveTimeoutMs: 10_000, maxHeadBytes: 1024 },
-      echoHandler(),
+      {
+        request: echo.request,
+        body(req, conn, body, truncated) {
+          echo.body(req, conn, body, truncated);
+          arrived();
+        },
+      },
     );
     const { port } = await s.listen(0, "127.0.0.1");
     const idle = connect(port, "127.0.0.1");
@@ -411,6 +424,7 @@ describe("rpc/http1", () => {
     const idleClosed = new Promise<void>((r) => idle.on("close", () => r()));
     idle.resume();
     const late = exchange(port, [post("slow", "/later")], 1);
+    await underWay;
     while (s.connections < 2) await new Promise((r) => setTimeout(r, 1));
     await s.close(2000);
     const ex = await late;

@@ -149,10 +149,7 @@ async function importOnce(
         mode === "given"
           ? built.senders[i]!
           : mode === "alongside"
-            ? startSharedRecovery(
-                decodeBlock(rlp).body.transactions.map((t) => decodeTx(t)),
-                pool,
-              )
+            ? startSharedRecovery(decodeBlock(rlp).body.transactions, pool)
             : undefined;
       const r = chain.insertBlock(rlp, senders === undefined ? {} : { senders });
       if (r.status !== "VALID") throw new Error(`${w.name} on ${engine}: import ${r.status}: ${r.error}`);

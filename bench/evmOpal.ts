@@ -22,7 +22,7 @@ import { KvStateReader } from "../src/state/kvStateReader.js";
 import { WorldState } from "../src/state/worldState.js";
 import { MemoryKv } from "../src/storage/memory.js";
 import { updateStateRoot } from "../src/trie/stateRoot.js";
-import { decodeTx } from "../src/tx/envelope.js";
+import { decodeTx, encodeTx } from "../src/tx/envelope.js";
 import { recoverSendersParallel } from "../src/tx/recoverSendersParallel.js";
 import { startSharedRecovery } from "../src/tx/sharedRecovery.js";
 import { testHeader } from "../test/utils/blocks.js";
@@ -83,7 +83,10 @@ export async function runOpal(w: Workload, opts: { senders?: "overlapped" | "bef
     const blob = blobParamsAt(cfg, h.timestamp);
     const tr = performance.now();
     const senders = overlapped
-      ? startSharedRecovery(b.txs, recoveryPool())
+      ? startSharedRecovery(
+          b.txs.map((t) => t.memo?.encoded ?? encodeTx(t)),
+          recoveryPool(),
+        )
       : ((await recoverSendersParallel(b.txs, recoveryPool())) as Uint8Array[]);
     const te = performance.now();
     recoverMs += te - tr;

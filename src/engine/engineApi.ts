@@ -23,7 +23,7 @@ import { rulesAt } from "../spec/chainConfig.js";
 import { Fork, OpFork } from "../spec/forks.js";
 import { decodeTx } from "../tx/envelope.js";
 import { type SenderSource, startSharedRecovery } from "../tx/sharedRecovery.js";
-import { type Tx, TxType } from "../tx/tx.js";
+import { TxType } from "../tx/tx.js";
 import type { BlobSidecarStore } from "../txpool/blobSidecars.js";
 import { MinerSettings } from "../txpool/minerSettings.js";
 import type { TaskPool } from "../util/taskPool.js";
@@ -178,20 +178,11 @@ export class EngineApi {
 
   /**
    * The senders of `raw` txs as a source the import asks tx by tx, recovered on the sigRecover pool
-   * alongside execution (tx/sharedRecovery.ts); null when a tx does not decode (the import then
-   * reports it).
+   * from the raw bytes alongside execution (tx/sharedRecovery.ts); the import decodes the txs once,
+   * and reports any that does not decode.
    */
   private recoverSenders(raw: readonly Uint8Array[]): SenderSource | null {
-    if (raw.length === 0) return null;
-    const txs: Tx[] = [];
-    for (const r of raw) {
-      try {
-        txs.push(decodeTx(r));
-      } catch {
-        return null;
-      }
-    }
-    return startSharedRecovery(txs, this.recoveryPool);
+    return raw.length === 0 ? null : startSharedRecovery(raw, this.recoveryPool);
   }
 
   /**
@@ -236,6 +227,7 @@ export class EngineApi {
       // The blob txs' versioned hashes, in order, must equal the given list (OP: none).
       const got: string[] = [];
       for (const raw of body.transactions) {
+        if (raw.length === 0 || raw[0] !== TxType.Blob) continue; // only a blob tx's envelope starts 0x03
         try {
           const tx = decodeTx(raw);
           if (tx.type === TxType.Blob) for (const h of tx.blobVersionedHashes) got.push(bytesToHex(h));

@@ -241,7 +241,7 @@ export function executeBlock(
   const senders = body.senders;
   const source = Array.isArray(senders) ? null : (senders as SenderSource);
   for (let i = 0; i < body.txs.length; i++) {
-    const sender = source === null ? (senders as readonly Uint8Array[])[i] : source.sender(i);
+    const sender = source === null ? (senders as readonly Uint8Array[])[i] : source.sender(i, body.txs[i]);
     if (sender === null) return { error: NO_SENDER, txIndex: i };
     const r = x.applyTx(body.txs[i], sender);
     if (typeof r === "string") return { error: r, txIndex: i };

@@ -1,35 +1,50 @@
 /**
- * Sender recovery overlapped with execution. The signing hashes and signatures of a block's txs go
- * into SharedArrayBuffers; the sigRecover workers and the executing thread then share the work item
- * by item through one state word per tx (0 pending, 1 claimed, 2 done) and a shared cursor:
+ * Sender recovery overlapped with execution. The block's raw tx bytes go into SharedArrayBuffers (one
+ * copy, no decoding: the signing hash and signature are read from the envelope, tx/rawSigning.ts);
+ * the sigRecover workers and the executing thread then share the work item by item through one state
+ * word per tx (0 pending, 1 claimed, 2 done) and a shared cursor:
  *  - each worker takes the next index from the cursor, claims it (0 → 1), recovers into the shared
  *    output and publishes it (→ 2);
  *  - the executing thread asks for sender i only when tx i is about to run: done → it reads it;
  *    pending → it claims and recovers it itself; claimed by a worker → it recovers pending items
  *    from the far end meanwhile, then waits for that one item.
  * So the block starts executing at once, the workers run ahead of it, every thread stays busy and
- * no recovery is done twice.
+ * no recovery is done twice. Both sides recover through the same raw-bytes path, so which thread took
+ * an item never changes its answer.
  * Atomics give the ordering: the output bytes are written before the state word is stored, and read
  * after it is loaded as 2. With no pool, a small block or a full queue, every item is recovered on
  * the executing thread, on demand.
  */
-import { claim, claimState, drainFromCursor, isDone, publish, sharedBytes, waitDone } from "../util/sharedClaims.js";
+import {
+  claim,
+  claimState,
+  drainFromCursor,
+  isDone,
+  publish,
+  sharedBytes,
+  sharedInts,
+  waitDone,
+} from "../util/sharedClaims.js";
 import { idleThreads, type TaskPool } from "../util/taskPool.js";
-import { NO_SIGNATURE, packSignatures, recoverPackedAt } from "./recoverPacked.js";
+import { packRawSignature } from "./rawSigning.js";
+import { recoverPackedAt } from "./recoverPacked.js";
 import { type Tx, TxType } from "./tx.js";
 
-/** Senders by tx index, produced on demand (null: no valid signature). */
+/**
+ * Senders by tx index, produced on demand (null: no valid signature). `tx` is the decoded tx i (a
+ * deposit's sender is its `from`).
+ */
 export interface SenderSource {
   readonly count: number;
-  sender(i: number): Uint8Array | null;
+  sender(i: number, tx: Tx): Uint8Array | null;
 }
 
 /** The shared buffers of one block's recovery (the worker task's payload). */
 export interface SharedRecoveryBuffers {
-  /** 32·n bytes of signing hashes. */
-  readonly hashes: Uint8Array;
-  /** 65·n bytes of r ‖ s ‖ recid. */
-  readonly sigs: Uint8Array;
+  /** The txs' envelopes, back to back. */
+  readonly raw: Uint8Array;
+  /** n + 1 offsets into `raw`: tx i is raw[offsets[i] .. offsets[i+1]). */
+  readonly offsets: Int32Array;
   /** 21·n bytes: ok flag ‖ address per tx. */
   readonly out: Uint8Array;
   /** n state words (0 pending, 1 claimed, 2 done), then the cursor at index n. */
@@ -45,9 +60,19 @@ const CLAIM_WAIT_MS = 2000;
  */
 export const MIN_SHARED_RECOVERY = 4;
 
+/** One item's signing hash and signature (per thread). */
+const itemHash = new Uint8Array(32);
+const itemSig = new Uint8Array(65);
+
+/** Recovers item i of `b` from its raw bytes into `b.out` (flag ‖ address). */
+function recoverRawAt(b: SharedRecoveryBuffers, i: number): void {
+  packRawSignature(b.raw.subarray(b.offsets[i], b.offsets[i + 1]), itemHash, itemSig, 0);
+  recoverPackedAt(itemHash, itemSig, b.out.subarray(21 * i, 21 * i + 21), 0);
+}
+
 /** The worker side: recovers items from the cursor on until it runs past the end. */
 export function recoverShared(b: SharedRecoveryBuffers): number {
-  return drainFromCursor(b.state, (i) => recoverPackedAt(b.hashes, b.sigs, b.out, i));
+  return drainFromCursor(b.state, (i) => recoverRawAt(b, i));
 }
 
 /** A SenderSource fed by workers; `workerItems` settles with how many items the workers recovered. */
@@ -60,21 +85,19 @@ class SharedSenders implements SharedSenderSource {
   /** The executing thread steals from the end, away from the workers' cursor. */
   private tail: number;
   constructor(
-    private readonly txs: readonly Tx[],
     private readonly b: SharedRecoveryBuffers,
     readonly workerItems: Promise<number>,
     private readonly claimWaitMs: number,
   ) {
-    this.count = txs.length;
-    this.tail = txs.length - 1;
+    this.count = b.offsets.length - 1;
+    this.tail = this.count - 1;
   }
 
-  sender(i: number): Uint8Array | null {
-    const tx = this.txs[i];
+  sender(i: number, tx: Tx): Uint8Array | null {
     if (tx.type === TxType.Deposit) return tx.from;
     const b = this.b;
     if (claim(b.state, i)) {
-      recoverPackedAt(b.hashes, b.sigs, b.out, i);
+      recoverRawAt(b, i);
       publish(b.state, i);
     } else if (!isDone(b.state, i)) this.awaitItem(i);
     return b.out[21 * i] === 1 ? b.out.slice(21 * i + 1, 21 * i + 21) : null;
@@ -86,37 +109,38 @@ class SharedSenders implements SharedSenderSource {
     while (!isDone(b.state, i) && this.tail > i) {
       const j = this.tail--;
       if (!claim(b.state, j)) continue;
-      recoverPackedAt(b.hashes, b.sigs, b.out, j);
+      recoverRawAt(b, j);
       publish(b.state, j);
     }
     // The worker holding it is gone: recover it here (the output is only ever written with the result).
-    if (!waitDone(b.state, i, this.claimWaitMs)) recoverPackedAt(b.hashes, b.sigs, b.out, i);
+    if (!waitDone(b.state, i, this.claimWaitMs)) recoverRawAt(b, i);
   }
 }
 
 /**
- * Starts recovering the senders of `txs` on `pool` (one task per worker thread) and returns at once;
- * the source answers sender(i) as described above. A failed task counts 0 items: the items it
- * claimed are recovered by the executing thread after CLAIM_WAIT_MS.
+ * Starts recovering the senders of the envelopes `raw` on `pool` (one task per idle worker thread)
+ * and returns at once; the source answers sender(i, tx) as described above. A failed task counts 0
+ * items: the items it claimed are recovered by the executing thread after CLAIM_WAIT_MS.
  */
 export function startSharedRecovery(
-  txs: readonly Tx[],
+  raw: readonly Uint8Array[],
   pool: TaskPool | null,
   opts: { readonly minShared?: number; readonly claimWaitMs?: number } = {},
 ): SharedSenderSource {
   const minShared = opts.minShared ?? MIN_SHARED_RECOVERY;
-  const n = txs.length;
-  const packed = packSignatures(txs);
-  const b: SharedRecoveryBuffers = {
-    hashes: sharedBytes(32 * n),
-    sigs: sharedBytes(65 * n),
-    out: sharedBytes(21 * n),
-    state: claimState(n),
-  };
-  b.hashes.set(packed.hashes);
-  b.sigs.set(packed.sigs);
+  const n = raw.length;
+  const offsets = sharedInts(n + 1);
+  let size = 0;
   let signed = 0;
-  for (let i = 0; i < n; i++) if (packed.sigs[65 * i + 64] !== NO_SIGNATURE) signed++;
+  for (let i = 0; i < n; i++) {
+    const t = raw[i];
+    size += t.length;
+    offsets[i + 1] = size;
+    if (t.length > 0 && t[0] !== TxType.Deposit) signed++;
+  }
+  const bytes = sharedBytes(size);
+  for (let i = 0; i < n; i++) bytes.set(raw[i], offsets[i]);
+  const b: SharedRecoveryBuffers = { raw: bytes, offsets, out: sharedBytes(21 * n), state: claimState(n) };
   const runs: Promise<number>[] = [];
   if (pool !== null && signed >= minShared && pool.canAcceptWork()) {
     // Only idle workers: a task queued behind a busy one would wait until this thread yields.
@@ -126,5 +150,5 @@ export function startSharedRecovery(
     }
   }
   const workerItems = Promise.all(runs).then((counts) => counts.reduce((a, c) => a + c, 0));
-  return new SharedSenders(txs, b, workerItems, opts.claimWaitMs ?? CLAIM_WAIT_MS);
+  return new SharedSenders(b, workerItems, opts.claimWaitMs ?? CLAIM_WAIT_MS);
 }

@@ -7,6 +7,9 @@
  * Also runs the tx bytes of the EEST state tests (eest-v5.4.0, Cancun…Osaka: 4844, 7702, 7623, 7825
  * included): decode → encode round trip, sender = transaction.sender for accepted txs, validity for
  * accepted txs, and rejection for the stateless expectException kinds.
+ *
+ * In both corpora every tx that decodes also checks tx/rawSigning.ts: the signing hash and packed
+ * signature the sigRecover workers read from the raw bytes equal packSignatures of the decoded tx.
  */
 import { strict as assert } from "node:assert";
 import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
@@ -14,6 +17,8 @@ import { type Fork, forkFromFixtureName, l1Rules } from "../../src/spec/forks.js
 import { decodeTx, encodeTx, txHash } from "../../src/tx/envelope.js";
 import { TxError } from "../../src/tx/errors.js";
 import { intrinsicGas } from "../../src/tx/intrinsicGas.js";
+import { packRawSignature } from "../../src/tx/rawSigning.js";
+import { NO_SIGNATURE, packSignatures } from "../../src/tx/recoverPacked.js";
 import { recoverSender } from "../../src/tx/signer.js";
 import type { Tx } from "../../src/tx/tx.js";
 import { validateTx } from "../../src/tx/validateTx.js";
@@ -34,6 +39,18 @@ interface TxTestCase {
 const CHAIN_ID = 1n;
 const PASS_BAR = 1;
 
+/** null when the raw-bytes signing path agrees with the decoded tx's (tx/rawSigning.ts). */
+function rawSigningProblem(bytes: Uint8Array, tx: Tx): string | null {
+  const want = packSignatures([tx]);
+  const hash = new Uint8Array(32);
+  const sig = new Uint8Array(65);
+  packRawSignature(bytes, hash, sig, 0);
+  if (sig[64] !== want.sigs[64]) return `raw signing: recid ${sig[64]}, decoded path ${want.sigs[64]}`;
+  if (sig[64] === NO_SIGNATURE) return null;
+  if (bytesToHex(sig) !== bytesToHex(want.sigs)) return "raw signing: r ‖ s differ from the decoded path";
+  return bytesToHex(hash) === bytesToHex(want.hashes) ? null : "raw signing: signing hash differs";
+}
+
 function tryDecode(bytes: Uint8Array): { tx: Tx } | { error: unknown } {
   try {
     return { tx: decodeTx(bytes) };
@@ -53,12 +70,18 @@ describe("spec: ethereum/tests TransactionTests", function () {
     let passed = 0;
     const perFork = new Map<string, { passed: number; total: number }>();
     const failures: string[] = [];
+    let rawChecked = 0;
 
     for (const file of files) {
       const cases = readJson<Record<string, TxTestCase>>(file);
       for (const [name, tc] of Object.entries(cases)) {
         const bytes = hexToBytes(tc.txbytes);
         const decoded = tryDecode(bytes);
+        if ("tx" in decoded) {
+          rawChecked++;
+          const problem = rawSigningProblem(bytes, decoded.tx);
+          if (problem !== null) failures.push(`${file.slice(dir.length + 1)} ${name}: ${problem}`);
+        }
         for (const [forkName, want] of Object.entries(tc.result)) {
           const fork = forkFromFixtureName(forkName);
           const label = `${file.slice(dir.length + 1)} ${name} @${forkName}`;
@@ -82,11 +105,17 @@ describe("spec: ethereum/tests TransactionTests", function () {
       `    TransactionTests: ${passed}/${total} (file, fork) expectations pass (${(rate * 100).toFixed(2)}%)`,
     );
     for (const [f, s] of perFork) console.log(`      ${f.padEnd(18)} ${s.passed}/${s.total}`);
+    console.log(`    raw signing path checked on ${rawChecked} decodable txs`);
     if (failures.length > 0) {
       console.log(`    failures (${failures.length}):`);
       for (const f of failures.slice(0, 100)) console.log(`      ${f}`);
     }
     assert.ok(rate >= PASS_BAR, `pass rate ${(rate * 100).toFixed(2)}% is below ${PASS_BAR * 100}%`);
+    assert.ok(rawChecked > 0);
+    assert.deepEqual(
+      failures.filter((f) => f.includes("raw signing")),
+      [],
+    );
   });
 });
 
@@ -186,6 +215,8 @@ function checkStateTx(
   }
   const tx = decoded.tx;
   if (bytesToHex(encodeTx(tx)) !== bytesToHex(bytes)) return "encode(decode(x)) differs from x";
+  const rawProblem = rawSigningProblem(bytes, tx);
+  if (rawProblem !== null) return rawProblem;
   const verdict = validateTx(tx, { rules: l1Rules(fork), chainId });
   if (statelessReject) return verdict === null ? `accepted, want ${p.expectException}` : null;
   if (kinds.length === 0 && verdict !== null) return `rejected (${verdict})`;

@@ -13,7 +13,6 @@ import type { Blockchain } from "../../chain/blockchain.js";
 import { keccak256 } from "../../crypto/keccak.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
-import { decodeTx } from "../../tx/envelope.js";
 import { type SenderSource, startSharedRecovery } from "../../tx/sharedRecovery.js";
 import type { Logger } from "../../util/log.js";
 import type { TaskPool } from "../../util/taskPool.js";
@@ -40,15 +39,16 @@ function oneLine(s: string): string {
 }
 
 /**
- * The block's senders, recovered by `pool` while it executes (the importing thread takes any it
- * reaches first); null when the block does not decode, so insertBlock reports why, or when it was
+ * The block's senders, recovered by `pool` from the txs' raw bytes while it executes (the importing
+ * thread takes any it reaches first, and decodes the txs once, in insertBlock); null when the block
+ * does not decode, so insertBlock reports why, or when it was
  * executed already (a resumed run), so it is KNOWN with nothing to recover.
  */
 function sendersAlongside(chain: Blockchain, rlp: Uint8Array, pool: TaskPool): SenderSource | null {
   try {
     if (chain.isExecuted(keccak256(blockHeaderRlp(rlp)))) return null;
-    const txs = decodeBlock(rlp).body.transactions.map((t) => decodeTx(t));
-    return txs.length === 0 ? null : startSharedRecovery(txs, pool);
+    const raw = decodeBlock(rlp).body.transactions; // envelopes as views: the workers read them as bytes
+    return raw.length === 0 ? null : startSharedRecovery(raw, pool);
   } catch {
     return null;
   }

@@ -16,8 +16,8 @@ import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { computeStateRoot } from "../../../src/trie/stateRoot.js";
-import { decodeTx } from "../../../src/tx/envelope.js";
 import { startSharedRecovery } from "../../../src/tx/sharedRecovery.js";
+import type { Tx } from "../../../src/tx/tx.js";
 import { fixturePath } from "../../utils/fixtures.js";
 import { blocksOf } from "../../utils/rpcCompatChain.js";
 
@@ -68,13 +68,12 @@ describe("chain/blockchain", function () {
     const shared = initChain(new MemoryKv());
     let asked = 0;
     for (const rlp of blocks.slice(0, 30)) {
-      const txs = decodeBlock(rlp).body.transactions.map((t) => decodeTx(t));
-      const src = startSharedRecovery(txs, null);
+      const src = startSharedRecovery(decodeBlock(rlp).body.transactions, null);
       const counting = {
         count: src.count,
-        sender: (i: number) => {
+        sender: (i: number, tx: Tx) => {
           asked++;
-          return src.sender(i);
+          return src.sender(i, tx);
         },
       };
       const a = plain.insertBlock(rlp);

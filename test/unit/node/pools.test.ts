@@ -63,9 +63,9 @@ describe("node/pools: worker pools", function () {
       const pool = new PiscinaPool("sigRecover", { threads });
       try {
         await pool.warm();
-        const source = startSharedRecovery(fresh(txs), pool);
+        const source = startSharedRecovery(txs.map(encodeTx), pool);
         assert.equal(source.count, txs.length);
-        for (let i = 0; i < txs.length; i++) assert.deepEqual(source.sender(i), expected[i], `tx ${i}`);
+        for (let i = 0; i < txs.length; i++) assert.deepEqual(source.sender(i, txs[i]), expected[i], `tx ${i}`);
         const byWorkers = await source.workerItems;
         assert.ok(byWorkers > 0 && byWorkers <= txs.length, `workers recovered ${byWorkers} of ${txs.length}`);
         assert.equal(pool.busy, 0);

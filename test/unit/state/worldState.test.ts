@@ -11,11 +11,12 @@ import { KECCAK256_EMPTY, keccak256 } from "../../../src/crypto/keccak.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { bigintToBytes32 } from "../../../src/primitives/u256.js";
 import { KvStateReader } from "../../../src/state/kvStateReader.js";
-import { bigintToAddress, WorldState } from "../../../src/state/worldState.js";
+import { addressToBigint, bigintToAddress, WorldState } from "../../../src/state/worldState.js";
 import type { KvStore } from "../../../src/storage/kv.js";
 import { inverseBatch } from "../../../src/storage/undo.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import { computeStateRoot, updateStateRoot } from "../../../src/trie/stateRoot.js";
+import { mulberry32 } from "../../utils/prng.js";
 
 const A = 0xaa00000000000000000000000000000000000001n;
 const B = 0xbb00000000000000000000000000000000000002n;
@@ -50,6 +51,23 @@ function storageRows(kv: KvStore, address: bigint): number {
 }
 
 describe("state/worldState", () => {
+  it("addressToBigint reads 20 bytes big-endian (six bytes a step) and other lengths byte by byte", () => {
+    const rand = mulberry32(160);
+    const cases: Uint8Array[] = [new Uint8Array(20), new Uint8Array(20).fill(0xff), new Uint8Array(32).fill(0xa5)];
+    for (let i = 0; i < 20; i++) {
+      const one = new Uint8Array(20);
+      one[i] = 0x80; // the top bit of every byte, where a signed 32-bit shift would go negative
+      cases.push(one);
+    }
+    for (let k = 0; k < 500; k++) cases.push(Uint8Array.from({ length: 20 }, () => Math.floor(rand() * 256)));
+    for (const a of cases) {
+      let want = 0n;
+      for (const b of a) want = (want << 8n) | BigInt(b);
+      assert.equal(addressToBigint(a), want, bytesToHex(a));
+      if (a.length === 20) assert.deepEqual(bigintToAddress(want), a);
+    }
+  });
+
   describe("journal", () => {
     it("revert of an inner checkpoint restores every journaled field; the outer commit keeps its own", () => {
       const { st } = setup({ [hexAddr(A)]: { balance: "0x64", nonce: "0x2", storage: { "0x01": "0x07" } } });

@@ -31,19 +31,22 @@ function standIn(onTask: (b: SharedRecoveryBuffers) => Promise<number>, threads 
 
 describe("tx/sharedRecovery", () => {
   const want = recoverSenders(txs());
+  // The decoded txs (what the executing thread passes) and their envelopes (what the workers read).
+  const T = txs();
+  const raws = T.map(encodeTx);
 
   it("without a pool every sender is recovered on demand: deposits give `from`, a bad signature null", async () => {
-    const src = startSharedRecovery(txs(), null);
+    const src = startSharedRecovery(raws, null);
     assert.equal(src.count, want.length);
-    for (let i = want.length - 1; i >= 0; i--) assert.deepEqual(src.sender(i), want[i], `tx ${i}`);
-    assert.equal(src.sender(1), null);
+    for (let i = want.length - 1; i >= 0; i--) assert.deepEqual(src.sender(i, T[i]!), want[i], `tx ${i}`);
+    assert.equal(src.sender(1, T[1]!), null);
     assert.equal(await src.workerItems, 0);
   });
 
   it("a worker that ran first leaves only reads: every item done once, none left for the caller", async () => {
     let buffers: SharedRecoveryBuffers | null = null;
     const src = startSharedRecovery(
-      txs(),
+      raws,
       standIn(async (b) => {
         buffers = b;
         return recoverShared(b);
@@ -54,7 +57,7 @@ describe("tx/sharedRecovery", () => {
     const b = buffers as SharedRecoveryBuffers | null;
     assert.ok(b !== null);
     assert.ok(Array.from(b.state.subarray(0, want.length)).every((s) => s === 2));
-    for (let i = 0; i < want.length; i++) assert.deepEqual(src.sender(i), want[i]);
+    for (let i = 0; i < want.length; i++) assert.deepEqual(src.sender(i, T[i]!), want[i]);
   });
 
   it("items the caller took first are skipped by the worker (no recovery twice)", async () => {
@@ -63,23 +66,23 @@ describe("tx/sharedRecovery", () => {
       release = r;
     });
     const src = startSharedRecovery(
-      txs(),
+      raws,
       standIn(async (b) => {
         await gate;
         return recoverShared(b);
       }),
     );
-    for (let i = 0; i < 5; i++) assert.deepEqual(src.sender(i), want[i]);
+    for (let i = 0; i < 5; i++) assert.deepEqual(src.sender(i, T[i]!), want[i]);
     release();
     // The caller recovered txs 1–4; a deposit (tx 0) needs nothing from the caller, so it stays pending.
     assert.equal(await src.workerItems, want.length - 4);
-    for (let i = 5; i < want.length; i++) assert.deepEqual(src.sender(i), want[i]);
+    for (let i = 5; i < want.length; i++) assert.deepEqual(src.sender(i, T[i]!), want[i]);
   });
 
   it("an item held by a worker: the caller recovers others from the end, then takes it over after the wait", async () => {
     let buffers: SharedRecoveryBuffers | null = null;
     const src = startSharedRecovery(
-      txs(),
+      raws,
       standIn(async (b) => {
         buffers = b;
         Atomics.store(b.state, 2, 1); // claimed, and the worker never finishes it
@@ -90,22 +93,22 @@ describe("tx/sharedRecovery", () => {
     await src.workerItems;
     const b = buffers as SharedRecoveryBuffers | null;
     assert.ok(b !== null);
-    assert.deepEqual(src.sender(0), want[0]);
-    assert.deepEqual(src.sender(1), want[1]);
+    assert.deepEqual(src.sender(0, T[0]!), want[0]);
+    assert.deepEqual(src.sender(1, T[1]!), want[1]);
     const t0 = Date.now();
-    assert.deepEqual(src.sender(2), want[2]);
+    assert.deepEqual(src.sender(2, T[2]!), want[2]);
     assert.ok(Date.now() - t0 >= 40, "waited for the worker first");
     // Meanwhile everything after it was recovered from the end.
     assert.ok(Array.from(b.state.subarray(3, want.length)).every((s) => s === 2));
-    for (let i = 3; i < want.length; i++) assert.deepEqual(src.sender(i), want[i]);
+    for (let i = 3; i < want.length; i++) assert.deepEqual(src.sender(i, T[i]!), want[i]);
   });
 
   it("a failed task counts 0 and the caller still gets every sender", async () => {
     const src = startSharedRecovery(
-      txs(),
+      raws,
       standIn(() => Promise.reject(new Error("worker died")), 2),
     );
     assert.equal(await src.workerItems, 0);
-    for (let i = 0; i < want.length; i++) assert.deepEqual(src.sender(i), want[i]);
+    for (let i = 0; i < want.length; i++) assert.deepEqual(src.sender(i, T[i]!), want[i]);
   });
 });

@@ -151,11 +151,11 @@ export class BatchSubmitter {
       genesisL2Time: this.cfg.genesis.l2Time,
       l2ChainId: this.cfg.l2ChainId,
     };
-    const filled = fillChannel(this.loaded, maxBytes, channelOpts);
     const durationDue =
       this.opts.maxChannelDuration > 0 && head - (this.openedAt ?? head) >= this.opts.maxChannelDuration;
     const windowDue = first.batch.epochNum + this.cfg.seqWindowSize - this.opts.subSafetyMargin <= head;
-    if (!filled.full && !durationDue && !windowDue) return "waiting";
+    const filled = fillChannel(this.loaded, maxBytes, channelOpts, durationDue || windowDue);
+    if (filled.data === null || (!filled.full && !durationDue && !windowDue)) return "waiting";
     const frames = framesOf(filled.data, frameData);
     try {
       if (blobs) {

@@ -4,6 +4,7 @@
  * most `maxFrameData` bytes. The first frame is number 0, the last closes the channel.
  */
 import { randomBytes } from "node:crypto";
+import { stringLength } from "../rlp/encode.js";
 import { encodeSingularBatch } from "../rollup/derive/batch.js";
 import type { SingularBatch } from "../rollup/derive/batchTypes.js";
 import { type CompressionAlgo, compressChannel } from "../rollup/derive/channelReader.js";
@@ -29,10 +30,10 @@ export interface BlockBatch {
   readonly sequenceNumber: number;
 }
 
-/** The compressed channel data of `blocks`. */
-export function channelData(blocks: readonly BlockBatch[], o: ChannelOptions): Uint8Array {
+/** The batch strings of `blocks` (one span batch, or one singular batch per block). */
+function batchStrings(blocks: readonly BlockBatch[], o: ChannelOptions): Uint8Array[] {
   if (blocks.length === 0) throw new RangeError("a channel needs at least one block");
-  const strings = o.span
+  return o.span
     ? [
         encodeSpanBatch(
           spanBatchFromSingulars(
@@ -42,7 +43,21 @@ export function channelData(blocks: readonly BlockBatch[], o: ChannelOptions): U
         ),
       ]
     : blocks.map((b) => encodeSingularBatch(b.batch));
-  return compressChannel(strings, o.algo);
+}
+
+/** The compressed channel data of `blocks`. */
+export function channelData(blocks: readonly BlockBatch[], o: ChannelOptions): Uint8Array {
+  return compressChannel(batchStrings(blocks, o), o.algo);
+}
+
+/**
+ * The most a channel of `raw` uncompressed bytes can take compressed: incompressible input costs
+ * deflate 5 bytes per stored block of up to 65,535 bytes plus 6 of header and checksum, and brotli
+ * 3-4 bytes per uncompressed meta-block of up to 65,536 bytes plus a few, and its version byte. A
+ * margin of 1/1024 and 64 bytes covers both.
+ */
+export function compressedBound(raw: number): number {
+  return raw + Math.ceil(raw / 1024) + 64;
 }
 
 /** Cuts channel data into frames of a fresh random channel id. */
@@ -62,13 +77,22 @@ export function framesOf(
 
 /**
  * The longest prefix of `blocks` (at least one block) whose channel fits in `maxBytes` compressed,
- * with its data: the channel is full when the next block would not fit.
+ * with its data: the channel is full when the next block would not fit. `due`: the channel goes out
+ * now whatever its size; when it is not due and every block fits even uncompressed (compressedBound),
+ * nothing is compressed and `data` is null. PERF: the batcher asks at every poll while a channel
+ * fills, so compressing the pending blocks each time cost CPU and a compressor's buffers per poll.
  */
 export function fillChannel(
   blocks: readonly BlockBatch[],
   maxBytes: number,
   o: ChannelOptions,
-): { blocks: readonly BlockBatch[]; data: Uint8Array; full: boolean } {
+  due = true,
+): { blocks: readonly BlockBatch[]; data: Uint8Array | null; full: boolean } {
+  if (!due) {
+    let raw = 0;
+    for (const b of batchStrings(blocks, o)) raw += stringLength(b);
+    if (compressedBound(raw) <= maxBytes) return { blocks, data: null, full: false };
+  }
   let data = channelData(blocks, o);
   if (data.length <= maxBytes) return { blocks, data, full: false };
   // Binary search on the prefix length; compression is monotone enough in the block count.

@@ -58,6 +58,13 @@ export const TABLES = {
    * number (u64 BE) → header RLP. Added after the first release (created on open, as badBlocks).
    */
   syncHeaders: "key: u64 BE block number; value: header RLP",
+  /**
+   * A dev L1's blob sidecars by sealed block (txpool/blobSidecars.ts, served by the dev beacon API):
+   * key: block number (u64 BE) → block hash (32) ‖ sidecars (blobSidecars.ts `encodeSealed`), kept
+   * for the store's retention in blocks. On disk so the retention costs no memory. Added after the
+   * first release (created on open, as badBlocks).
+   */
+  blobSidecars: "key: u64 BE block number; value: block hash ++ encoded sidecars",
 } as const;
 
 export type TableName = keyof typeof TABLES;

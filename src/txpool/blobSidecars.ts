@@ -6,6 +6,10 @@
  * Blocks older than `keepBlocks` are pruned (a real beacon node keeps blobs ~18 days), and so are
  * sidecars by versioned hash last added or sealed that long ago (a tx the pool dropped, or one
  * sealed long since): without that the store kept every blob it was ever given.
+ * With an `archive` store (the dev beacon API's case: 4,096 blocks of blobs, ~550 MB when every block
+ * carries one), sealed blocks' sidecars are written there, as a beacon node keeps them on disk, and
+ * memory keeps a sealed blob by versioned hash only for ARCHIVED_LIMBO_BLOCKS (the devnet soak saw the
+ * L1's RSS grow with every blob the batcher posted).
  *
  * Wrapper versions (geth core/txpool/validation.go `validateBlobTx`, v1.17.0): while the head is
  * before Osaka only version 0 (one blob proof per blob) is taken, from Osaka only version 1 (EIP-7594,
@@ -13,10 +17,13 @@
  * kept: a blob's KZG proof for the beacon API and getPayloadV3/V4 (a beacon node computes it itself
  * from Fulu on), its cell proofs for getPayloadV5 when a version-0 sidecar lands in an Osaka block.
  */
+
+import { numberKey } from "../chain/chainStore.js";
 import { CELLS_PER_EXT_BLOB, computeCellProofs, loadKzg, verifyCellProofs } from "../crypto/kzg.js";
-import { bytesKey } from "../primitives/bytes.js";
+import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { type ChainConfig, rulesAt } from "../spec/chainConfig.js";
 import { Fork } from "../spec/forks.js";
+import { type KvStore, WriteBatch } from "../storage/kv.js";
 import { type BlobTxNetwork, kzgToVersionedHash } from "../tx/blobNetwork.js";
 import { type Tx, TxType } from "../tx/tx.js";
 
@@ -48,7 +55,7 @@ export class BlobSidecarError extends Error {
   override readonly name = "BlobSidecarError";
 }
 
-interface Kept {
+export interface Kept {
   readonly blob: Uint8Array;
   readonly commitment: Uint8Array;
   readonly version: 0 | 1;
@@ -68,6 +75,88 @@ function blobProofOf(k: Kept): Uint8Array {
 function cellProofsOf(k: Kept): readonly Uint8Array[] {
   if (k.cellProofs === null) k.cellProofs = computeCellProofs(k.blob);
   return k.cellProofs;
+}
+
+/** Blocks a sealed blob stays in memory by versioned hash when the block's sidecars are archived (geth's limbo). */
+export const ARCHIVED_LIMBO_BLOCKS = 64;
+
+const COMMITMENT = 48;
+const PROOF = 48;
+
+/**
+ * A sealed block's sidecars as stored: per sidecar index (u32 BE) ‖ version (1) ‖ commitment (48) ‖
+ * proof count (u16 BE) ‖ proofs (48 each: the blob proof, or the cell proofs, as they arrived, none
+ * when not yet known) ‖ blob length (u32 BE) ‖ blob.
+ */
+export function encodeSealed(hash: Uint8Array, list: readonly { index: number; k: Kept }[]): Uint8Array {
+  let size = 32;
+  for (const { k } of list) size += 4 + 1 + COMMITMENT + 2 + PROOF * proofsAsArrived(k).length + 4 + k.blob.length;
+  const out = new Uint8Array(size);
+  const v = new DataView(out.buffer);
+  out.set(hash, 0);
+  let p = 32;
+  for (const { index, k } of list) {
+    v.setUint32(p, index);
+    out[p + 4] = k.version;
+    out.set(k.commitment, p + 5);
+    p += 5 + COMMITMENT;
+    const proofs = proofsAsArrived(k);
+    v.setUint16(p, proofs.length);
+    p += 2;
+    for (const pr of proofs) {
+      out.set(pr, p);
+      p += PROOF;
+    }
+    v.setUint32(p, k.blob.length);
+    out.set(k.blob, p + 4);
+    p += 4 + k.blob.length;
+  }
+  return out;
+}
+
+function proofsAsArrived(k: Kept): readonly Uint8Array[] {
+  if (k.version === 0) return k.blobProof === null ? [] : [k.blobProof];
+  return k.cellProofs ?? [];
+}
+
+/** Decodes encodeSealed's value; throws RangeError on a malformed one. */
+export function decodeSealed(value: Uint8Array): { hash: Uint8Array; sidecars: BlobSidecar[] } {
+  const v = new DataView(value.buffer, value.byteOffset, value.byteLength);
+  const need = (p: number, n: number): void => {
+    if (p + n > value.length) throw new RangeError(`blob sidecar record truncated at ${p}`);
+  };
+  need(0, 32);
+  // Copies (not views): the row may be a Buffer, whose slice() shares memory.
+  const copy = (a: number, b: number): Uint8Array => Uint8Array.prototype.slice.call(value, a, b);
+  const hash = copy(0, 32);
+  const sidecars: BlobSidecar[] = [];
+  for (let p = 32; p < value.length; ) {
+    need(p, 5 + COMMITMENT + 2);
+    const index = v.getUint32(p);
+    const version = value[p + 4];
+    if (version !== 0 && version !== 1) throw new RangeError(`blob sidecar version ${version}`);
+    const commitment = copy(p + 5, p + 5 + COMMITMENT);
+    p += 5 + COMMITMENT;
+    const n = v.getUint16(p);
+    p += 2;
+    need(p, PROOF * n + 4);
+    const proofs: Uint8Array[] = [];
+    for (let i = 0; i < n; i++, p += PROOF) proofs.push(copy(p, p + PROOF));
+    const len = v.getUint32(p);
+    need(p + 4, len);
+    const blob = copy(p + 4, p + 4 + len);
+    p += 4 + len;
+    const k: Kept = {
+      blob,
+      commitment,
+      version,
+      blobProof: version === 0 && n > 0 ? proofs[0]! : null,
+      cellProofs: version === 1 && n > 0 ? proofs : null,
+      at: 0,
+    };
+    sidecars.push(sealedSidecar(index, k));
+  }
+  return { hash, sidecars };
 }
 
 function sealedSidecar(index: number, k: Kept): BlobSidecar {
@@ -95,11 +184,15 @@ export class BlobSidecarStore {
   constructor(
     private readonly keepBlocks = 4096,
     private readonly chain: SidecarChain | null = null,
+    private readonly archive: KvStore | null = null,
+    private readonly limboBlocks = ARCHIVED_LIMBO_BLOCKS,
   ) {}
 
   /** How many sidecars are kept by versioned hash, and how many blocks by number. */
   stats(): { blobs: number; blocks: number } {
-    return { blobs: this.byHash.size, blocks: this.byBlock.size };
+    let blocks = this.byBlock.size;
+    if (this.archive !== null) for (const _ of this.archive.iterate("blobSidecars")) blocks++;
+    return { blobs: this.byHash.size, blocks };
   }
 
   /** Verifies the network form's sidecars and keeps them; throws BlobSidecarError. */
@@ -175,7 +268,7 @@ export class BlobSidecarStore {
 
   /** A sealed block's txs: records its sidecars by index (txs whose sidecars are unknown count blobs). */
   sealed(number: number, hash: Uint8Array, txs: readonly Tx[]): void {
-    const sidecars: BlobSidecar[] = [];
+    const found: { index: number; k: Kept }[] = [];
     let index = 0;
     for (const tx of txs) {
       if (tx.type !== TxType.Blob) continue;
@@ -183,7 +276,7 @@ export class BlobSidecarStore {
         const k = bytesKey(h);
         const s = this.byHash.get(k);
         if (s !== undefined) {
-          sidecars.push(sealedSidecar(index, s));
+          found.push({ index, k: s });
           this.byHash.delete(k);
           s.at = number;
           this.byHash.set(k, s);
@@ -191,18 +284,34 @@ export class BlobSidecarStore {
         index++;
       }
     }
-    this.byBlock.set(number, { hash, sidecars });
     if (number > this.head) this.head = number;
     const old = number - this.keepBlocks;
-    for (const k of this.byBlock.keys()) if (k <= old) this.byBlock.delete(k);
+    if (this.archive !== null) {
+      const b = new WriteBatch().put("blobSidecars", numberKey(number), encodeSealed(hash, found));
+      // Rows of blocks now past the retention (one per sealed block; more after a gap or a restart).
+      for (const [key] of this.archive.iterate("blobSidecars", { lt: numberKey(Math.max(old + 1, 0)) })) {
+        b.del("blobSidecars", key);
+      }
+      this.archive.write(b);
+    } else {
+      this.byBlock.set(number, { hash, sidecars: found.map((f) => sealedSidecar(f.index, f.k)) });
+      for (const k of this.byBlock.keys()) if (k <= old) this.byBlock.delete(k);
+    }
+    const forgetBefore = this.archive === null ? old : number - Math.min(this.limboBlocks, this.keepBlocks);
     for (const [k, s] of this.byHash) {
-      if (s.at > old) break;
+      if (s.at > forgetBefore) break;
       this.byHash.delete(k);
     }
   }
 
   /** The sidecars of block `number` (the canonical one with `hash`), or null when unknown. */
   atBlock(number: number, hash: Uint8Array): BlobSidecar[] | null {
+    if (this.archive !== null) {
+      const row = this.archive.get("blobSidecars", numberKey(number));
+      if (row === undefined) return null;
+      const b = decodeSealed(row);
+      return equalBytes(b.hash, hash) ? b.sidecars : null;
+    }
     const b = this.byBlock.get(number);
     if (b === undefined || bytesKey(b.hash) !== bytesKey(hash)) return null;
     return b.sidecars;

@@ -9,7 +9,8 @@
  *   new value, at a fixed rate;
  * - RPC reads at a fixed rate and concurrency, spread over both execution clients and both rollup
  *   nodes (eth_blockNumber, eth_getBalance, eth_getBlockByNumber, eth_call, eth_getLogs over the
- *   last blocks, optimism_syncStatus).
+ *   last blocks and over the whole run, debug_traceTransaction of the latest counter call and
+ *   debug_traceBlockByNumber of the head with the callTracer, optimism_syncStatus).
  *
  * Every tx's receipt is looked for in the sequencer's blocks (eth_getBlockReceipts) and must have
  * status 1; at the end the counter must equal the number of increments and the contract's logs must
@@ -553,6 +554,8 @@ async function loadAndMeasure(
   const loadMs = o.seconds * 1000;
   const until = t0 + loadMs;
   let head = deployBlock;
+  /** The latest counter call seen in a block (for the tracing reads). */
+  let lastCall: string | null = null;
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, f: () => void): void => {
     timers.push(setInterval(f, ms));
@@ -635,7 +638,10 @@ async function loadAndMeasure(
         if (r.status !== "0x1") error(`${p.kind} ${h} in block ${n} has status ${r.status}`);
         else {
           load.receiptsOk++;
-          if (p.kind === "call") increments++;
+          if (p.kind === "call") {
+            increments++;
+            lastCall = h;
+          }
         }
       }
       head = n;
@@ -653,7 +659,8 @@ async function loadAndMeasure(
 
   // Reads: `readConcurrency` readers, each paced to its share of `readRate`.
   const balanceOf = transferSenders[0]!.address;
-  const reads: { name: string; run: () => Promise<void> }[] = [
+  // A read that had nothing to do yet (no counter call traced so far) says "skipped" and is not counted.
+  const reads: { name: string; run: () => Promise<unknown> }[] = [
     {
       name: "eth_blockNumber",
       run: async () => void hexNum(await rpc(seqEl, "eth_blockNumber")),
@@ -686,6 +693,33 @@ async function loadAndMeasure(
       },
     },
     {
+      name: "eth_getLogs (whole run)",
+      run: async () => {
+        const logs = await rpc(seqEl, "eth_getLogs", [
+          { fromBlock: qty(deployBlock), toBlock: qty(head), address: counter },
+        ]);
+        if (!Array.isArray(logs)) throw new TypeError("eth_getLogs returned no array");
+      },
+    },
+    {
+      name: "debug_traceTransaction",
+      run: async () => {
+        if (lastCall === null) return "skipped";
+        const t = (await rpc(seqEl, "debug_traceTransaction", [lastCall, { tracer: "callTracer" }])) as {
+          type?: string;
+        } | null;
+        if (t?.type !== "CALL") throw new TypeError(`debug_traceTransaction gave ${JSON.stringify(t).slice(0, 80)}`);
+        return "traced";
+      },
+    },
+    {
+      name: "debug_traceBlockByNumber",
+      run: async () => {
+        const t = await rpc(seqEl, "debug_traceBlockByNumber", [qty(head), { tracer: "callTracer" }]);
+        if (!Array.isArray(t) || t.length === 0) throw new TypeError("debug_traceBlockByNumber gave no traces");
+      },
+    },
+    {
       name: "optimism_syncStatus",
       run: async () => {
         const [s, v] = (await Promise.all([
@@ -714,7 +748,7 @@ async function loadAndMeasure(
       next += periodMs;
       const r = reads[k++ % reads.length]!;
       try {
-        await r.run();
+        if ((await r.run()) === "skipped") continue;
         load.reads++;
         load.readsByMethod[r.name] = (load.readsByMethod[r.name] ?? 0) + 1;
       } catch (e) {

@@ -451,13 +451,14 @@ export class ExecNode {
       chain.storagePool = pools.storageRoots;
       // Every L1 node takes blob txs in their network form and keeps the sidecars (geth's blobpool);
       // a dev L1 with --dev.beacon also serves them from its beacon API, so it keeps sealed blocks'
-      // sidecars as long as a beacon node would; another L1 node keeps them until the txs are
-      // BLOB_BLOCKS_KEPT blocks deep (geth's limbo keeps included blobs for reorgs).
+      // sidecars as long as a beacon node would, on disk (the chain's blobSidecars table); another
+      // L1 node keeps them until the txs are BLOB_BLOCKS_KEPT blocks deep (geth's limbo keeps
+      // included blobs for reorgs).
       const beaconApi = config.dev && config["dev.beacon"] === true;
       const blobSidecars =
         chain.config.optimism === null
           ? beaconApi
-            ? new BlobSidecarStore(undefined, chain)
+            ? new BlobSidecarStore(undefined, chain, chain.kv)
             : new BlobSidecarStore(BLOB_BLOCKS_KEPT, chain)
           : null;
       // Its first blob tx needs the KZG trusted setup, whose load blocks the thread for 1.2–1.6 s

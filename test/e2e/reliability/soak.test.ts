@@ -28,6 +28,9 @@ describe("reliability: a short soak of the devnet", function () {
       "eth_getBlockByNumber",
       "eth_call",
       "eth_getLogs",
+      "eth_getLogs (whole run)",
+      "debug_traceTransaction",
+      "debug_traceBlockByNumber",
       "optimism_syncStatus",
     ])
       assert.ok((r.load.readsByMethod[m] ?? 0) > 0, m);

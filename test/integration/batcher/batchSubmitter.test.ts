@@ -11,10 +11,16 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { BatchSubmitter, type SubmitterOptions } from "../../../src/batcher/batchSubmitter.js";
-import { type BlockBatch, channelData, fillChannel, framesOf } from "../../../src/batcher/channelOut.js";
+import {
+  type BlockBatch,
+  channelData,
+  compressedBound,
+  fillChannel,
+  framesOf,
+} from "../../../src/batcher/channelOut.js";
 import { TxSender } from "../../../src/batcher/txSender.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import { decodeBatch } from "../../../src/rollup/derive/batch.js";
+import { decodeBatch, encodeSingularBatch } from "../../../src/rollup/derive/batch.js";
 import { BatchType } from "../../../src/rollup/derive/batchTypes.js";
 import { readChannelBatches } from "../../../src/rollup/derive/channelReader.js";
 import type { BlobSource } from "../../../src/rollup/derive/dataSource.js";
@@ -126,7 +132,16 @@ describe("batcher: channels and the submitter", function () {
       }
       const filled = fillChannel(blocks, data.length - 1, o);
       assert.equal(filled.full, true);
-      assert.ok(filled.blocks.length < blocks.length && filled.data.length <= data.length - 1);
+      assert.ok(filled.blocks.length < blocks.length && filled.data !== null && filled.data.length <= data.length - 1);
+      // Not due: a channel that fits even uncompressed is left alone (nothing compressed, not full);
+      // one over that bound is compressed to decide; due, it is always compressed.
+      let raw = 0;
+      for (const b of blocks) raw += encodeSingularBatch(b.batch).length + 3;
+      const idle = fillChannel(blocks, compressedBound(raw) + 1024, o, false);
+      assert.deepEqual([idle.data, idle.full, idle.blocks.length], [null, false, blocks.length]);
+      assert.deepEqual(fillChannel(blocks, compressedBound(raw) + 1024, o, true).data, data);
+      const tight = fillChannel(blocks, data.length - 1, o, false);
+      assert.ok(tight.full && tight.data !== null);
     }
   });
 

@@ -10,9 +10,10 @@ import { loadKzg } from "../../../src/crypto/kzg.js";
 import { l1DevGenesis } from "../../../src/node/exec/devGenesis.js";
 import { encodeBlob } from "../../../src/rollup/derive/blobCodec.js";
 import { parseChainConfig } from "../../../src/spec/chainConfig.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
 import { type BlobTxNetwork, kzgToVersionedHash } from "../../../src/tx/blobNetwork.js";
 import { type BlobTx, TxType } from "../../../src/tx/tx.js";
-import { BlobSidecarError, BlobSidecarStore } from "../../../src/txpool/blobSidecars.js";
+import { BlobSidecarError, BlobSidecarStore, decodeSealed } from "../../../src/txpool/blobSidecars.js";
 
 /** A blob tx in network form carrying one blob of `payload` (unsigned: the store does not check). */
 function blobTx(payload: number, version: 0 | 1 = 0): BlobTxNetwork {
@@ -137,5 +138,57 @@ describe("txpool/blobSidecars: the dev L1's blob store", function () {
     assert.equal(store.stats().blobs, 1);
     store.sealed(11, new Uint8Array(32).fill(11), []);
     assert.deepEqual(store.stats(), { blobs: 0, blocks: 3 });
+  });
+
+  it("archived (the dev beacon's store): sealed sidecars on disk, pruned by keepBlocks, memory only for the limbo", () => {
+    const kv = new MemoryKv();
+    const limbo = 4;
+    const keep = 10;
+    const head = headAt(99);
+    const store = new BlobSidecarStore(keep, head, kv, limbo);
+    const sent = new Map<number, BlobTxNetwork>();
+    for (let n = 1; n <= keep + 6; n++) {
+      if (n === 13) head.head.timestamp = 100; // Osaka: version-1 sidecars from here
+      const w = blobTx(n, n >= 13 ? 1 : 0);
+      store.add(w);
+      sent.set(n, w);
+      store.sealed(n, new Uint8Array(32).fill(n), [w.tx]);
+    }
+    const last = keep + 6;
+    // Memory holds only the limbo's blobs; the rows are the retention.
+    assert.deepEqual(store.stats(), { blobs: limbo, blocks: keep });
+    assert.equal(store.atBlock(last - keep, new Uint8Array(32).fill(last - keep)), null, "pruned past keepBlocks");
+    // A block past the limbo is served from its row, both wrapper versions, the proof holding.
+    const kzg = loadKzg();
+    for (const n of [last - keep + 1, 12, 13, last - limbo - 1, last]) {
+      const got = store.atBlock(n, new Uint8Array(32).fill(n));
+      assert.equal(got?.length, 1, `block ${n}`);
+      assert.deepEqual(got![0]!.blob, sent.get(n)!.blobs[0]);
+      assert.deepEqual(got![0]!.commitment, new Uint8Array(sent.get(n)!.commitments[0]!));
+      assert.equal(got![0]!.index, 0);
+      assert.equal(kzg.verifyBlobKzgProof(got![0]!.blob, got![0]!.commitment, got![0]!.proof), true, `block ${n}`);
+    }
+    // A wrong hash is not served; a new store over the same rows (a restart) serves them.
+    assert.equal(store.atBlock(last, new Uint8Array(32)), null);
+    const again = new BlobSidecarStore(keep, head, kv, limbo);
+    assert.deepEqual(
+      again.atBlock(last - 8, new Uint8Array(32).fill(last - 8))![0]!.blob,
+      sent.get(last - 8)!.blobs[0],
+    );
+  });
+
+  it("a stored record that is cut short or carries an unknown version is refused", () => {
+    const kv = new MemoryKv();
+    const store = new BlobSidecarStore(8, null, kv);
+    const w = blobTx(7);
+    store.add(w);
+    store.sealed(1, new Uint8Array(32).fill(1), [w.tx]);
+    const row = [...kv.iterate("blobSidecars")][0]![1];
+    assert.equal(decodeSealed(row).sidecars.length, 1);
+    assert.throws(() => decodeSealed(row.subarray(0, row.length - 1)), RangeError);
+    assert.throws(() => decodeSealed(row.subarray(0, 20)), RangeError);
+    const bad = row.slice();
+    bad[32 + 4] = 2;
+    assert.throws(() => decodeSealed(bad), RangeError);
   });
 });

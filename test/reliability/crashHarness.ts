@@ -196,7 +196,7 @@ async function runToEnd(name: string, bin: "opal-exec", args: string[], logFile:
  * getPayload, newPayload, fcu to the new block (safe and finalized a few blocks behind). Each fcu
  * that answers VALID is acknowledged.
  */
-class EngineDriver {
+export class EngineDriver {
   acked: { head: BlockRef; safe: BlockRef; finalized: BlockRef } | null = null;
   private readonly recent: BlockRef[] = [];
 
@@ -283,7 +283,7 @@ class EngineDriver {
 }
 
 /** An L2 genesis (the devnet's: OP predeploys, every fork through Jovian) with its time in the past. */
-function l2GenesisFile(dir: string): { file: string; chainId: bigint } {
+export function l2GenesisFile(dir: string): { file: string; chainId: bigint } {
   const c = devnetConfig({ timestamp: Math.floor(Date.now() / 1000) - 200_000, blockTime: 1, upTo: "jovian" });
   const file = join(dir, "l2-genesis.json");
   writeFileSync(file, JSON.stringify(c.l2Genesis));

@@ -9,7 +9,8 @@
  *   new value, at a fixed rate;
  * - RPC reads at a fixed rate and concurrency, spread over both execution clients and both rollup
  *   nodes (eth_blockNumber, eth_getBalance, eth_getBlockByNumber, eth_call, eth_getLogs over the
- *   last blocks, optimism_syncStatus).
+ *   last blocks and over the whole chain, debug_traceBlockByNumber with the callTracer and with
+ *   struct logs, optimism_syncStatus).
  *
  * Every tx's receipt is looked for in the sequencer's blocks (eth_getBlockReceipts) and must have
  * status 1; at the end the counter must equal the number of increments and the contract's logs must
@@ -683,6 +684,28 @@ async function loadAndMeasure(
         const from = Math.max(deployBlock, to - 10);
         const logs = await rpc(seqEl, "eth_getLogs", [{ fromBlock: qty(from), toBlock: qty(to), address: counter }]);
         if (!Array.isArray(logs)) throw new TypeError("eth_getLogs returned no array");
+      },
+    },
+    {
+      // Every log of the chain (no address): a request whose cost grows with the chain.
+      name: "eth_getLogs (whole chain)",
+      run: async () => {
+        const logs = await rpc(verEl, "eth_getLogs", [{ fromBlock: "earliest", toBlock: "latest" }]);
+        if (!Array.isArray(logs)) throw new TypeError("eth_getLogs returned no array");
+      },
+    },
+    {
+      name: "debug_traceBlockByNumber (callTracer)",
+      run: async () => {
+        const r = await rpc(seqEl, "debug_traceBlockByNumber", [qty(Math.max(1, head)), { tracer: "callTracer" }]);
+        if (!Array.isArray(r)) throw new TypeError("debug_traceBlockByNumber returned no array");
+      },
+    },
+    {
+      name: "debug_traceBlockByNumber (struct logs)",
+      run: async () => {
+        const r = await rpc(verEl, "debug_traceBlockByNumber", [qty(Math.max(1, head - 5)), { disableStorage: true }]);
+        if (!Array.isArray(r)) throw new TypeError("debug_traceBlockByNumber returned no array");
       },
     },
     {

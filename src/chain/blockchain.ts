@@ -11,6 +11,10 @@
  *   receipts, its undo record and the new `stateBlock`, and drops the marker. `open()` finds a
  *   marker only after a crash mid-import and applies it, so the state is again `stateBlock`'s.
  *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
+ * - Power loss (docs/design/storage.md "Durability"): batches are written without fsync, in order, so an OS
+ *   crash keeps a prefix of them, at least up to the last synced one, and every prefix opens as a
+ *   consistent chain. `persist()` syncs the head and labels written since its last call: engine
+ *   forkchoice calls it before answering VALID, the node every DURABLE_INTERVAL_MS, import per batch.
  */
 
 import { GAS_PER_BLOB } from "../block/blobGas.js";
@@ -65,6 +69,11 @@ import {
   newImportTimings,
 } from "./importBlock.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
+
+/** Longest a head change stays unsynced in a running node (its timer calls `persist()`). */
+export const DURABLE_INTERVAL_MS = 1000;
+
+const SYNC = Object.freeze({ sync: true });
 
 export class ChainError extends Error {
   override readonly name = "ChainError";
@@ -183,6 +192,7 @@ class BlockUndo {
   };
 }
 
+const ZERO_HASH = new Uint8Array(32);
 const _enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -192,6 +202,10 @@ export class Blockchain implements ChainView {
   private headHash: Uint8Array;
   private stateHash: Uint8Array;
   private readonly invalid = new Set<string>();
+  /** A head or label change was written without sync since the last `persist()`. */
+  private unsynced = false;
+  /** Synced writes `persist()` made (tests and metrics). */
+  syncs = 0;
   /** Time spent by imports (insertBlock) in execution, flat-state writes and the state root, summed. */
   readonly importTimings: ImportTimings = newImportTimings();
   tracer: Tracer | null = null;
@@ -476,6 +490,7 @@ export class Blockchain implements ChainView {
       }
     }
     this.kv.write(b);
+    this.unsynced = true;
     this.headHash = hash;
     this.headHeader = newHead;
     return { oldHead, newHead, removed, added };
@@ -665,12 +680,26 @@ export class Blockchain implements ChainView {
     return { hash, header, body, receipts: res.receipts, fees };
   }
 
-  /** Records the safe and finalized blocks (Engine API forkchoice). */
+  /** Records the safe and finalized blocks (Engine API forkchoice); a label already there is not rewritten. */
   setSafeAndFinalized(safe: Uint8Array | null, finalized: Uint8Array | null): void {
     const b = new WriteBatch();
-    if (safe !== null) b.put("meta", META_SAFE, safe);
-    if (finalized !== null) b.put("meta", META_FINALIZED, finalized);
-    if (b.size > 0) this.kv.write(b);
+    if (safe !== null && !equalBytes(safe, this.store.meta(META_SAFE) ?? ZERO_HASH)) b.put("meta", META_SAFE, safe);
+    if (finalized !== null && !equalBytes(finalized, this.store.meta(META_FINALIZED) ?? ZERO_HASH))
+      b.put("meta", META_FINALIZED, finalized);
+    if (b.size === 0) return;
+    this.kv.write(b);
+    this.unsynced = true;
+  }
+
+  /**
+   * Makes the head and labels written so far survive power loss: one synced write (RocksDB fsyncs
+   * its log, and with it every earlier batch). Nothing to do when no head change is unsynced.
+   */
+  persist(): void {
+    if (!this.unsynced) return;
+    this.kv.write(new WriteBatch().put("meta", META_HEAD, this.headHash), SYNC);
+    this.unsynced = false;
+    this.syncs++;
   }
 
   private txHashesOf(blockHash: Uint8Array): Uint8Array[] {

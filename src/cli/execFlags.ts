@@ -7,6 +7,7 @@
  * node.DefaultConfig supplies net,web3 plus eth from cmd/geth/config.go).
  */
 import { availableParallelism } from "node:os";
+import { IMPORT_BATCH } from "../node/exec/chainImport.js";
 import { OP_DEV_GENESIS_FORKS } from "../node/exec/devGenesis.js";
 import type { ExecNodeConfig } from "../node/exec/execNode.js";
 import { defaultThreads } from "../node/pools.js";
@@ -330,6 +331,14 @@ export const EXEC_CLI = defineCli({
       min: 0,
       category: PERF,
       help: "Megabytes of memory allocated to internal caching (the state read cache)",
+    },
+    // Opal only: geth's importBatchSize (cmd/utils ImportChain) as a flag, so a run can commit sooner.
+    "import.batch": {
+      type: "int",
+      default: IMPORT_BATCH,
+      min: 1,
+      category: PERF,
+      help: "Blocks `opal-exec import` makes canonical per commit (geth: 2500)",
     },
     // Opal only: worker pools (node/pools.ts defaultThreads).
     "workers.sigrecover": {

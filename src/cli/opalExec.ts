@@ -171,7 +171,7 @@ async function runImport(config: ExecConfig, files: readonly string[], io: Io): 
     });
     chain.storagePool = pools.storageRoots;
     try {
-      await importChain(chain, files, log, { recoveryPool: pools.sigRecover });
+      await importChain(chain, files, log, { recoveryPool: pools.sigRecover, batch: config["import.batch"] });
     } catch (e) {
       if (e instanceof ImportError) throw new ExitError(`import: ${e.message}`, EXIT_FAILED);
       throw e;

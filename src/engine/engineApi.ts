@@ -328,6 +328,8 @@ export class EngineApi {
       this.onHead?.(change);
     }
     chain.setSafeAndFinalized(safe, finalized);
+    // The forkchoice answered VALID survives power loss (docs/design/storage.md "Durability").
+    chain.persist();
     const status: PayloadStatus = { status: "VALID", latestValidHash: bytesToHex(head), validationError: null };
     if (attrs === null) return { payloadStatus: status, payloadId: null };
     const id = this.startPayload(version, head, header.timestamp, attrs);

@@ -34,13 +34,16 @@ import { Blockchain } from "../../src/chain/blockchain.js";
 import { devnetConfig } from "../../src/node/devnet/devnetConfig.js";
 import { type DevAccount, devAccounts, devL1Info } from "../../src/node/exec/devGenesis.js";
 import { bytesToHex, hexToBytes } from "../../src/primitives/hex.js";
+import { writeAdminState } from "../../src/rollup/sequencer/adminState.js";
 import { openStore } from "../../src/storage/engine.js";
+import { WriteBatch } from "../../src/storage/kv.js";
+import { RocksKv } from "../../src/storage/rocksdb.js";
 import { encodeTx } from "../../src/tx/envelope.js";
 import { L1InfoFormat } from "../../src/tx/l1BlockInfo.js";
 import { l1InfoDepositTx } from "../../src/tx/l1InfoDeposit.js";
 import { signTx } from "../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../src/tx/tx.js";
-import { call, freePorts, hexNum, numOf, Prng, Proc, RpcError, sleep } from "./crashProcs.js";
+import { call, callMany, freePorts, hexNum, numOf, Prng, Proc, RpcError, sleep } from "./crashProcs.js";
 
 export const CRASH_KINDS = [
   "exec-dev",
@@ -55,6 +58,12 @@ export type CrashKind = (typeof CRASH_KINDS)[number];
 export interface CrashOptions {
   readonly cycles: number;
   readonly seed: number;
+  /**
+   * Loss injection (OPAL_CRASH_INJECT_LOSS=1): after each kill the harness itself drops the last
+   * acknowledged item (a block, a VALID head, a committed import batch, a safe-head entry, the admin
+   * state) before the restart, so a kind whose checks work must report lost items.
+   */
+  readonly injectLoss?: boolean;
   /** Progress lines. */
   readonly print: (line: string) => void;
 }
@@ -102,6 +111,9 @@ function execFlags(http: number, auth: number): string[] {
     "--workers.sigrecover=1",
     "--workers.triehash=1",
     "--verbosity=3",
+    // devp2p on any free port, no discovery: two ELs of one kind (or another run) would both take 30303.
+    "--port=0",
+    "--nodiscover",
   ];
 }
 
@@ -185,6 +197,43 @@ function tempRoot(kind: string): string {
   return mkdtempSync(join(tmpdir(), `opal-crash-${kind}-`));
 }
 
+/**
+ * Loss injection: moves a stopped opal-exec's canonical head back to block `number` (as debug_setHead
+ * does: the blocks above leave the chain with their receipts and tx index), synced.
+ */
+async function rewindDatadir(datadir: string, number: number): Promise<void> {
+  const store = await openStore(join(datadir, "chaindata"), "rocksdb");
+  try {
+    const chain = Blockchain.open(store.kv);
+    chain.rewindHead(Math.max(0, number));
+    chain.persist();
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Which of `acked` (block number → hash) are no longer canonical on `el` at or below `head`; those
+ * are dropped from `acked` (reported once), the rest stay acknowledged for every later cycle.
+ */
+async function lostBlocks(el: string, acked: Map<number, string>, head: number, what: string): Promise<string[]> {
+  const numbers = [...acked.keys()];
+  const got = await callMany(
+    el,
+    "eth_getBlockByNumber",
+    numbers.map((n) => [hexNum(n), false]),
+  );
+  const lost: string[] = [];
+  numbers.forEach((n, i) => {
+    const b = got[i] as RpcBlock | null | RpcError;
+    if (b instanceof RpcError || b?.hash !== acked.get(n) || head < n) {
+      lost.push(`${what} ${n} ${acked.get(n)}`);
+      acked.delete(n);
+    }
+  });
+  return lost;
+}
+
 /** Runs a launcher to its end; resolves with the exit code. */
 async function runToEnd(name: string, bin: "opal-exec", args: string[], logFile: string): Promise<number | null> {
   const p = Proc.spawn(name, bin, args, logFile);
@@ -196,8 +245,10 @@ async function runToEnd(name: string, bin: "opal-exec", args: string[], logFile:
  * getPayload, newPayload, fcu to the new block (safe and finalized a few blocks behind). Each fcu
  * that answers VALID is acknowledged.
  */
-class EngineDriver {
+export class EngineDriver {
   acked: { head: BlockRef; safe: BlockRef; finalized: BlockRef } | null = null;
+  /** Every head a forkchoiceUpdated answered VALID for, by number. */
+  readonly ackedHeads = new Map<number, string>();
   private readonly recent: BlockRef[] = [];
 
   constructor(
@@ -272,6 +323,7 @@ class EngineDriver {
       };
       check(r2.payloadStatus.status === "VALID", `fcu: ${JSON.stringify(r2)}`);
       this.acked = { head: next, safe, finalized };
+      this.ackedHeads.set(next.number, next.hash);
       head = next;
       time++;
       nonce += BigInt(txsPerBlock);
@@ -283,7 +335,7 @@ class EngineDriver {
 }
 
 /** An L2 genesis (the devnet's: OP predeploys, every fork through Jovian) with its time in the past. */
-function l2GenesisFile(dir: string): { file: string; chainId: bigint } {
+export function l2GenesisFile(dir: string): { file: string; chainId: bigint } {
   const c = devnetConfig({ timestamp: Math.floor(Date.now() / 1000) - 200_000, blockTime: 1, upTo: "jovian" });
   const file = join(dir, "l2-genesis.json");
   writeFileSync(file, JSON.stringify(c.l2Genesis));
@@ -310,6 +362,8 @@ interface Subject {
   progress(): Promise<number | null>;
   /** SIGKILL the process(es) under test; says which. */
   kill(): Promise<string>;
+  /** With the process under test down: drops its last acknowledged item(s); says what (empty: none yet). */
+  injectLoss(): Promise<string>;
   /** The kill delay range after catch-up, ms. */
   readonly delayMs: readonly [number, number];
   readonly catchUpLimitMs: number;
@@ -325,10 +379,14 @@ async function runCycles(kind: CrashKind, s: Subject, o: CrashOptions, root: str
   let lost = 0;
   let checked = 0;
   let maxCatchUp = 0;
+  let injected = 0;
   const kills: Record<string, number> = {};
-  o.print(`crash ${kind}: seed ${o.seed}, ${o.cycles} cycles, in ${root}`);
-  await s.setup();
+  o.print(
+    `crash ${kind}: seed ${o.seed}, ${o.cycles} cycles, in ${root}${o.injectLoss === true ? ", injecting loss" : ""}`,
+  );
   try {
+    // Inside the try: processes a failed setup started are stopped by the teardown.
+    await s.setup();
     await s.start();
     let preKill = -1;
     let restartAt = Date.now();
@@ -379,6 +437,13 @@ async function runCycles(kind: CrashKind, s: Subject, o: CrashOptions, root: str
         kills[what] = (kills[what] ?? 0) + 1;
         stopLoad = true;
         await loading.catch(() => undefined);
+        if (o.injectLoss === true) {
+          const dropped = await s.injectLoss();
+          if (dropped !== "") {
+            injected++;
+            lastKill += `, then dropped ${dropped}`;
+          }
+        }
         restartAt = Date.now();
         await s.start();
       } catch (e) {
@@ -390,7 +455,7 @@ async function runCycles(kind: CrashKind, s: Subject, o: CrashOptions, root: str
         if (cycle === o.cycles) break;
         // Start over from a clean kill, so one failure does not fail every later cycle.
         try {
-          await s.kill();
+          lastKill = `${await s.kill()} after the failure`;
           restartAt = Date.now();
           preKill = -1;
           await s.start();
@@ -400,6 +465,9 @@ async function runCycles(kind: CrashKind, s: Subject, o: CrashOptions, root: str
         }
       }
     }
+  } catch (e) {
+    failures.push(`setup: ${(e as Error).message}`);
+    o.print(`  ${kind} FAIL setup: ${(e as Error).message}\n${s.tails()}`);
   } finally {
     await s.teardown();
   }
@@ -410,6 +478,7 @@ async function runCycles(kind: CrashKind, s: Subject, o: CrashOptions, root: str
       .map(([k, n]) => `${k} ×${n}`)
       .join(", ")}`,
     ...(s.note === undefined ? [] : [s.note()]),
+    ...(o.injectLoss === true ? [`loss injected after ${injected} kills`] : []),
   ].join("; ");
   return { kind, seed: o.seed, cycles: o.cycles, passed, lost, checked, maxCatchUpMs: maxCatchUp, note, failures };
 }
@@ -445,24 +514,34 @@ class ExecDev implements Subject {
     await waitUp(this.proc, this.http, "eth_blockNumber");
   }
 
+  /** Every receipt and block acknowledged since the start, checked after every restart. */
   async verify(): Promise<[string[], number]> {
     const heads = await checkElHeads(this.http);
+    const checked = this.receipts.size + this.blocks.size;
+    const hashes = [...this.receipts.keys()];
+    const got = await callMany(
+      this.http,
+      "eth_getTransactionReceipt",
+      hashes.map((h) => [h]),
+    );
     const lost: string[] = [];
-    let checked = 0;
-    for (const [hash, blockHash] of this.receipts) {
-      checked++;
-      const r = (await call(this.http, "eth_getTransactionReceipt", [hash])) as { blockHash: string } | null;
-      if (r?.blockHash !== blockHash) lost.push(`receipt ${hash}`);
-    }
-    for (const [n, hash] of this.blocks) {
-      checked++;
-      const b = (await call(this.http, "eth_getBlockByNumber", [hexNum(n), false])) as RpcBlock | null;
-      if (b?.hash !== hash || heads.latest!.number < n) lost.push(`block ${n} ${hash}`);
-    }
-    // The next cycle checks its own acknowledgements; older ones were checked already.
-    this.receipts.clear();
-    this.blocks.clear();
+    hashes.forEach((h, i) => {
+      const r = got[i] as { blockHash: string } | null | RpcError;
+      if (r instanceof RpcError || r?.blockHash !== this.receipts.get(h)) {
+        lost.push(`receipt ${h}`);
+        this.receipts.delete(h);
+      }
+    });
+    lost.push(...(await lostBlocks(this.http, this.blocks, heads.latest!.number, "block")));
     return [lost, checked];
+  }
+
+  /** Drops the last acknowledged block (and with it its receipts). */
+  async injectLoss(): Promise<string> {
+    const last = Math.max(0, ...this.blocks.keys());
+    if (last === 0) return "";
+    await rewindDatadir(this.dir, last - 1);
+    return `block ${last} (rewound to ${last - 1})`;
   }
 
   async load(stop: () => boolean): Promise<void> {
@@ -587,15 +666,24 @@ class ExecEngine implements Subject {
     const heads = await checkElHeads(el);
     const a = this.driver!.acked;
     if (a === null) return [[], 0];
-    const lost: string[] = [];
+    // Every head answered VALID since the start, and the last safe and finalized labels.
+    const checked = this.driver!.ackedHeads.size + 2;
+    const lost = await lostBlocks(el, this.driver!.ackedHeads, heads.latest!.number, "VALID head");
     const at = async (r: BlockRef): Promise<string | undefined> =>
       ((await call(el, "eth_getBlockByNumber", [hexNum(r.number), false])) as RpcBlock | null)?.hash;
-    if ((await at(a.head)) !== a.head.hash || heads.latest!.number < a.head.number) lost.push(`head ${a.head.number}`);
     if ((heads.safe?.number ?? -1) < a.safe.number || (await at(a.safe)) !== a.safe.hash)
       lost.push(`safe ${a.safe.number}`);
     if ((heads.finalized?.number ?? -1) < a.finalized.number || (await at(a.finalized)) !== a.finalized.hash)
       lost.push(`finalized ${a.finalized.number}`);
-    return [lost, 3];
+    return [lost, checked];
+  }
+
+  /** Drops the last head answered VALID. */
+  async injectLoss(): Promise<string> {
+    const last = this.driver!.acked?.head.number ?? 0;
+    if (last === 0) return "";
+    await rewindDatadir(this.dir, last - 1);
+    return `VALID head ${last} (rewound to ${last - 1})`;
   }
 
   async load(stop: () => boolean): Promise<void> {
@@ -633,6 +721,7 @@ interface SyncStatus {
 class RollupNet {
   readonly procs = new Map<string, Proc>();
   ports: Record<string, number> = {};
+  l2ChainId = 0n;
 
   constructor(
     private readonly root: string,
@@ -644,11 +733,20 @@ class RollupNet {
     return join(this.root, ...p);
   }
 
+  get adminStatePath(): string {
+    return this.path("admin-state.json");
+  }
+
+  safeDbPath(role: "sequencer" | "verifier"): string {
+    return this.path(`${role}-safedb`);
+  }
+
   async setup(): Promise<void> {
     const names = ["l1Http", "l1Auth", "seqHttp", "seqAuth", "seqNode", "verHttp", "verAuth", "verNode"];
     const ports = await freePorts(names.length);
     this.ports = Object.fromEntries(names.map((n, i) => [n, ports[i]!]));
     const c = devnetConfig({ timestamp: Math.floor(Date.now() / 1000), blockTime: 1, upTo: "jovian" });
+    this.l2ChainId = BigInt((c.l2Genesis.config as { chainId: number }).chainId);
     const write = (name: string, v: unknown): void => writeFileSync(this.path(name), JSON.stringify(v, null, 2));
     write("l1-genesis.json", c.l1Genesis);
     write("l2-genesis.json", c.l2Genesis);
@@ -735,22 +833,23 @@ class RollupNet {
           "--rpc.addr=127.0.0.1",
           `--rpc.port=${port}`,
           "--rpc.enable-admin",
-          `--safedb.path=${this.path(`${role}-safedb`)}`,
+          `--safedb.path=${this.safeDbPath(role)}`,
           "--p2p.disable",
           "--log.level=info",
         ];
         if (role === "sequencer") {
           args.push("--sequencer.enabled", "--sequencer.l1-confs=2");
-          if (this.adminState) args.push(`--rpc.admin-state=${this.path("admin-state.json")}`);
+          if (this.adminState) args.push(`--rpc.admin-state=${this.adminStatePath}`);
         }
         proc = Proc.spawn(name, "opal-node", args, log);
         this.procs.set(name, proc);
         await waitUp(proc, url(port), "optimism_syncStatus");
-        // The RPC answers before the node has read its heads from the engine (zero refs, as op-node).
+        // The RPC answers before the node has read its heads from the engine (zero refs, as op-node);
+        // an EL without a safe label (rewound below it) has the safe head only after the reset.
         const end = Date.now() + 60_000;
         for (;;) {
           const s = (await call(url(port), "optimism_syncStatus")) as SyncStatus;
-          if (!/^0x0+$/.test(s.unsafe_l2.hash)) return;
+          if (!/^0x0+$/.test(s.unsafe_l2.hash) && !/^0x0+$/.test(s.safe_l2.hash)) return;
           check(proc.alive, `${name} exited while loading its heads:\n${proc.tail()}`);
           check(Date.now() < end, `${name} did not load its heads within 60 s`);
           await sleep(100);
@@ -811,16 +910,41 @@ class RollupNet {
   }
 }
 
-/** The L2 block at `ref.number` on `el` is `ref` (and the node's head is at or past it). */
-async function holds(el: string, ref: BlockRef, head: number): Promise<boolean> {
-  const b = (await call(el, "eth_getBlockByNumber", [hexNum(ref.number), false])) as RpcBlock | null;
-  return b?.hash === ref.hash && head >= ref.number;
+/**
+ * The unsafe and safe heads a rollup node reported, every one since the start: each must stay
+ * canonical on its EL (the node's unsafe head at or past it) after every later restart. The safe
+ * head itself walks back on restart by design (op-node FindL2Heads: a sequencing window, so every
+ * batch that could still change it is read again); what must hold is the block.
+ */
+class AckedHeads {
+  readonly unsafe = new Map<number, string>();
+  readonly safe = new Map<number, string>();
+  last: SyncStatus | null = null;
+
+  record(s: SyncStatus): void {
+    this.last = s;
+    this.unsafe.set(s.unsafe_l2.number, s.unsafe_l2.hash);
+    this.safe.set(s.safe_l2.number, s.safe_l2.hash);
+  }
+
+  get size(): number {
+    return this.unsafe.size + this.safe.size;
+  }
+
+  async lost(el: string, head: number): Promise<string[]> {
+    return [...(await lostBlocks(el, this.unsafe, head, "unsafe")), ...(await lostBlocks(el, this.safe, head, "safe"))];
+  }
+}
+
+/** Loss injection on a rollup node's EL: debug_setHead to `number` (the EL keeps running). */
+async function rewindEl(el: string, number: number): Promise<void> {
+  await call(el, "debug_setHead", [hexNum(Math.max(0, number))]);
 }
 
 class NodeSequencer implements Subject {
   readonly delayMs = [300, 4000] as const;
   readonly catchUpLimitMs = 90_000;
-  private acked: SyncStatus | null = null;
+  private readonly acked = new AckedHeads();
 
   constructor(
     private readonly net: RollupNet,
@@ -838,26 +962,36 @@ class NodeSequencer implements Subject {
 
   async verify(): Promise<[string[], number]> {
     const s = await this.net.checkNodeHeads("seqNode");
-    const a = this.acked;
-    if (a === null) return [[], 0];
-    const el = this.net.url("seqHttp");
-    const lost: string[] = [];
-    if (!(await holds(el, a.unsafe_l2, s.unsafe_l2.number))) lost.push(`unsafe ${a.unsafe_l2.number}`);
-    // The safe head walks back a sequencing window on restart (op-node FindL2Heads); the block
-    // acknowledged as safe must still be canonical.
-    if (!(await holds(el, a.safe_l2, s.unsafe_l2.number))) lost.push(`safe ${a.safe_l2.number}`);
-    return [lost, 2];
+    const checked = this.acked.size;
+    return [await this.acked.lost(this.net.url("seqHttp"), s.unsafe_l2.number), checked];
   }
 
   async load(stop: () => boolean): Promise<void> {
     while (!stop()) {
       try {
-        this.acked = await this.net.syncStatus("seqNode");
+        this.acked.record(await this.net.syncStatus("seqNode"));
       } catch {
         if (stop()) return;
       }
       await sleep(200);
     }
+  }
+
+  /**
+   * Drops the last acknowledged unsafe block: the EL goes back one block, and a transfer waits in its
+   * pool, so the sequencer builds that height again as another block (an empty one would come out
+   * the same).
+   */
+  async injectLoss(): Promise<string> {
+    const last = this.acked.last?.unsafe_l2.number ?? 0;
+    if (last === 0) return "";
+    await this.net.start("sequencer-el");
+    const el = this.net.url("seqHttp");
+    await rewindEl(el, last - 1);
+    const from = ACCOUNTS[3]!;
+    const nonce = BigInt(numOf(await call(el, "eth_getTransactionCount", [bytesToHex(from.address), "pending"])));
+    await call(el, "eth_sendRawTransaction", [transfer(this.net.l2ChainId, from, nonce, ACCOUNTS[2]!.address)]);
+    return `unsafe ${last} (EL rewound to ${last - 1}, a transfer queued)`;
   }
 
   async progress(): Promise<number | null> {
@@ -887,7 +1021,7 @@ class NodeSequencer implements Subject {
 class NodeDerivation implements Subject {
   readonly delayMs = [300, 5000] as const;
   readonly catchUpLimitMs = 90_000;
-  private acked: SyncStatus | null = null;
+  private readonly acked = new AckedHeads();
 
   constructor(private readonly net: RollupNet) {}
 
@@ -901,27 +1035,30 @@ class NodeDerivation implements Subject {
 
   async verify(): Promise<[string[], number]> {
     const s = await this.net.checkNodeHeads("verNode");
-    const a = this.acked;
-    if (a === null) return [[], 0];
-    const el = this.net.url("verHttp");
-    const lost: string[] = [];
-    // The safe head itself walks back on restart by design (op-node FindL2Heads: a sequencing
-    // window, so every batch that could still change it is read again); what must hold is the
-    // derived block: still canonical on the EL, and re-derived as safe when the node catches up.
-    if (!(await holds(el, a.safe_l2, s.unsafe_l2.number))) lost.push(`safe ${a.safe_l2.number}`);
-    if (!(await holds(el, a.unsafe_l2, s.unsafe_l2.number))) lost.push(`unsafe ${a.unsafe_l2.number}`);
-    return [lost, 2];
+    const checked = this.acked.size;
+    return [await this.acked.lost(this.net.url("verHttp"), s.unsafe_l2.number), checked];
   }
 
   async load(stop: () => boolean): Promise<void> {
     while (!stop()) {
       try {
-        this.acked = await this.net.syncStatus("verNode");
+        this.acked.record(await this.net.syncStatus("verNode"));
       } catch {
         if (stop()) return;
       }
       await sleep(200);
     }
+  }
+
+  /**
+   * Drops the acknowledged safe blocks: the verifier's EL goes back to genesis. (Derivation builds
+   * the same blocks again, so a shallow rewind could be re-derived before the check looks.)
+   */
+  async injectLoss(): Promise<string> {
+    const last = this.acked.last?.safe_l2.number ?? 0;
+    if (last === 0) return "";
+    await rewindEl(this.net.url("verHttp"), 0);
+    return `safe blocks 1-${last} (EL rewound to genesis)`;
   }
 
   async progress(): Promise<number | null> {
@@ -1015,8 +1152,17 @@ class NodeAdmin implements Subject {
         this.safeAnswers.set(l1, JSON.stringify(now));
       else this.safeAnswers.delete(l1);
     };
-    for (const [l1, answer] of [...this.safeAnswers]) {
-      const now = await call(node, "optimism_safeHeadAtL1Block", [hexNum(l1)]).catch((e: Error) => e.message);
+    const entries = [...this.safeAnswers];
+    const checked = entries.length;
+    const answers = await callMany(
+      node,
+      "optimism_safeHeadAtL1Block",
+      entries.map(([l1]) => [hexNum(l1)]),
+    );
+    const safeNow = (await this.net.syncStatus("seqNode")).safe_l2.number;
+    for (const [i, [l1, answer]] of entries.entries()) {
+      const got = answers[i];
+      const now = got instanceof RpcError ? got.message : got;
       const was = JSON.parse(answer) as { safeHead: BlockRef } | string;
       if (typeof was === "string") continue;
       if (was.safeHead.number < resetSafe) {
@@ -1027,10 +1173,17 @@ class NodeAdmin implements Subject {
         }
       } else {
         this.resetSafeAnswers++;
-        keep(l1, now);
         if (typeof now === "string") {
-          if (!/not found/.test(now)) lost.push(`safe head at L1 ${l1}: ${now}`);
+          if (!/not found/.test(now) || safeNow >= was.safeHead.number) {
+            // Another error; or "not found" although re-derivation has passed the entry's safe head,
+            // so it must have been recorded again.
+            lost.push(`safe head at L1 ${l1}: ${now} (safe head ${safeNow})`);
+            keep(l1, now);
+          }
+          // Not re-derived yet: cannot be re-verified now; counted, and the answer kept for the next cycle.
+          else this.unverifiedSafeAnswers++;
         } else {
+          keep(l1, now);
           const e = now as { safeHead: BlockRef };
           const b = (await call(this.net.url("seqHttp"), "eth_getBlockByNumber", [
             hexNum(e.safeHead.number),
@@ -1040,15 +1193,41 @@ class NodeAdmin implements Subject {
         }
       }
     }
-    return [lost, this.safeAnswers.size];
+    return [lost, checked];
   }
 
-  /** Safe-head answers checked as kept exactly, and as after a reset (re-derived), in all. */
+  /** Safe-head answers checked as kept exactly, as after a reset (re-derived), and "not found" before re-derivation. */
   private strictSafeAnswers = 0;
   private resetSafeAnswers = 0;
+  private unverifiedSafeAnswers = 0;
+  private injections = 0;
 
   note(): string {
-    return `safe-head answers: ${this.strictSafeAnswers} kept exactly, ${this.resetSafeAnswers} behind a reset re-checked`;
+    return `safe-head answers: ${this.strictSafeAnswers} kept exactly, ${this.resetSafeAnswers} behind a reset re-checked (${this.unverifiedSafeAnswers} of them "not found" before re-derivation, not verifiable)`;
+  }
+
+  /**
+   * Drops, in turn, the last admin state write (the file says the opposite of the last answered
+   * call) and the oldest acknowledged safe-head entry (deleted from the safe-head DB).
+   */
+  async injectLoss(): Promise<string> {
+    if (this.injections++ % 2 === 0) {
+      writeAdminState(this.net.adminStatePath, { sequencerStarted: !this.active });
+      this.inFlight = null;
+      return `the admin state (sequencer ${this.active ? "active" : "stopped"})`;
+    }
+    const keys = [...this.safeAnswers.keys()];
+    if (keys.length === 0) return "";
+    const l1 = Math.min(...keys);
+    const db = await RocksKv.open(this.net.safeDbPath("sequencer"));
+    try {
+      const key = new Uint8Array(8);
+      new DataView(key.buffer).setBigUint64(0, BigInt(l1));
+      db.write(new WriteBatch().del("safeHeads", key), { sync: true });
+    } finally {
+      await db.close();
+    }
+    return `the safe-head entry of L1 ${l1}`;
   }
 
   async load(stop: () => boolean): Promise<void> {
@@ -1075,7 +1254,6 @@ class NodeAdmin implements Subject {
             } | null;
             if (a !== null) this.safeAnswers.set(a.l1Block.number, JSON.stringify(a));
           }
-          while (this.safeAnswers.size > 64) this.safeAnswers.delete(this.safeAnswers.keys().next().value!);
         }
         if (Date.now() >= nextAction) {
           await this.setActive(!this.active);
@@ -1170,9 +1348,18 @@ async function runImport(o: CrashOptions, root: string): Promise<KindResult> {
     rmSync(work, { recursive: true, force: true });
     cpSync(pristine, work, { recursive: true });
   };
-  const importArgs = ["import", join(root, "chain.rlp"), `--datadir=${work}`, "--verbosity=3"];
-  // Calibration: an import of an empty file (start-up and shut-down only) and one whole import;
-  // the kills fall between the two, so most land while blocks are being imported.
+  // Small commit batches (geth's 2,500 would put all of them in one), so a kill can land between
+  // commits and leave a head inside the file.
+  const BATCH = Number(process.env.OPAL_CRASH_IMPORT_BATCH ?? 25);
+  const commits = Math.ceil(BLOCKS / BATCH);
+  const importArgs = [
+    "import",
+    join(root, "chain.rlp"),
+    `--datadir=${work}`,
+    "--verbosity=3",
+    `--import.batch=${BATCH}`,
+  ];
+  // Calibration: an import of an empty file (start-up and shut-down only) and one whole import.
   writeFileSync(join(root, "empty.rlp"), new Uint8Array(0));
   fresh();
   let t = Date.now();
@@ -1182,7 +1369,10 @@ async function runImport(o: CrashOptions, root: string): Promise<KindResult> {
   t = Date.now();
   check((await runToEnd("import", "opal-exec", importArgs, log)) === 0, "the calibration import failed");
   const whole = Date.now() - t;
-  o.print(`  exec-import: ${BLOCKS} blocks × ${TXS} txs, a whole import takes ${whole} ms (${base} ms without blocks)`);
+  const perCommit = Math.max(1, Math.round((whole - base) / commits));
+  o.print(
+    `  exec-import: ${BLOCKS} blocks × ${TXS} txs in commits of ${BATCH}, a whole import takes ${whole} ms (${base} ms without blocks)`,
+  );
   const headOf = async (): Promise<BlockRef> => {
     const { kv } = await openStore(join(work, "chaindata"), "rocksdb");
     try {
@@ -1192,16 +1382,44 @@ async function runImport(o: CrashOptions, root: string): Promise<KindResult> {
       await kv.close();
     }
   };
+  /** The last commit an import logged ("Imported new chain segment" comes after the commit): acknowledged. */
+  const lastCommit = (text: string): number => {
+    let n = 0;
+    for (const m of text.matchAll(/Imported new chain segment.*?number=(\d+)/g)) n = Math.max(n, Number(m[1]));
+    return n;
+  };
   let node: Proc | null = null;
   for (let cycle = 1; cycle <= o.cycles; cycle++) {
+    const cycleLog = join(root, `import-${cycle}.log`);
     try {
       fresh();
-      const p = Proc.spawn("import", "opal-exec", importArgs, log);
-      const delay = prng.int(base, whole);
-      await Promise.race([sleep(delay), p.exited]);
+      const p = Proc.spawn("import", "opal-exec", importArgs, cycleLog);
+      // Three kills in four wait for a given commit to be logged, then up to one commit's time
+      // more (mid-commit, head > 0); the others fall anywhere between start-up and the end.
+      let when: string;
+      if (prng.chance(3 / 4)) {
+        const target = prng.int(1, Math.max(1, commits - 1));
+        const extra = prng.int(0, perCommit);
+        const end = Date.now() + 4 * whole;
+        while (p.alive && lastCommit(p.ownLog()) < target * BATCH && Date.now() < end) await sleep(5);
+        await Promise.race([sleep(extra), p.exited]);
+        when = `${extra} ms after commit ${target} of ${commits}`;
+      } else {
+        const delay = prng.int(base, whole);
+        await Promise.race([sleep(delay), p.exited]);
+        when = `${delay} ms after its start`;
+      }
       const finished = !p.alive;
       await p.kill9();
-      // The datadir opens as a node: its heads are fully stored blocks of the file.
+      if (finished) when = "after it finished";
+      const acked = lastCommit(p.ownLog());
+      let dropped = "";
+      if (o.injectLoss === true && acked > 0) {
+        await rewindDatadir(work, acked - 1);
+        dropped = `, then dropped commit ${acked} (rewound to ${acked - 1})`;
+      }
+      // The datadir opens as a node: its heads are fully stored blocks of the file, at or past the
+      // last commit the import logged.
       node = Proc.spawn(
         "node",
         "opal-exec",
@@ -1211,27 +1429,33 @@ async function runImport(o: CrashOptions, root: string): Promise<KindResult> {
       await waitUp(node, url(http!), "eth_blockNumber");
       const heads = await checkElHeads(url(http!));
       const head = heads.latest!;
-      checked++;
-      if (hashes[head.number] !== head.hash) lost++;
+      checked += acked > 0 ? 2 : 1;
+      if (hashes[head.number] !== head.hash || head.number < acked) lost++;
       check(hashes[head.number] === head.hash, `head ${head.number} ${head.hash} is not the file's block`);
-      if (!finished && head.number < BLOCKS) midImport++;
-      const when = finished ? "after it finished" : `${delay} ms after its start`;
+      check(head.number >= acked, `head ${head.number} is below the logged commit ${acked}`);
+      if (!finished && head.number > 0 && head.number < BLOCKS) midImport++;
       const code = await node.term();
       check(code === 0, `the node exited ${code} on SIGTERM`);
       node = null;
       // A re-run completes to the file's last block.
       t = Date.now();
-      const rerun = await runToEnd("import", "opal-exec", importArgs, log);
+      const rerun = await runToEnd("import", "opal-exec", importArgs, cycleLog);
       check(rerun === 0, `the re-run of import exited ${rerun}`);
       const catchUp = Date.now() - t;
+      // Nothing to drop before the node opened: drop the last block of the finished re-run.
+      if (o.injectLoss === true && acked === 0) {
+        await rewindDatadir(work, BLOCKS - 1);
+        dropped = `, then dropped the re-run's last block ${BLOCKS}`;
+      }
       const after = await headOf();
       checked++;
       if (after.number !== BLOCKS || after.hash !== hashes[BLOCKS]) lost++;
       check(after.hash === hashes[BLOCKS], `after the re-run the head is ${after.number} ${after.hash}`);
       maxCatchUp = Math.max(maxCatchUp, catchUp);
       passed++;
+      rmSync(cycleLog, { force: true });
       o.print(
-        `  exec-import cycle ${cycle}/${o.cycles}: ok, killed ${when}, head ${head.number}, re-run in ${catchUp} ms`,
+        `  exec-import cycle ${cycle}/${o.cycles}: ok, killed ${when} (commit ${acked} logged), head ${head.number}${dropped}, re-run in ${catchUp} ms`,
       );
     } catch (e) {
       await node?.kill9();
@@ -1251,7 +1475,7 @@ async function runImport(o: CrashOptions, root: string): Promise<KindResult> {
     lost,
     checked,
     maxCatchUpMs: maxCatchUp,
-    note: `${midImport}/${o.cycles} kills mid-import (${BLOCKS} blocks; import ${whole} ms, ${base} ms of it start-up)`,
+    note: `${midImport}/${o.cycles} kills mid-import with a head inside the file (${BLOCKS} blocks in commits of ${BATCH}; import ${whole} ms, ${base} ms of it start-up)`,
     failures,
   };
 }

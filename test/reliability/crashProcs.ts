@@ -153,6 +153,49 @@ export async function call(
   return j.result;
 }
 
+/**
+ * Many calls of one method as JSON-RPC batches of at most `chunk` (geth's batch limit is 1000): the
+ * results in order; an entry's RPC error is an RpcError in its place, a transport failure throws.
+ */
+export async function callMany(
+  url: string,
+  method: string,
+  paramsList: readonly unknown[][],
+  chunk = 500,
+): Promise<(unknown | RpcError)[]> {
+  const out: (unknown | RpcError)[] = [];
+  for (let i = 0; i < paramsList.length; i += chunk) {
+    const part = paramsList.slice(i, i + chunk);
+    const body = JSON.stringify(part.map((params, j) => ({ jsonrpc: "2.0", id: j, method, params })));
+    let text: string;
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        signal: AbortSignal.timeout(30_000),
+      });
+      text = await res.text();
+    } catch (e) {
+      throw new RpcError(`${method} ×${part.length}: ${(e as Error).message}`, null);
+    }
+    let replies: { id: number; result?: unknown; error?: { code: number; message: string } }[];
+    try {
+      replies = JSON.parse(text);
+    } catch {
+      throw new RpcError(`${method} ×${part.length}: ${text.slice(0, 200)}`, null);
+    }
+    if (!Array.isArray(replies)) throw new RpcError(`${method} ×${part.length}: ${text.slice(0, 200)}`, null);
+    const byId = new Map(replies.map((r) => [r.id, r]));
+    for (let j = 0; j < part.length; j++) {
+      const r = byId.get(j);
+      if (r === undefined) throw new RpcError(`${method}: no reply for entry ${j}`, null);
+      out.push(r.error === undefined ? r.result : new RpcError(`${method}: ${r.error.message}`, r.error.code));
+    }
+  }
+  return out;
+}
+
 /** Calls until the server answers without a transport error (any RPC answer counts), or throws after `ms`. */
 export async function waitAnswer(url: string, method: string, ms: number, alive: () => boolean): Promise<void> {
   const end = Date.now() + ms;

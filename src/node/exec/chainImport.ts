@@ -84,6 +84,8 @@ export async function importChain(
     if (last !== null && !equalBytes(last, chain.headBlockHash) && (pendingValid || lastNumber > chain.head.number)) {
       chain.setHead(last);
     }
+    // Each committed batch survives power loss (a re-run resumes after it).
+    chain.persist();
     if (inBatch > 0) {
       const t = now();
       const ms = Math.max(t - batchStart, 1);

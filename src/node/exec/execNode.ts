@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { arch, platform } from "node:os";
 import { join } from "node:path";
 import { headerHash } from "../../block/header.js";
-import { Blockchain, ChainError, type HeadChange } from "../../chain/blockchain.js";
+import { Blockchain, ChainError, DURABLE_INTERVAL_MS, type HeadChange } from "../../chain/blockchain.js";
 import { parseGenesis } from "../../chain/genesis.js";
 import { loadKzg } from "../../crypto/kzg.js";
 import { builtinBootnodes } from "../../devp2p/discovery/bootnodes.js";
@@ -369,6 +369,8 @@ export interface ExecNodeDeps {
   readonly print?: (text: string) => void;
   /** Clock for the engine JWT check, Unix seconds (tests). */
   readonly jwtClock?: () => number;
+  /** Opens the chain database (default `openStore`; the power-loss tests hand in a fault-injecting store). */
+  readonly openStore?: (path: string, engine: DbEngine) => Promise<OpenedStore>;
 }
 
 export interface NodeEndpoints {
@@ -388,6 +390,8 @@ export class ExecNode {
   /** The execution-layer P2P host and the sync behind it (not in --dev); stopped by `stop()`. */
   p2p: Devp2pHost | null = null;
   downloader: Downloader | null = null;
+  /** Syncs head changes every DURABLE_INTERVAL_MS; cleared by `stop()`. */
+  private durableTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly config: ExecNodeConfig,
@@ -413,7 +417,7 @@ export class ExecNode {
     const chaindata = join(config.datadir, "chaindata");
     let store: OpenedStore;
     try {
-      store = await openStore(chaindata, config["db.engine"]);
+      store = await (deps.openStore ?? openStore)(chaindata, config["db.engine"]);
     } catch (e) {
       throw new NodeError((e as Error).message);
     }
@@ -435,6 +439,11 @@ export class ExecNode {
         log.info("Initialised dev chain", { chainid: chain.config.chainId, genesis: chain.headBlockHash });
       }
       log.info("Loaded chain head", { number: chain.head.number, hash: chain.headBlockHash });
+      // Head changes made without the Engine API (dev sealing, devp2p sync, debug_setHead) are
+      // synced within DURABLE_INTERVAL_MS (docs/design/storage.md "Durability"); stop() syncs the rest.
+      const durable = setInterval(() => chain.persist(), DURABLE_INTERVAL_MS);
+      durable.unref();
+      cleanup.push(async () => clearInterval(durable));
 
       const pools = createPools({
         sigRecoverThreads: config["workers.sigrecover"],
@@ -775,6 +784,7 @@ export class ExecNode {
       node.devBeacon = devBeacon;
       node.p2p = p2pHost;
       node.downloader = downloader;
+      node.durableTimer = durable;
       return node;
     } catch (e) {
       await unwind();
@@ -808,6 +818,8 @@ export class ExecNode {
       this.log.debug("RPC servers closed");
       await this.pools.destroy();
       this.log.debug("Worker pools destroyed");
+      if (this.durableTimer !== null) clearInterval(this.durableTimer);
+      this.chain.persist();
       await this.store.close();
       this.log.info("Database closed");
     })();

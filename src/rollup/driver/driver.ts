@@ -338,11 +338,15 @@ export class Driver {
 
   private async reset(): Promise<DriverStep> {
     const engine = this.deps.engine;
-    const [unsafe, safe, finalized] = await Promise.all([
+    const [unsafe, safeLabel, finalizedLabel] = await Promise.all([
       engine.blockRef("latest"),
       engine.blockRef("safe"),
       engine.blockRef("finalized"),
     ]);
+    // op-node sync.currentHeads: no finalized label (nothing finalized yet, or a rewind below it
+    // cleared it) means genesis; no safe label means the finalized block.
+    const finalized = finalizedLabel ?? (await engine.blockRef(this.cfg.genesis.l2.hash));
+    const safe = safeLabel ?? finalized;
     if (unsafe === null || safe === null || finalized === null) {
       throw new DeriveError("temporary", "the engine has no head, safe or finalized block yet");
     }

@@ -2,8 +2,8 @@
  * The admin-state file of `--rpc.admin-state` (op-node config_persistence.go; op-stack.md §1.5):
  * a JSON object with exactly one key, `{"sequencerStarted": true|false}`, written on every
  * admin_startSequencer / admin_stopSequencer through `<file>.tmp` (written, fsynced, closed, then
- * renamed over the file: a crash leaves the old or the new state, never half of one). The parent
- * directory is created 0755, the file 0644. Reading: a missing file is "unset"; unknown keys, a
+ * renamed over the file and the directory fsynced: a crash or power cut leaves the old or the new
+ * state, never half of one). The parent directory is created 0755, the file 0644. Reading: a missing file is "unset"; unknown keys, a
  * missing key or a non-boolean value make the file invalid.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
@@ -57,4 +57,11 @@ export function writeAdminState(path: string, state: AdminState): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
+  // The rename itself survives power loss only once the directory is synced.
+  const dir = openSync(dirname(path), "r");
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }

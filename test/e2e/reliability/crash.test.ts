@@ -2,7 +2,9 @@
  * The crash-consistency slice of npm test: OPAL_CRASH_CYCLES (default 2) SIGKILL/restart cycles of
  * the kinds in OPAL_CRASH_KINDS (default exec-dev, exec-engine and node-admin: the dev sealer, the
  * Engine API, and opal-node sequencing with its admin state and safe-head DB; `npm run reliability
- * -- crash` runs all six kinds, 50 cycles each). The seed is printed in every failure message.
+ * -- crash` runs all six kinds, 50 cycles each). Then each kind once more with loss injected: the
+ * harness drops the last acknowledged item after the kill, and the kind must report it lost. The
+ * seed is printed in every failure message.
  */
 import { strict as assert } from "node:assert";
 import { ExecNode } from "../../../src/node/exec/execNode.js";
@@ -26,6 +28,14 @@ describe("reliability: SIGKILL at random points, then restart (crash consistency
       assert.equal(r.passed, CYCLES, context);
       assert.equal(r.lost, 0, context);
       assert.ok(r.checked > 0, `nothing acknowledged was checked\n${context}`);
+    });
+  }
+
+  for (const kind of KINDS) {
+    it(`${kind}: with the last acknowledged item dropped after the kill, the check reports it lost`, async () => {
+      const lines: string[] = [];
+      const r = await runCrashKind(kind, { cycles: 2, seed: SEED, injectLoss: true, print: (l) => lines.push(l) });
+      assert.ok(r.lost > 0, `no loss reported; seed ${SEED}\n${lines.join("\n").slice(-6000)}`);
     });
   }
 

@@ -69,6 +69,8 @@ const EXPECTED: Record<string, unknown> = {
   "txpool.globalqueue": 1024,
   "txpool.lifetime": 3 * 3600 * 1000,
   cache: 1024,
+  // geth cmd/utils importBatchSize.
+  "import.batch": 2500,
   "workers.sigrecover": CORES_MINUS_ONE,
   "workers.triehash": CORES_MINUS_ONE,
   "workers.evmcall": CORES_MINUS_ONE,

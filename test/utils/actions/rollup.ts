@@ -211,11 +211,12 @@ export class Rollup {
   }
 
   /**
-   * A fresh verifier: its own opal-exec from genesis and a Driver following L1 only, with `driver`
-   * in place of the rollup's driver options when given.
+   * A fresh verifier: its own opal-exec from genesis (or `exec`: a rollup node restarted over an
+   * engine that kept its chain) and a Driver following L1 only, with `driver` in place of the
+   * rollup's driver options when given.
    */
-  verifier(log: Logger = SILENT_LOG, driver?: DriverOptions): Verifier {
-    return new Verifier(this, log, driver);
+  verifier(log: Logger = SILENT_LOG, driver?: DriverOptions, exec?: InProcessExec): Verifier {
+    return new Verifier(this, log, driver, exec);
   }
 }
 
@@ -260,8 +261,8 @@ export class Verifier {
   readonly driver: Driver;
   readonly l1: L1Source;
 
-  constructor(rollup: Rollup, log: Logger, driver?: DriverOptions) {
-    this.exec = InProcessExec.create(rollup.l2Genesis);
+  constructor(rollup: Rollup, log: Logger, driver?: DriverOptions, exec?: InProcessExec) {
+    this.exec = exec ?? InProcessExec.create(rollup.l2Genesis);
     this.rpc = new EngineRpcBridge(this.exec.rpc);
     this.engine = new EngineClient(this.rpc, rollup.cfg);
     this.l1 = new L1Source(

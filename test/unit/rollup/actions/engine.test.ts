@@ -60,6 +60,24 @@ describe("actions: engine sync modes, sequencer drift, Alt-DA", function () {
     assert.equal(v.heads.safe.number, r.sequencer.unsafe.number);
   });
 
+  it("a restart over an engine rewound below its safe and finalized labels starts from genesis and derives again (op-node currentHeads)", async () => {
+    const r = new Rollup({ driver: { syncMode: "consensus-layer" } });
+    await r.miner.mine();
+    await r.sequencer.catchUpToL1();
+    await r.sequencer.buildBlock([transfer()]);
+    await r.miner.mine(await r.batcher.batchTxs());
+    const v = r.verifier();
+    await v.sync();
+    const derived = v.heads.safe;
+    assert.ok(derived.number > 0);
+    // debug_setHead to genesis: the labels above it are cleared, so "safe" and "finalized" are not found.
+    v.exec.chain.rewindHead(0);
+    const restarted = r.verifier(undefined, undefined, v.exec);
+    await restarted.sync();
+    assert.equal(restarted.heads.safe.number, derived.number);
+    assert.equal(bytesToHex(restarted.heads.safe.hash), bytesToHex(derived.hash));
+  });
+
   it("max sequencer drift: a batch with transactions past the drift is dropped; the block is derived deposit-only", async () => {
     // Pre-Fjord so the rollup config's drift (here 4 s) applies instead of Fjord's 1800 s constant.
     const r = new Rollup({

@@ -48,6 +48,7 @@ import { CachedKv } from "../../storage/cachedKv.js";
 import { type DbEngine, type OpenedStore, openStore } from "../../storage/engine.js";
 import { decodeTx } from "../../tx/envelope.js";
 import { BlobSidecarStore } from "../../txpool/blobSidecars.js";
+import { LOCALS_RECHECK_MS, LocalTxTracker } from "../../txpool/localTxTracker.js";
 import { MinerSettings } from "../../txpool/minerSettings.js";
 import { TxPool } from "../../txpool/txPool.js";
 import { DEFAULT_TX_POOL_OPTIONS } from "../../txpool/txPoolOptions.js";
@@ -186,6 +187,8 @@ export interface HeadEvents {
 export interface NodeApiContext {
   readonly chain: Blockchain;
   readonly pool: TxPool;
+  /** The locals tracker eth_sendRawTransaction hands its txs to; null or absent: none (--txpool.nolocals). */
+  readonly localTxs?: LocalTxTracker | null;
   readonly networkId: bigint;
   readonly clientVersion: string;
   /** --rpc.gascap (0 = no cap). */
@@ -313,6 +316,7 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     chain: ctx.chain,
     reader,
     pool: ctx.pool,
+    localTxs: ctx.localTxs ?? null,
     gasCap: ctx.gasCap,
     txFeeCap: ctx.txFeeCap,
     evmTimeoutMs: ctx.evmTimeoutMs,
@@ -388,6 +392,8 @@ export class ExecNode {
   /** The execution-layer P2P host and the sync behind it (not in --dev); stopped by `stop()`. */
   p2p: Devp2pHost | null = null;
   downloader: Downloader | null = null;
+  /** The locals tracker (null with `--txpool.nolocals`); its recheck timer stops with the node. */
+  localTxs: LocalTxTracker | null = null;
 
   private constructor(
     readonly config: ExecNodeConfig,
@@ -484,10 +490,19 @@ export class ExecNode {
           accountQueue: config["txpool.accountqueue"],
           globalQueue: config["txpool.globalqueue"],
           lifetime: config["txpool.lifetime"],
-          noLocals: config["txpool.nolocals"],
         },
         { chain, recoveryPool: pools.sigRecover, acceptBlobs: blobSidecars !== null, miner },
       );
+      // geth ≥ 1.15: RPC submissions are tracked and re-submitted (unless --txpool.nolocals), with
+      // the pool's own bounds: an account's accountslots + accountqueue txs, the pool's slot total.
+      const localTxs = config["txpool.nolocals"]
+        ? null
+        : new LocalTxTracker(txPool, {
+            perAccount: txPool.opts.accountSlots + txPool.opts.accountQueue,
+            slots: txPool.opts.globalSlots + txPool.opts.globalQueue,
+          });
+      localTxs?.start(LOCALS_RECHECK_MS, (e) => log.warn("Local tx recheck failed", { err: (e as Error).message }));
+      cleanup.unshift(async () => localTxs?.stop());
       // The pool applies the miner's tip and DA limits to what a build takes (miner_* change them).
       const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
         miner,
@@ -506,6 +521,7 @@ export class ExecNode {
       const apis = (deps.apis ?? coreApis)({
         chain,
         pool: txPool,
+        localTxs,
         networkId,
         clientVersion,
         gasCap: config["rpc.gascap"],
@@ -774,6 +790,7 @@ export class ExecNode {
       node.devBeacon = devBeacon;
       node.p2p = p2pHost;
       node.downloader = downloader;
+      node.localTxs = localTxs;
       return node;
     } catch (e) {
       await unwind();
@@ -794,6 +811,7 @@ export class ExecNode {
     this.stopping ??= (async () => {
       this.log.info("Shutting down");
       this.sealer?.stop();
+      this.localTxs?.stop();
       // The sync first (it writes to the store), then the peers and the listener.
       await this.downloader?.stop();
       await this.p2p?.stop();

@@ -31,6 +31,7 @@ import { adminApi } from "../../rpc/admin.js";
 import { offloadCalls } from "../../rpc/callOffload.js";
 import { debugApi } from "../../rpc/debug/api.js";
 import { traceApi } from "../../rpc/debug/traceApi.js";
+import { logCrashes } from "../../rpc/dispatch.js";
 import { RpcError } from "../../rpc/errors.js";
 import { ethApi } from "../../rpc/eth/api.js";
 import { ChainReader } from "../../rpc/eth/chainReader.js";
@@ -606,6 +607,7 @@ export class ExecNode {
         batchResponseMaxSize: config["rpc.batch-response-max-size"],
       };
 
+      const onCrash = logCrashes(log);
       let httpServer: RpcHttpServer | null = null;
       if (config.http) {
         httpServer = new RpcHttpServer(
@@ -622,7 +624,7 @@ export class ExecNode {
                 ? (config["rpc.http-body-limit"] as number) * 1024 * 1024
                 : DEFAULT_HTTP_OPTIONS.bodyLimit,
           },
-          { registry },
+          { registry, onCrash },
         );
         const a = await httpServer.listen();
         const s = httpServer;
@@ -645,7 +647,7 @@ export class ExecNode {
             origins: config["ws.origins"],
             ...limits,
           },
-          { registry },
+          { registry, onCrash },
         );
         const a = await wsServer.listen();
         const s = wsServer;
@@ -664,7 +666,7 @@ export class ExecNode {
           secret: jwt.secret,
           ...(deps.jwtClock === undefined ? {} : { clock: deps.jwtClock }),
         },
-        { registry },
+        { registry, onCrash },
       );
       const authAddr = await authServer.listen();
       cleanup.push(() => authServer.close());

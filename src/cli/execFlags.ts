@@ -273,7 +273,7 @@ export const EXEC_CLI = defineCli({
     "txpool.nolocals": {
       type: "bool",
       category: TXPOOL,
-      help: "Disables price exemptions for locally submitted transactions",
+      help: "Disables the tracking and re-submission of locally submitted transactions",
     },
     "txpool.pricelimit": {
       type: "uint64",

@@ -166,7 +166,7 @@ export class Devp2pHost {
       {
         now: () => Date.now(),
         isKnown: (h) => deps.pool.has(h) || deps.chain.store.txLocation(h) !== null,
-        addTxs: async (txs) => (await deps.pool.add(txs, false)).map((r) => ({ error: r.error })),
+        addTxs: async (txs) => (await deps.pool.add(txs)).map((r) => ({ error: r.error })),
         fetchTxs: (peer, hashes) => this.peers.get(peer)?.peer.fetchPooledTxs(hashes),
         dropPeer: (peer, reason) => this.peers.get(peer)?.peer.misbehaved(reason),
       },

@@ -8,6 +8,7 @@
  * authenticated (geth checks the token once per connection).
  */
 import type { AddressInfo } from "node:net";
+import type { CrashReporter } from "../rpc/dispatch.js";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import type { Registry } from "../rpc/registry.js";
 import { DEFAULT_WS_OPTIONS, RpcWsServer } from "../rpc/wsServer.js";
@@ -35,7 +36,7 @@ export class AuthRpcServer {
   readonly http: RpcHttpServer;
   readonly ws: RpcWsServer;
 
-  constructor(opts: AuthServerOptions, deps: { registry: Registry }) {
+  constructor(opts: AuthServerOptions, deps: { registry: Registry; onCrash?: CrashReporter }) {
     const check = opts.clock === undefined ? jwtAuthHook(opts.secret) : jwtAuthHook(opts.secret, opts.clock);
     this.http = new RpcHttpServer(
       {

@@ -9,6 +9,8 @@
  * only a handler that returns a promise makes the reply a promise. Responses are built by string
  * concatenation around one `JSON.stringify` of the result.
  */
+
+import type { Logger } from "../util/log.js";
 import { RpcError, RpcErrorCode, toRpcError } from "./errors.js";
 import {
   type AnyMethod,
@@ -29,11 +31,29 @@ export interface DispatcherOptions {
    * 0 = unlimited (geth `--rpc.batch-response-max-size`, default 25,000,000).
    */
   readonly batchResponseMaxSize: number;
+  /**
+   * Told of every crash (a programming error a handler threw, answered -32603 "method handler
+   * crashed" without its text): geth logs "RPC method X crash" with the stack. `method` is "" for a
+   * crash outside any method (the message envelope).
+   */
+  readonly onCrash: CrashReporter;
+}
+
+/** Receives a handler crash: the method and what it threw (its stack is for the log only). */
+export type CrashReporter = (method: string, error: unknown) => void;
+
+/** geth's "RPC method X crash: <error>" at error level, with the stack. */
+export function logCrashes(log: Logger): CrashReporter {
+  return (method, error) => {
+    const what = method === "" ? "RPC request crash" : `RPC method ${method} crash`;
+    log.error(what, { err: String(error), stack: error instanceof Error ? (error.stack ?? "") : "" });
+  };
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = Object.freeze({
   batchItemLimit: 1000,
   batchResponseMaxSize: 25_000_000,
+  onCrash: () => {},
 });
 
 /** One client connection as the dispatcher sees it. `subs` is null on transports without push (HTTP). */
@@ -58,6 +78,8 @@ const MAX_METHOD_NAME_LENGTH = 2048;
 
 /** The reply to a body that is not JSON (geth: invalidMessageError "parse error", id null). */
 export const PARSE_ERROR_REPLY = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`;
+/** The answer to a crash outside any method's handler. */
+const CRASH_REPLY = `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"method handler crashed"}}`;
 
 const EMPTY_BATCH_REPLY = errorReply("null", RpcError.emptyBatch());
 const TIMEOUT = new RpcError(RpcErrorCode.Timeout, "request timed out");
@@ -110,8 +132,10 @@ function setField(m: Msg, key: string, val: unknown): void {
       m.method = typeof val === "string" ? val : "";
       return;
     case "id":
-      m.idJson = JSON.stringify(val);
+      // An object or array id is invalid and answered with id null: it is never serialized (a
+      // deeply nested one would overflow JSON.stringify's stack).
       m.validId = val === null || typeof val !== "object";
+      m.idJson = m.validId ? JSON.stringify(val) : "null";
       return;
     case "params":
       m.params = val;
@@ -190,7 +214,26 @@ export class Dispatcher {
     } catch {
       return text.trim() === "" ? null : PARSE_ERROR_REPLY;
     }
-    return this.handleParsed(v, conn, proc, timeoutMs);
+    // Nothing a message can hold makes the envelope code throw; should it, the crash is reported
+    // and answered rather than left to the transport (an empty HTTP 200, no WebSocket reply).
+    try {
+      const r = this.handleParsed(v, conn, proc, timeoutMs);
+      return typeof r === "object" && r !== null ? r.catch((e: unknown) => this.envelopeCrash(e)) : r;
+    } catch (e) {
+      return this.envelopeCrash(e);
+    }
+  }
+
+  private envelopeCrash(e: unknown): Reply {
+    this.opts.onCrash("", e);
+    return CRASH_REPLY;
+  }
+
+  /** toRpcError, with a crash (a programming error) reported to `onCrash`. */
+  private errorOf(method: string, e: unknown): RpcError {
+    const err = toRpcError(e);
+    if (err.code === RpcErrorCode.Internal && !(e instanceof RpcError)) this.opts.onCrash(method, e);
+    return err;
   }
 
   /** Handles an already parsed single message or batch. */
@@ -304,19 +347,19 @@ export class Dispatcher {
       // input differ are a -32000 there): answered like a handler's throw.
       p = decodePositional(m.params, def.params);
     } catch (e) {
-      return errorReply(id, toRpcError(e));
+      return errorReply(id, this.errorOf(method, e));
     }
     if (typeof p === "string") return errorReply(id, RpcError.invalidParams(p));
     let r: unknown;
     try {
       r = (def.handler as (p: unknown[], ctx: CallContext) => unknown)(p, conn.ctx);
     } catch (e) {
-      return errorReply(id, toRpcError(e));
+      return errorReply(id, this.errorOf(method, e));
     }
     if (isThenable(r)) {
       return Promise.resolve(r).then(
         (v) => resultReply(id, v),
-        (e: unknown) => errorReply(id, toRpcError(e)),
+        (e: unknown) => errorReply(id, this.errorOf(method, e)),
       );
     }
     return resultReply(id, r);
@@ -339,7 +382,7 @@ export class Dispatcher {
     try {
       p = decodePositional(params, [SUBSCRIPTION_NAME, ...def.params]);
     } catch (e) {
-      return errorReply(id, toRpcError(e));
+      return errorReply(id, this.errorOf(m.method, e));
     }
     if (typeof p === "string") return errorReply(id, RpcError.invalidParams(p));
     const sub = subs.create(ns);
@@ -350,14 +393,14 @@ export class Dispatcher {
       r = (def.handler as (p: unknown[], s: typeof sub, ctx: CallContext) => unknown)(p.slice(1), sub, conn.ctx);
     } catch (e) {
       subs.discard(sub);
-      return errorReply(id, toRpcError(e));
+      return errorReply(id, this.errorOf(m.method, e));
     }
     if (isThenable(r)) {
       return Promise.resolve(r).then(
         () => resultReply(id, sub.id),
         (e: unknown) => {
           subs.discard(sub);
-          return errorReply(id, toRpcError(e));
+          return errorReply(id, this.errorOf(m.method, e));
         },
       );
     }

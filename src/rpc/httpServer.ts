@@ -11,7 +11,7 @@
 import type { AddressInfo, Socket } from "node:net";
 import { gzip } from "node:zlib";
 import { CorsPolicy, type HeaderList } from "./cors.js";
-import type { Dispatcher, Reply, RpcConnection } from "./dispatch.js";
+import type { CrashReporter, Dispatcher, Reply, RpcConnection } from "./dispatch.js";
 import {
   DEFAULT_MAX_HEAD_BYTES,
   type Http1Connection,
@@ -149,11 +149,12 @@ export class RpcHttpServer {
   private readonly hasRoutes: boolean;
   private closing: Promise<void> | null = null;
 
-  constructor(opts: Partial<HttpServerOptions>, deps: { registry: Registry }) {
+  constructor(opts: Partial<HttpServerOptions>, deps: { registry: Registry; onCrash?: CrashReporter }) {
     this.opts = Object.freeze({ ...DEFAULT_HTTP_OPTIONS, ...opts });
     this.dispatcher = deps.registry.forApis(this.opts.apis, {
       batchItemLimit: this.opts.batchItemLimit,
       batchResponseMaxSize: this.opts.batchResponseMaxSize,
+      ...(deps.onCrash === undefined ? {} : { onCrash: deps.onCrash }),
     });
     this.vhosts = new VirtualHosts(this.opts.vhosts);
     this.cors = this.opts.cors.length > 0 ? new CorsPolicy(this.opts.cors) : null;

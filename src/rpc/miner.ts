@@ -3,8 +3,8 @@
  * knobs, each answering true. geth serves the namespace only where `--http.api`/`--ws.api` name it.
  *
  * - miner_setExtra(string): the extraData of L1 payloads, the string's bytes (at most 32).
- * - miner_setGasPrice(big): the pool's minimum tip for remote txs (legacypool `SetGasTip`, dropping
- *   pooled remote txs below it) and the least tip the builder takes (`Miner.SetGasTip`).
+ * - miner_setGasPrice(big): the pool's minimum tip for every tx (legacypool `SetGasTip`, dropping
+ *   pooled txs below it) and the least tip the builder takes (`Miner.SetGasTip`).
  * - miner_setGasLimit(uint64): the gas ceiling L1 payloads move towards (`Miner.SetGasCeil`).
  * - miner_setMaxDASize(big, big): op-geth's sequencer throttling, which op-batcher drives: the
  *   largest estimated DA size of a pool tx the builder takes, and of all pool txs of one block; 0

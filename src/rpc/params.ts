@@ -60,9 +60,12 @@ function nibble(c: number): number {
   return -1;
 }
 
-/** hexutil `checkNumberText`: returns the digits after 0x or throws a bare hexutil message. */
+/**
+ * hexutil `checkNumberText`: returns the digits after 0x or throws a bare hexutil message. Unlike
+ * geth, which reads "" as 0, an empty string is not a quantity: "empty hex string".
+ */
 function numberDigits(s: string): string {
-  if (s.length === 0) return "";
+  if (s.length === 0) throw new ParamError(ERR_EMPTY_STRING);
   if (!has0x(s)) throw new ParamError(ERR_MISSING_PREFIX);
   if (s.length === 2) throw new ParamError(ERR_EMPTY_NUMBER);
   if (s.length > 3 && s.charCodeAt(2) === 48) throw new ParamError(ERR_LEADING_ZERO);
@@ -237,14 +240,15 @@ function blockTag(s: string): BlockTag | undefined {
 }
 
 const MAX_INT64 = (1n << 63n) - 1n;
+const ERR_ABOVE_SAFE_BLOCK = "block number larger than 2^53-1";
 
 /**
  * hexutil.DecodeUint64 (strconv.ParseUint order: a bad digit or the 17th digit, whichever comes
- * first) and the int64 bound. Numbers above 2^53-1 become MAX_SAFE_INTEGER: no chain reaches them,
- * so lookups answer "not found" exactly as geth does for such a block.
+ * first) and the int64 bound. A number above 2^53-1 is refused ("block number larger than 2^53-1",
+ * Opal's words; geth looks it up and finds nothing): it has no exact `number`, and no stand-in for
+ * it may be mistaken for a real block or for "latest".
  */
 function decodeBlockNumberText(s: string, tooHigh: string): number {
-  if (s.length === 0) throw new ParamError(ERR_EMPTY_STRING);
   const raw = numberDigits(s);
   for (let i = 0; i < raw.length; i++) {
     if (nibble(raw.charCodeAt(i)) < 0) throw new ParamError(ERR_SYNTAX);
@@ -253,7 +257,8 @@ function decodeBlockNumberText(s: string, tooHigh: string): number {
   if (raw.length <= 13) return digitsToNumber(raw);
   const b = BigInt(`0x${raw}`);
   if (b > MAX_INT64) throw new ParamError(tooHigh);
-  return b > MAX_SAFE ? Number.MAX_SAFE_INTEGER : Number(b);
+  if (b > MAX_SAFE) throw new ParamError(ERR_ABOVE_SAFE_BLOCK);
+  return Number(b);
 }
 
 /** rpc.BlockNumber.UnmarshalJSON: the JSON text, unquoted if quoted; messages are not wrapped. */

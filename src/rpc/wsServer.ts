@@ -12,7 +12,14 @@ import { createServer, type IncomingMessage, type Server, STATUS_CODES } from "n
 import type { AddressInfo, Socket } from "node:net";
 import { hostname } from "node:os";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
-import { type CallProc, type Dispatcher, PARSE_ERROR_REPLY, type Reply, type RpcConnection } from "./dispatch.js";
+import {
+  type CallProc,
+  type CrashReporter,
+  type Dispatcher,
+  PARSE_ERROR_REPLY,
+  type Reply,
+  type RpcConnection,
+} from "./dispatch.js";
 import type { RequestHead } from "./http1.js";
 import { type BeforeRequestHook, type HookRejection, pathServed, runHook } from "./httpServer.js";
 import type { Registry } from "./registry.js";
@@ -220,11 +227,12 @@ export class RpcWsServer {
   private readonly conns = new Set<WsConnection>();
   private closing: Promise<void> | null = null;
 
-  constructor(opts: Partial<WsServerOptions>, deps: { registry: Registry }) {
+  constructor(opts: Partial<WsServerOptions>, deps: { registry: Registry; onCrash?: CrashReporter }) {
     this.opts = Object.freeze({ ...DEFAULT_WS_OPTIONS, ...opts });
     this.dispatcher = deps.registry.forApis(this.opts.apis, {
       batchItemLimit: this.opts.batchItemLimit,
       batchResponseMaxSize: this.opts.batchResponseMaxSize,
+      ...(deps.onCrash === undefined ? {} : { onCrash: deps.onCrash }),
     });
     this.origins = new WsOrigins(this.opts.origins);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.opts.messageSizeLimit, clientTracking: false });

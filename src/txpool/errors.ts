@@ -10,7 +10,7 @@ export const TX_POOL_ERRORS = {
   // core/txpool/errors.go
   ALREADY_KNOWN: "already known",
   INVALID_SENDER: "invalid sender",
-  /** Pool full and the tx is not better than the cheapest remote one (legacypool `priced.Underpriced`). */
+  /** Pool full and the tx is not better than the cheapest pooled one (legacypool `priced.Underpriced`). */
   UNDERPRICED: "transaction underpriced",
   REPLACE_UNDERPRICED: "replacement transaction underpriced",
   /** Tip cap below `--txpool.pricelimit` (geth ≥ 1.15; older geth said "transaction underpriced"). */
@@ -65,4 +65,23 @@ export const RETH_TX_REJECTED_CODE = -32003;
 export function reject(code: TxPoolErrorCode, details?: string): TxPoolRejection {
   const base = TX_POOL_ERRORS[code];
   return { code, message: details === undefined ? base : `${base}: ${details}` };
+}
+
+/**
+ * geth locals `IsTemporaryReject`: refusals the pool's later state may lift. An RPC submission
+ * refused for one of these is kept by the locals tracker (and answered with its hash) while the
+ * tracker has room for it.
+ */
+export function isTemporaryReject(code: TxPoolErrorCode): boolean {
+  switch (code) {
+    case "OUT_OF_ORDER_TX_FROM_DELEGATED":
+    case "INFLIGHT_TX_LIMIT_REACHED":
+    case "AUTHORITY_RESERVED":
+    case "UNDERPRICED":
+    case "TXPOOL_OVERFLOW":
+    case "FUTURE_REPLACE_PENDING":
+      return true;
+    default:
+      return false;
+  }
 }

@@ -34,8 +34,6 @@ export interface PooledTx {
   readonly rollup: RollupCostData | null;
   /** `l2Cost` + L1 fee + worst-case operator fee at the current head (= `l2Cost` on L1). */
   cost: bigint;
-  /** Submitted locally (RPC) and `--txpool.nolocals` is off. */
-  readonly local: boolean;
   /** Arrival time (ms); the builder's tie-break between equal tips. */
   readonly time: number;
   /** The inclusion conditions it came with (eth_sendRawTransactionConditional); null for most txs. */

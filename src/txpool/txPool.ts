@@ -2,7 +2,7 @@
  * The transaction pool with geth's legacypool semantics (core/txpool/legacypool, validation.go):
  * stateless and stateful admission with geth's errors, OP L1 fee and operator fee in the balance
  * check (op-stack.md §3.4, §3.6), pending/queued per sender, price-bump replacement, per-account and
- * global limits with eviction of the cheapest remote txs, and head resets.
+ * global limits with eviction of the cheapest txs, and head resets.
  */
 import { type Header, headerHash } from "../block/header.js";
 import type { ChainStore } from "../chain/chainStore.js";
@@ -98,17 +98,20 @@ interface HeadView {
  * No deposits, and no blob txs (there is no blob pool; OP has none at all) except on a dev L1
  * (`acceptBlobs`), where they share the ordinary lists. Differences from geth, all
  * deliberate: the reorg work geth schedules on a goroutine (promotion, truncation) runs synchronously
- * at the end of each `add` batch and in `onNewHead`; local txs keep the pre-1.15 treatment
- * (sender-based locals: no price limit, never evicted or truncated) instead of geth's separate local
- * tracker; eviction prices by the head's base fee (geth: the next block's) over one price order
- * instead of geth's urgent/floating heaps.
+ * at the end of each `add` batch and in `onNewHead`, and a tx that this work drops at once (over
+ * `accountqueue` or `globalqueue`) is answered `txpool is full` instead of geth's silent success;
+ * eviction prices by the head's base fee (geth: the next block's) over one price order instead of
+ * geth's urgent/floating heaps. As in geth ≥ 1.15 every tx is treated alike, whatever its source:
+ * RPC submissions are not exempt from the price limit, eviction or any limit, so the pool holds at
+ * most `globalslots + globalqueue` slots (32 KiB of encoding each) whoever sends; the node's
+ * LocalTxTracker re-submits the RPC ones the pool let go.
  */
 export class TxPool {
   readonly opts: TxPoolOptions;
   readonly chainId: bigint;
   /** The builder's knobs this pool's `byPriceAndNonce` applies (shared with the node's miner_* API). */
   readonly miner: MinerSettings;
-  /** The least tip cap of a remote tx (`--txpool.pricelimit`, then miner_setGasPrice: legacypool `gasTip`). */
+  /** The least tip cap of a pooled tx (`--txpool.pricelimit`, then miner_setGasPrice: legacypool `gasTip`). */
   private gasTip: bigint;
   private readonly chain: TxPoolChain;
   private readonly recoveryPool: TaskPool | null;
@@ -123,10 +126,11 @@ export class TxPool {
 
   private readonly all = new Map<string, PooledTx>();
   private allSlots = 0;
+  /** Summed encoded sizes of `all` (≤ allSlots × TX_SLOT_SIZE). */
+  private allBytes = 0;
   private readonly pendingLists = new Map<string, NonceList>();
   private readonly queueLists = new Map<string, NonceList>();
   private readonly beats = new Map<string, number>();
-  private readonly localSenders = new Set<string>();
   /** Authority → hashes of pooled set-code txs carrying one of its authorizations. */
   private readonly auths = new Map<string, Set<string>>();
   private readonly authoritiesOf = new Map<string, string[]>();
@@ -147,22 +151,21 @@ export class TxPool {
     this.setHead(deps.chain.head);
   }
 
-  /** The least tip cap a remote tx needs now (legacypool `gasTip`). */
+  /** The least tip cap a tx needs now (legacypool `gasTip`). */
   get priceLimit(): bigint {
     return this.gasTip;
   }
 
   /**
-   * legacypool `SetGasTip` (miner_setGasPrice): the new minimum tip cap for remote txs; when it
-   * rises, pooled remote txs below it leave (locals keep their exemption: the pre-1.15 treatment,
-   * geth's `RemotesBelowTip`).
+   * legacypool `SetGasTip` (miner_setGasPrice): the new minimum tip cap; when it rises, pooled txs
+   * below it leave (geth `TxsBelowTip`).
    */
   setGasTip(tip: bigint): void {
     const old = this.gasTip;
     this.gasTip = tip;
     if (tip <= old) return;
     for (const p of [...this.all.values()]) {
-      if (p.tip < tip && !this.isLocalSender(p.senderKey) && this.all.get(p.hashKey) === p) this.removeTx(p);
+      if (p.tip < tip && this.all.get(p.hashKey) === p) this.removeTx(p);
     }
     this.flushAnnouncements();
   }
@@ -171,11 +174,11 @@ export class TxPool {
 
   /**
    * Validates and pools `inputs` (encoded envelopes or decoded txs); one result per input, in order.
-   * `local` marks RPC submissions: exempt from the price limit and from eviction unless `noLocals`.
+   * A tx the batch's limits drop at once (its account's queue or the global queue over its bound) is
+   * answered `txpool is full`: nothing past the bounds is acknowledged.
    */
   async add(
     inputs: readonly (Uint8Array | Tx)[],
-    local: boolean,
     /** Inclusion conditions the inputs came with (eth_sendRawTransactionConditional); checked when a block is built. */
     conditional: TxConditional | null = null,
   ): Promise<AddResult[]> {
@@ -194,11 +197,16 @@ export class TxPool {
         this.recoveryPool,
       );
       const dirty = new Set<string>();
-      for (const c of candidates) results[c.index] = this.addOne(c, local, dirty);
+      for (const c of candidates) results[c.index] = this.addOne(c, dirty);
       this.promoteExecutables(dirty);
       this.truncatePending();
       this.truncateQueue();
       this.flushAnnouncements();
+      for (const c of candidates) {
+        if (results[c.index].error === null && !this.all.has(bytesKey(c.hash))) {
+          results[c.index] = { hash: c.hash, error: reject("TXPOOL_OVERFLOW") };
+        }
+      }
     }
     return results;
   }
@@ -236,7 +244,7 @@ export class TxPool {
   }
 
   /** Sender-dependent stateless checks, the price limit, then the stateful add (under the current head). */
-  private addOne(c: Candidate, submittedLocally: boolean, dirty: Set<string>): AddResult {
+  private addOne(c: Candidate, dirty: Set<string>): AddResult {
     const { tx, hash } = c;
     if (this.all.has(bytesKey(hash))) return { hash, error: reject("ALREADY_KNOWN") };
     // The head may have moved while senders were recovered: re-check what depends on it.
@@ -245,15 +253,13 @@ export class TxPool {
     const basic = this.validateBasics(tx);
     if (basic !== null) return { hash, error: basic };
     const sender = recoverSender(tx)!;
-    // Old geth's locals: an account that submitted locally has all its txs treated as local.
-    const local = !this.opts.noLocals && (submittedLocally || this.localSenders.has(bytesKey(sender)));
-    if (!local && txMaxPriorityFeePerGas(tx) < this.gasTip) {
+    if (txMaxPriorityFeePerGas(tx) < this.gasTip) {
       return {
         hash,
         error: reject("GAS_PRICE_TOO_LOW", `gas tip cap ${txMaxPriorityFeePerGas(tx)}, minimum needed ${this.gasTip}`),
       };
     }
-    const entry = this.entryOf(c, sender, local);
+    const entry = this.entryOf(c, sender);
     const err = this.addEntry(entry, dirty);
     return err === null ? { hash, error: null } : { hash, error: err };
   }
@@ -266,7 +272,7 @@ export class TxPool {
     });
   }
 
-  private entryOf(c: Candidate, sender: Uint8Array, local: boolean): PooledTx {
+  private entryOf(c: Candidate, sender: Uint8Array): PooledTx {
     const { tx } = c;
     const maxFee = txMaxFeePerGas(tx);
     const rollup = this.isOp ? rollupCostData(c.encoded) : null;
@@ -286,7 +292,6 @@ export class TxPool {
       l2Cost,
       rollup,
       cost: l2Cost,
-      local,
       time: this.now(),
       conditional: c.conditional,
       rejected: false,
@@ -309,20 +314,16 @@ export class TxPool {
   private addEntry(p: PooledTx, dirty: Set<string>): TxPoolRejection | null {
     const stateErr = this.validateWithState(p);
     if (stateErr !== null) return stateErr;
-    const err = this.insert(p, dirty);
-    // Old geth's locals: once an account submitted locally, all its txs are local.
-    if (err === null && p.local) this.localSenders.add(p.senderKey);
-    return err;
+    return this.insert(p, dirty);
   }
 
-  /** Room in the pool (evicting cheaper remotes), then pending replacement or queueing. */
+  /** Room in the pool (evicting cheaper txs), then pending replacement or queueing. */
   private insert(p: PooledTx, dirty: Set<string>): TxPoolRejection | null {
-    // A full pool takes the new tx only in place of cheaper remote ones.
+    // A full pool takes the new tx only in place of cheaper ones.
     const limit = this.opts.globalSlots + this.opts.globalQueue;
     if (this.allSlots + p.slots > limit) {
-      const local = p.local || this.isLocalSender(p.senderKey);
-      if (!local && this.underpriced(p)) return reject("UNDERPRICED");
-      const drop = this.discard(this.allSlots - limit + p.slots, local);
+      if (this.underpriced(p)) return reject("UNDERPRICED");
+      const drop = this.discard(this.allSlots - limit + p.slots);
       if (drop === null) return reject("TXPOOL_OVERFLOW");
       if (this.isGapped(p)) {
         // A future tx must never churn executable ones.
@@ -434,6 +435,7 @@ export class TxPool {
   private addToAll(p: PooledTx): void {
     this.all.set(p.hashKey, p);
     this.allSlots += p.slots;
+    this.allBytes += p.encoded.length;
     if (p.tx.type === TxType.SetCode) {
       const list = this.authoritiesOfTx(p);
       this.authoritiesOf.set(p.hashKey, list);
@@ -452,6 +454,7 @@ export class TxPool {
     if (this.all.get(p.hashKey) !== p) return;
     this.all.delete(p.hashKey);
     this.allSlots -= p.slots;
+    this.allBytes -= p.encoded.length;
     const list = this.authoritiesOf.get(p.hashKey);
     if (list !== undefined) {
       this.authoritiesOf.delete(p.hashKey);
@@ -494,42 +497,27 @@ export class TxPool {
     if (!this.beats.has(p.senderKey)) this.beats.set(p.senderKey, this.now());
   }
 
-  private isLocalSender(senderKey: string): boolean {
-    return !this.opts.noLocals && this.localSenders.has(senderKey);
-  }
-
-  private remotesByPrice(): PooledTx[] {
-    const baseFee = this.headView.baseFee;
-    const out: PooledTx[] = [];
-    for (const p of this.all.values()) if (!this.isLocalSender(p.senderKey)) out.push(p);
-    return out.sort((a, b) => comparePrice(a, b, baseFee));
-  }
-
-  /** legacypool `priced.Underpriced`: not better than the cheapest remote tx (false when there is none). */
+  /** legacypool `priced.Underpriced`: not better than the cheapest pooled tx (false when there is none). */
   private underpriced(p: PooledTx): boolean {
     const baseFee = this.headView.baseFee;
     let cheapest: PooledTx | null = null;
     for (const q of this.all.values()) {
-      if (this.isLocalSender(q.senderKey)) continue;
       if (cheapest === null || comparePrice(q, cheapest, baseFee) < 0) cheapest = q;
     }
     return cheapest !== null && comparePrice(cheapest, p, baseFee) >= 0;
   }
 
-  /**
-   * legacypool `priced.Discard`: the cheapest remote txs freeing `slots`, or null when the remotes
-   * cannot free enough and `force` is off (a local tx is taken even when they cannot).
-   */
-  private discard(slots: number, force: boolean): PooledTx[] | null {
+  /** legacypool `priced.Discard`: the cheapest txs freeing `slots`, or null when the pool cannot free enough. */
+  private discard(slots: number): PooledTx[] | null {
+    const baseFee = this.headView.baseFee;
     const drop: PooledTx[] = [];
-    // PERF: a sort of the remotes per overflowing add (≤ 6144 txs, ~1 ms); geth keeps two heaps.
-    for (const p of this.remotesByPrice()) {
+    // PERF: a sort of the pool per overflowing add (≤ 6144 txs, ~1 ms); geth keeps two heaps.
+    for (const p of [...this.all.values()].sort((a, b) => comparePrice(a, b, baseFee))) {
       if (slots <= 0) break;
       drop.push(p);
       slots -= p.slots;
     }
-    if (slots > 0 && !force) return null;
-    return drop;
+    return slots > 0 ? null : drop;
   }
 
   /** legacypool `isGapped`: the tx cannot become executable with what the pool holds. */
@@ -554,7 +542,7 @@ export class TxPool {
       for (const p of queue.forward(acct?.nonce ?? 0n)) this.dropFromAll(p);
       for (const p of queue.filter(acct?.balance ?? 0n, gasLimit, false).drops) this.dropFromAll(p);
       for (const p of queue.ready(this.nonceOf(first.sender, key))) this.promoteTx(p);
-      if (!this.isLocalSender(key)) for (const p of queue.cap(this.opts.accountQueue)) this.dropFromAll(p);
+      for (const p of queue.cap(this.opts.accountQueue)) this.dropFromAll(p);
       if (queue.size === 0) {
         this.queueLists.delete(key);
         this.beats.delete(key);
@@ -606,14 +594,14 @@ export class TxPool {
 
   /**
    * legacypool `truncatePending`: above `globalSlots` executable txs, accounts over `accountSlots`
-   * (remote ones) lose their highest nonces, the largest first, evening out towards `accountSlots`.
+   * lose their highest nonces, the largest first, evening out towards `accountSlots`.
    */
   private truncatePending(): void {
     let pending = 0;
     const spammers: [string, number][] = [];
     for (const [key, list] of this.pendingLists) {
       pending += list.size;
-      if (list.size > this.opts.accountSlots && !this.isLocalSender(key)) spammers.push([key, list.size]);
+      if (list.size > this.opts.accountSlots) spammers.push([key, list.size]);
     }
     const limit = this.opts.globalSlots;
     if (pending <= limit) return;
@@ -654,7 +642,7 @@ export class TxPool {
     let queued = 0;
     for (const list of this.queueLists.values()) queued += list.size;
     if (queued <= this.opts.globalQueue) return;
-    const keys = [...this.queueLists.keys()].filter((k) => !this.isLocalSender(k));
+    const keys = [...this.queueLists.keys()];
     keys.sort((a, b) => (this.beats.get(a) ?? 0) - (this.beats.get(b) ?? 0));
     let drop = queued - this.opts.globalQueue;
     for (const key of keys) {
@@ -670,13 +658,12 @@ export class TxPool {
   }
 
   /**
-   * Drops the queued txs of remote accounts not heard from for `lifetime` (geth's eviction ticker;
+   * Drops the queued txs of accounts not heard from for `lifetime` (geth's eviction ticker;
    * the node calls this periodically, `onNewHead` calls it too). Returns how many went.
    */
   evictExpired(now: number = this.now()): number {
     let n = 0;
     for (const [key, queue] of [...this.queueLists]) {
-      if (this.isLocalSender(key)) continue;
       if (now - (this.beats.get(key) ?? now) <= this.opts.lifetime) continue;
       for (const p of [...queue.flatten()]) {
         this.removeTx(p);
@@ -700,7 +687,7 @@ export class TxPool {
   /**
    * legacypool `reset`: moves the pool onto `head` (the chain's new canonical head, whose state must be
    * readable through the chain). On a reorg of ≤ 64 blocks the txs of the dropped blocks that the new
-   * branch does not include come back as remote txs. Then costs are recomputed for the head's L1
+   * branch does not include come back. Then costs are recomputed for the head's L1
    * attributes, included and now-invalid txs leave, queued txs that became executable are promoted,
    * limits are applied and expired queued txs are evicted.
    */
@@ -728,7 +715,7 @@ export class TxPool {
         if (sender === null || this.all.has(bytesKey(hash))) continue;
         const encoded = tx.memo?.encoded ?? encodeTx(tx);
         if (forkRejection(tx, this.headView.rules) !== null || this.validateBasics(tx) !== null) continue;
-        this.addEntry(this.entryOf({ index: 0, tx, hash, encoded, conditional: null }, sender, false), dirty);
+        this.addEntry(this.entryOf({ index: 0, tx, hash, encoded, conditional: null }, sender), dirty);
       }
     }
     this.demoteUnexecutables();
@@ -843,6 +830,11 @@ export class TxPool {
     return this.headView.header;
   }
 
+  /** The account's nonce in the head's state (the pool's txs not applied). */
+  stateNonce(address: Uint8Array): bigint {
+    return this.account(address, bytesKey(address))?.nonce ?? 0n;
+  }
+
   /** eth_getTransactionCount(address, "pending"). */
   nonceAt(address: Uint8Array): bigint {
     return this.nonceOf(address, bytesKey(address));
@@ -861,6 +853,11 @@ export class TxPool {
     if (p === undefined) return "unknown";
     if (this.pendingLists.get(p.senderKey)?.get(p.nonce) === p) return "pending";
     return this.queueLists.get(p.senderKey)?.get(p.nonce) === p ? "queued" : "unknown";
+  }
+
+  /** What the pool holds: txs, slots (bounded by `globalslots + globalqueue`) and encoded bytes. */
+  size(): { txs: number; slots: number; bytes: number } {
+    return { txs: this.all.size, slots: this.allSlots, bytes: this.allBytes };
   }
 
   /** txpool_status. */

@@ -5,7 +5,7 @@
  */
 
 export interface TxPoolOptions {
-  /** `--txpool.pricelimit`: minimum tip cap (wei) for remote txs. */
+  /** `--txpool.pricelimit`: minimum tip cap (wei) of a pooled tx. */
   readonly priceLimit: bigint;
   /** `--txpool.pricebump`: percent both fee caps must rise by to replace a pooled tx of the same nonce. */
   readonly priceBump: number;
@@ -19,8 +19,6 @@ export interface TxPoolOptions {
   readonly globalQueue: number;
   /** `--txpool.lifetime` (ms): how long an account's queued txs survive without a heartbeat. */
   readonly lifetime: number;
-  /** `--txpool.nolocals`: treat every tx as remote (no price exemption, no eviction protection). */
-  readonly noLocals: boolean;
 }
 
 /** txSlotSize: a tx takes one slot per started 32 KiB (legacypool `numSlots`). */
@@ -41,7 +39,6 @@ export const DEFAULT_TX_POOL_OPTIONS: TxPoolOptions = Object.freeze({
   accountQueue: 64,
   globalQueue: 1024,
   lifetime: 3 * HOUR_MS,
-  noLocals: false,
 });
 
 /** Fills omitted fields with the defaults and replaces values below 1 with them (geth `sanitize`). */
@@ -56,6 +53,5 @@ export function sanitizeTxPoolOptions(opts: Partial<TxPoolOptions> = {}): TxPool
     accountQueue: n(opts.accountQueue, d.accountQueue),
     globalQueue: n(opts.globalQueue, d.globalQueue),
     lifetime: n(opts.lifetime, d.lifetime),
-    noLocals: opts.noLocals ?? d.noLocals,
   });
 }

@@ -55,8 +55,8 @@ export function configOf(argv: readonly string[]): ExecConfig {
   return r.config;
 }
 
-/** A signed EIP-1559 transfer of 1 wei from dev account `from` (anvil's key list), as raw hex. */
-export function devTransfer(nonce: bigint, from = 0, to = 1): string {
+/** A signed EIP-1559 transfer of 1 wei from dev account `from` (anvil's key list), as raw hex; `data` and `gas` optional. */
+export function devTransfer(nonce: bigint, from = 0, to = 1, extra: { data?: Uint8Array; gas?: bigint } = {}): string {
   const keys = devAccounts(Math.max(from, to) + 1);
   const tx: FeeMarketTx = {
     type: TxType.FeeMarket,
@@ -64,10 +64,10 @@ export function devTransfer(nonce: bigint, from = 0, to = 1): string {
     nonce,
     maxPriorityFeePerGas: 1_000_000_000n,
     maxFeePerGas: 10_000_000_000n,
-    gasLimit: 21_000n,
+    gasLimit: extra.gas ?? 21_000n,
     to: keys[to]!.address,
     value: 1n,
-    data: new Uint8Array(0),
+    data: extra.data ?? new Uint8Array(0),
     accessList: [],
     yParity: 0,
     r: 0n,

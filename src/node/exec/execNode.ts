@@ -31,6 +31,7 @@ import { adminApi } from "../../rpc/admin.js";
 import { offloadCalls } from "../../rpc/callOffload.js";
 import { debugApi } from "../../rpc/debug/api.js";
 import { traceApi } from "../../rpc/debug/traceApi.js";
+import { logCrashes } from "../../rpc/dispatch.js";
 import { RpcError } from "../../rpc/errors.js";
 import { ethApi } from "../../rpc/eth/api.js";
 import { ChainReader } from "../../rpc/eth/chainReader.js";
@@ -48,6 +49,7 @@ import { CachedKv } from "../../storage/cachedKv.js";
 import { type DbEngine, type OpenedStore, openStore } from "../../storage/engine.js";
 import { decodeTx } from "../../tx/envelope.js";
 import { BlobSidecarStore } from "../../txpool/blobSidecars.js";
+import { LOCALS_RECHECK_MS, LocalTxTracker } from "../../txpool/localTxTracker.js";
 import { MinerSettings } from "../../txpool/minerSettings.js";
 import { TxPool } from "../../txpool/txPool.js";
 import { DEFAULT_TX_POOL_OPTIONS } from "../../txpool/txPoolOptions.js";
@@ -186,6 +188,8 @@ export interface HeadEvents {
 export interface NodeApiContext {
   readonly chain: Blockchain;
   readonly pool: TxPool;
+  /** The locals tracker eth_sendRawTransaction hands its txs to; null or absent: none (--txpool.nolocals). */
+  readonly localTxs?: LocalTxTracker | null;
   readonly networkId: bigint;
   readonly clientVersion: string;
   /** --rpc.gascap (0 = no cap). */
@@ -313,6 +317,7 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     chain: ctx.chain,
     reader,
     pool: ctx.pool,
+    localTxs: ctx.localTxs ?? null,
     gasCap: ctx.gasCap,
     txFeeCap: ctx.txFeeCap,
     evmTimeoutMs: ctx.evmTimeoutMs,
@@ -392,6 +397,8 @@ export class ExecNode {
   downloader: Downloader | null = null;
   /** Syncs head changes every DURABLE_INTERVAL_MS; cleared by `stop()`. */
   private durableTimer: NodeJS.Timeout | null = null;
+  /** The locals tracker (null with `--txpool.nolocals`); its recheck timer stops with the node. */
+  localTxs: LocalTxTracker | null = null;
 
   private constructor(
     readonly config: ExecNodeConfig,
@@ -494,10 +501,19 @@ export class ExecNode {
           accountQueue: config["txpool.accountqueue"],
           globalQueue: config["txpool.globalqueue"],
           lifetime: config["txpool.lifetime"],
-          noLocals: config["txpool.nolocals"],
         },
         { chain, recoveryPool: pools.sigRecover, acceptBlobs: blobSidecars !== null, miner },
       );
+      // geth ≥ 1.15: RPC submissions are tracked and re-submitted (unless --txpool.nolocals), with
+      // the pool's own bounds: an account's accountslots + accountqueue txs, the pool's slot total.
+      const localTxs = config["txpool.nolocals"]
+        ? null
+        : new LocalTxTracker(txPool, {
+            perAccount: txPool.opts.accountSlots + txPool.opts.accountQueue,
+            slots: txPool.opts.globalSlots + txPool.opts.globalQueue,
+          });
+      localTxs?.start(LOCALS_RECHECK_MS, (e) => log.warn("Local tx recheck failed", { err: (e as Error).message }));
+      cleanup.unshift(async () => localTxs?.stop());
       // The pool applies the miner's tip and DA limits to what a build takes (miner_* change them).
       const engine = new EngineApi(chain, (baseFee) => txSourceOf(txPool.byPriceAndNonce(baseFee)), {
         miner,
@@ -516,6 +532,7 @@ export class ExecNode {
       const apis = (deps.apis ?? coreApis)({
         chain,
         pool: txPool,
+        localTxs,
         networkId,
         clientVersion,
         gasCap: config["rpc.gascap"],
@@ -600,6 +617,7 @@ export class ExecNode {
         batchResponseMaxSize: config["rpc.batch-response-max-size"],
       };
 
+      const onCrash = logCrashes(log);
       let httpServer: RpcHttpServer | null = null;
       if (config.http) {
         httpServer = new RpcHttpServer(
@@ -616,7 +634,7 @@ export class ExecNode {
                 ? (config["rpc.http-body-limit"] as number) * 1024 * 1024
                 : DEFAULT_HTTP_OPTIONS.bodyLimit,
           },
-          { registry },
+          { registry, onCrash },
         );
         const a = await httpServer.listen();
         const s = httpServer;
@@ -639,7 +657,7 @@ export class ExecNode {
             origins: config["ws.origins"],
             ...limits,
           },
-          { registry },
+          { registry, onCrash },
         );
         const a = await wsServer.listen();
         const s = wsServer;
@@ -658,7 +676,7 @@ export class ExecNode {
           secret: jwt.secret,
           ...(deps.jwtClock === undefined ? {} : { clock: deps.jwtClock }),
         },
-        { registry },
+        { registry, onCrash },
       );
       const authAddr = await authServer.listen();
       cleanup.push(() => authServer.close());
@@ -785,6 +803,7 @@ export class ExecNode {
       node.p2p = p2pHost;
       node.downloader = downloader;
       node.durableTimer = durable;
+      node.localTxs = localTxs;
       return node;
     } catch (e) {
       await unwind();
@@ -805,6 +824,7 @@ export class ExecNode {
     this.stopping ??= (async () => {
       this.log.info("Shutting down");
       this.sealer?.stop();
+      this.localTxs?.stop();
       // The sync first (it writes to the store), then the peers and the listener.
       await this.downloader?.stop();
       await this.p2p?.stop();

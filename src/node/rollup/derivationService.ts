@@ -9,6 +9,7 @@
  * supervisor's cross-safe and finalized heads go to the engine (`promoteCrossSafe`, `promoteFinalized`).
  */
 import { appendFileSync } from "node:fs";
+import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { AltDaSource } from "../../rollup/altDa/altDaSource.js";
 import { DaClient } from "../../rollup/altDa/daClient.js";
@@ -27,7 +28,12 @@ import { Driver, type SafeHeadListener } from "../../rollup/driver/driver.js";
 import type { EngineClient, PayloadEnvelope } from "../../rollup/engine/engineClient.js";
 import { BeaconClient } from "../../rollup/l1/beaconClient.js";
 import { PoolBlobVerifier } from "../../rollup/l1/blobVerifier.js";
-import { type L1Client, L1Client as L1ClientImpl, type RpcProviderKind } from "../../rollup/l1/l1Client.js";
+import {
+  type L1Client,
+  L1Client as L1ClientImpl,
+  L1NotFoundError,
+  type RpcProviderKind,
+} from "../../rollup/l1/l1Client.js";
 import { L1HeadPoller } from "../../rollup/l1/l1HeadPoller.js";
 import { L1Source } from "../../rollup/l1/l1Source.js";
 import { Semaphore } from "../../rollup/l1/limits.js";
@@ -93,6 +99,38 @@ export class DerivationStartError extends Error {
   override readonly name = "DerivationStartError";
 }
 
+/** What `validateL1Config` asks of the L1 client. */
+export interface L1ConfigSource {
+  chainId(): Promise<bigint>;
+  l1BlockRefByNumber(n: number): Promise<L1BlockRef>;
+}
+
+/** How often an L1 config check that found L1 unreachable at start is tried again. */
+const L1_CHECK_RETRY_MS = 5_000;
+
+/**
+ * op-node `rollup.Config.ValidateL1Config` (node.go `initL1`): the L1 endpoint's chain id must be
+ * the config's `l1_chain_id`, and L1's block at `genesis.l1.number` must be `genesis.l1.hash`;
+ * otherwise derivation could never find its reset base (it would retry "failed to find the
+ * pipeline reset base" forever). Returns what is wrong in op-node's words and what it means, or
+ * null when both hold; a transport failure is thrown.
+ */
+export async function l1ConfigError(cfg: RollupConfig, l1: L1ConfigSource): Promise<string | null> {
+  const id = await l1.chainId();
+  if (id !== cfg.l1ChainId) return `incorrect L1 RPC chain id ${id}, expected ${cfg.l1ChainId}`;
+  const g = cfg.genesis.l1;
+  const where = `the rollup config's genesis.l1 (block ${g.number}, hash ${bytesToHex(g.hash)}) is not on the L1 chain`;
+  let ref: L1BlockRef;
+  try {
+    ref = await l1.l1BlockRefByNumber(g.number);
+  } catch (e) {
+    if (e instanceof L1NotFoundError) return `failed to get L1 genesis blockhash: ${e.message}: ${where}`;
+    throw e;
+  }
+  if (equalBytes(ref.hash, g.hash)) return null;
+  return `incorrect L1 genesis block hash ${bytesToHex(ref.hash)}, expected ${bytesToHex(g.hash)}: ${where}`;
+}
+
 export interface DerivationDeps {
   readonly cfg: RollupConfig;
   readonly engine: EngineClient;
@@ -129,6 +167,7 @@ export class DerivationService {
   private readonly lock: Semaphore;
   private runtime: RuntimeConfigValues | null = null;
   private reloader: NodeJS.Timeout | null = null;
+  private l1Checker: NodeJS.Timeout | null = null;
   private lastSnapshot = "";
 
   private constructor(
@@ -245,6 +284,18 @@ export class DerivationService {
       cacheSize,
     });
 
+    // A wrong config fails the start (exit 1); an L1 that does not answer yet is checked again in
+    // the background, and a wrong config found then halts the node (exit 1) with the same words.
+    let l1Unchecked = false;
+    try {
+      const bad = await l1ConfigError(cfg, l1Client);
+      if (bad !== null) throw new DerivationStartError(bad);
+    } catch (e) {
+      if (e instanceof DerivationStartError) throw e;
+      log.warn("Failed to validate the L1 config; trying again while the node runs", { err: (e as Error).message });
+      l1Unchecked = true;
+    }
+
     let beacon: BeaconClient | null = null;
     let kzgPool: PiscinaPool | null = null;
     const ecotoneScheduled = cfg.ecotoneTime !== null;
@@ -316,6 +367,7 @@ export class DerivationService {
     if (!isWs && !svc.poller.headPolling) {
       log.warn("polling of block is disabled", { interval: `${config["l1.http-poll-interval"]}ms`, label: "latest" });
     }
+    if (l1Unchecked) svc.recheckL1Config();
     svc.poller.start();
     const every = config["l1.runtime-config-reload-interval"];
     if (every > 0) {
@@ -450,10 +502,37 @@ export class DerivationService {
     }
   }
 
+  /** `l1ConfigError` every L1_CHECK_RETRY_MS until L1 answers; a wrong config then halts the node. */
+  private recheckL1Config(): void {
+    let running = false;
+    this.l1Checker = setInterval(() => {
+      if (running) return;
+      running = true;
+      l1ConfigError(this.deps.cfg, this.l1Client)
+        .then((bad) => {
+          if (this.l1Checker !== null) clearInterval(this.l1Checker);
+          this.l1Checker = null;
+          if (bad === null) {
+            this.deps.log.info("Validated the L1 config");
+            return;
+          }
+          this.deps.log.error(bad);
+          this.deps.onHalt?.(bad);
+        })
+        .catch((e: unknown) => this.deps.log.debug("L1 config check failed", { err: (e as Error).message }))
+        .finally(() => {
+          running = false;
+        });
+    }, L1_CHECK_RETRY_MS);
+    this.l1Checker.unref();
+  }
+
   async stop(): Promise<void> {
     await this.sequencer?.stop();
     this.poller.stop();
     if (this.reloader !== null) clearInterval(this.reloader);
+    if (this.l1Checker !== null) clearInterval(this.l1Checker);
+    this.l1Checker = null;
     await this.driver.stop();
     this.ws?.close();
     await this.kzgPool?.destroy();

@@ -39,6 +39,7 @@ import { SequencerControl } from "../../rollup/sequencer/sequencerControl.js";
 import { FailoverRpcClient } from "../../rollup/transport/failoverClient.js";
 import { RpcClient } from "../../rollup/transport/rpcClient.js";
 import type { RpcTransport } from "../../rollup/transport/rpcTransport.js";
+import { logCrashes } from "../../rpc/dispatch.js";
 import { RpcHttpServer } from "../../rpc/httpServer.js";
 import { type AnyMethod, Registry } from "../../rpc/registry.js";
 import type { ChainConfig } from "../../spec/chainConfig.js";
@@ -440,7 +441,7 @@ export class RollupNode {
         // op-node's GET /healthz: 200 with the version string.
         getRoutes: { "/healthz": () => ({ status: 200, body: deps.version }) },
       },
-      { registry },
+      { registry, onCrash: logCrashes(log) },
     );
     try {
       const addr = await rpcServer.listen();

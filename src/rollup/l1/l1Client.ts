@@ -304,6 +304,14 @@ export class L1Client {
     }
   }
 
+  /** eth_chainId. */
+  async chainId(): Promise<bigint> {
+    const v = await this.call<unknown>("eth_chainId", []);
+    if (typeof v !== "string" || !/^0x[0-9a-fA-F]{1,64}$/.test(v))
+      throw new Error(`eth_chainId: not a quantity: ${String(v)}`);
+    return BigInt(v);
+  }
+
   /** The head, safe or finalized block (never cached by label). */
   async l1BlockRefByLabel(label: L1BlockLabel): Promise<L1BlockRef> {
     return l1BlockRef(await this.headerCall([label, false], "eth_getBlockByNumber", label));

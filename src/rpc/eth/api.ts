@@ -26,9 +26,11 @@ import { accountProof, storageProofs } from "../../trie/proof.js";
 import { decodeBlobTxNetwork } from "../../tx/blobNetwork.js";
 import { decodeTx, encodeTx, txHash } from "../../tx/envelope.js";
 import { TxError } from "../../tx/errors.js";
-import { signTx } from "../../tx/signer.js";
+import { recoverSender, signTx } from "../../tx/signer.js";
 import { type SignedTx, type Tx, TxType } from "../../tx/tx.js";
 import type { BlobSidecarStore } from "../../txpool/blobSidecars.js";
+import { isTemporaryReject, type TxPoolRejection } from "../../txpool/errors.js";
+import type { LocalTxTracker } from "../../txpool/localTxTracker.js";
 import type { TxConditional } from "../../txpool/txConditional.js";
 import { checkTxFeeOf } from "../../txpool/txFeeCap.js";
 import type { TxPool } from "../../txpool/txPool.js";
@@ -77,6 +79,11 @@ export interface EthDeps {
   chain: ChainView;
   reader: ChainReader;
   pool: TxPool;
+  /**
+   * The locals tracker (`--txpool.nolocals` off): RPC submissions the pool refused for a temporary
+   * reason are kept and answered with their hash, as geth's SendTx does; null or absent: none.
+   */
+  localTxs?: LocalTxTracker | null;
   /** --rpc.gascap (0 = none). */
   gasCap: bigint;
   /** --rpc.txfeecap in ether (0 = none). */
@@ -285,6 +292,24 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
     return { tx: tx as SignedTx, raw };
   };
 
+  const localTxs = deps.localTxs ?? null;
+  /** Hands a submission the pool took or refused for now to the locals tracker; false: not tracked. */
+  const trackLocal = (
+    tx: SignedTx,
+    raw: Uint8Array,
+    hash: Uint8Array,
+    error: TxPoolRejection | null,
+    conditional: TxConditional | null,
+  ): boolean => {
+    if (localTxs === null || conditional !== null || tx.type === TxType.Blob) return false;
+    if (error !== null && !isTemporaryReject(error.code)) return false;
+    const pooled = pool.get(hash);
+    const sender = pooled?.sender ?? recoverSender(tx);
+    if (sender === null) return false;
+    // raw may be a view into the request body: keep a copy of the tx's bytes only.
+    return localTxs.track({ hash, sender, nonce: tx.nonce, encoded: pooled?.encoded ?? raw.slice() });
+  };
+
   const submit = async (tx: SignedTx, raw: Uint8Array, conditional: TxConditional | null = null): Promise<string> => {
     const feeErr = checkTxFeeOf(tx, deps.txFeeCap);
     if (feeErr !== null) throw RpcError.server(feeErr);
@@ -301,11 +326,15 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
     if (deps.forwardRawTx !== null) {
       // op-geth: forward to the sequencer, then keep a local copy (errors only logged).
       await deps.forwardRawTx(raw);
-      await pool.add([raw], true).catch(() => undefined);
+      await pool.add([raw]).catch(() => undefined);
       return bytesToHex(h);
     }
-    const [r] = await pool.add([raw], true, conditional);
-    if (r.error !== null) {
+    const [r] = await pool.add([raw], conditional);
+    // geth SendTx: a tx the pool took, or refused for now, goes to the locals tracker, which
+    // re-submits it when the pool lets it go; past the tracker's bounds a refusal stands.
+    // Conditional txs are not tracked (a re-submission would lose the conditions).
+    const tracked = trackLocal(tx, raw, h, r.error, conditional);
+    if (r.error !== null && !tracked) {
       // geth answers every pool refusal with -32000; the op-reth refusals carry reth's code.
       throw r.error.rpcCode === undefined
         ? RpcError.server(r.error.message)

@@ -4,7 +4,7 @@
  * messages, go-ethereum common/math `HexOrDecimal64`).
  */
 import { RpcError } from "../errors.js";
-import { address, hash, type ParamDecoder, ParamError, quantity } from "../params.js";
+import { address, hash, type ParamDecoder, ParamError } from "../params.js";
 
 /** geth `decodeStorageKey`: lenient hex up to 32 bytes, left-padded. */
 export function decodeStorageKey(s: string): { key: Uint8Array; length: number } {
@@ -64,15 +64,25 @@ export const floatList: ParamDecoder<number[]> = {
   },
 };
 
-/** math.HexOrDecimal64: a hex string, a decimal string, or a JSON number. */
-export const hexOrDecimal: ParamDecoder<number> = {
+const MAX_UINT64 = (1n << 64n) - 1n;
+
+/**
+ * math.HexOrDecimal64: the JSON text (a string's contents, or a number as written) as a hex
+ * ("0x…") or decimal uint64, read exactly as a bigint; anything else, or above 2^64-1, is geth's
+ * "invalid hex or decimal integer". Unlike geth, "" is not read as 0.
+ */
+export const hexOrDecimal: ParamDecoder<bigint> = {
   optional: false,
   decode: (v) => {
-    if (typeof v === "number" && Number.isInteger(v) && v >= 0) return v;
-    if (typeof v === "string") {
-      if (v.startsWith("0x") || v.startsWith("0X")) return quantity.decode(v);
-      if (/^[0-9]+$/.test(v)) return Number(v);
-      throw new ParamError(`invalid hex or decimal integer ${JSON.stringify(v)}`);
+    const text = typeof v === "string" ? v : typeof v === "number" ? String(v) : null;
+    const hex = text !== null && (text.startsWith("0x") || text.startsWith("0X"));
+    const digits = text === null ? "" : hex ? text.slice(2) : text;
+    if (text !== null && (hex ? /^[0-9a-fA-F]+$/ : /^[0-9]+$/).test(digits)) {
+      const n = BigInt(hex ? `0x${digits}` : digits);
+      if (n <= MAX_UINT64) return n;
+    }
+    if (typeof v === "string" || typeof v === "number") {
+      throw new ParamError(`invalid hex or decimal integer ${JSON.stringify(text)}`);
     }
     throw new ParamError("json: cannot unmarshal non-string into Go value of type math.HexOrDecimal64");
   },

@@ -131,13 +131,20 @@ export const optionalFilterCriteria: ParamDecoder<FilterCriteria | undefined> = 
   decode: (v) => (v === null || v === undefined ? undefined : decodeFilterCriteria(v)),
 };
 
+/**
+ * "latest" (or an absent end) before it is resolved to the head: larger than any block number, as
+ * geth's MaxInt64 stand-in is in the range check, and distinct from every number a client can send
+ * (block numbers are at most 2^53-1).
+ */
+const HEAD_END = Number.POSITIVE_INFINITY;
+
 /** A selector as geth's int64 block number: latest -2 → head, etc.; pending is refused. */
 function resolveEnd(reader: ChainReader, sel: BlockNumberSelector | null): number {
-  if (sel === null) return Number.MAX_SAFE_INTEGER;
+  if (sel === null) return HEAD_END;
   if (sel.kind === "number") return sel.number;
   switch (sel.tag) {
     case "latest":
-      return Number.MAX_SAFE_INTEGER;
+      return HEAD_END;
     case "pending":
       throw RpcError.invalidParams("pending logs are not supported");
     case "earliest":
@@ -182,8 +189,8 @@ export function queryLogs(
     throw RpcError.invalidParams(`exceed maximum block range ${range}`);
   }
   const head = reader.chain.head.number;
-  if (begin === Number.MAX_SAFE_INTEGER) begin = head;
-  if (end === Number.MAX_SAFE_INTEGER) end = head;
+  if (begin === HEAD_END) begin = head;
+  if (end === HEAD_END) end = head;
   if (begin > end) throw RpcError.invalidParams("invalid block range params");
   if (end > head) throw RpcError.invalidParams("block range extends beyond current head block");
   const out: Record<string, JsonValue>[] = [];

@@ -132,7 +132,8 @@ function blobFeeOf(chain: ChainView, h: Header): bigint {
 export function feeHistory(
   chain: ChainView,
   reader: ChainReader,
-  blockCount: number,
+  /** Any uint64: more than geth's maxHeaderHistory / maxBlockHistory (1024) is cut to it. */
+  blockCount: bigint,
   last: BlockNumberSelector,
   percentiles: readonly number[] | undefined,
 ): Record<string, JsonValue> {
@@ -151,8 +152,8 @@ export function feeHistory(
       );
     }
   }
-  if (blockCount < 1) return { oldestBlock: "0x0", gasUsedRatio: null };
-  const count = Math.min(blockCount, MAX_FEE_HISTORY);
+  if (blockCount < 1n) return { oldestBlock: "0x0", gasUsedRatio: null };
+  const count = blockCount > BigInt(MAX_FEE_HISTORY) ? MAX_FEE_HISTORY : Number(blockCount);
   const head = chain.head.number;
   let lastN: number;
   if (last.kind === "number") {

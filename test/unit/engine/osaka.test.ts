@@ -118,7 +118,7 @@ async function submit(n: Node, t: BlobTxParts, version: 0 | 1): Promise<void> {
       ? t.blobs.map((b, i) => k.computeBlobKzgProof(b, t.commitments[i]!))
       : t.blobs.flatMap((b) => k.computeCellsAndKzgProofs(b)[1]);
   n.store.add({ tx: t.tx, wrapperVersion: version, blobs: t.blobs, commitments: t.commitments, proofs });
-  const [r] = await n.pool.add([encodeTx(t.tx)], true);
+  const [r] = await n.pool.add([encodeTx(t.tx)]);
   assert.equal(r!.error, null, r!.error?.message);
 }
 

@@ -4,7 +4,7 @@
  * - miner_setMaxDASize (op-batcher's DA throttling): a built block leaves out the pool txs whose
  *   estimated DA size is above the per-tx limit, and stops taking pool txs at the per-block one;
  *   0 lifts a limit (op-geth legacypool `Pending` with MaxDATxSize, miner `commitTransactions`);
- * - miner_setGasPrice: the pool's price limit for remote txs (pooled ones below it leave) and the
+ * - miner_setGasPrice: the pool's price limit for every tx (pooled ones below it leave) and the
  *   least tip the builder takes;
  * - miner_setGasLimit and miner_setExtra: the gas limit L1 payloads move towards and their
  *   extraData (at most 32 bytes, else geth's error).
@@ -88,7 +88,7 @@ describe("rpc/miner: the miner namespace and its effect on block building", func
     const { chain, pool, d } = opSetup();
     const big = dyn(1, 0, { chainId: OP_CHAIN_ID, data: new Uint8Array(randomBytes(2000)), gas: 200_000n });
     const small = dyn(2, 0, { chainId: OP_CHAIN_ID });
-    for (const r of await pool.add([big, small], true)) assert.equal(r.error, null);
+    for (const r of await pool.add([big, small])) assert.equal(r.error, null);
 
     assert.equal((await rpc(d, "miner_setMaxDASize", [hex(1000), "0x0"])).result, true);
     const b1 = opMine(chain, pool);
@@ -104,7 +104,7 @@ describe("rpc/miner: the miner namespace and its effect on block building", func
     const { chain, pool, d } = opSetup();
     const first = dyn(1, 0, { chainId: OP_CHAIN_ID, data: new Uint8Array(randomBytes(2000)), gas: 200_000n });
     const second = dyn(1, 1, { chainId: OP_CHAIN_ID });
-    for (const r of await pool.add([first, second], true)) assert.equal(r.error, null);
+    for (const r of await pool.add([first, second])) assert.equal(r.error, null);
     await rpc(d, "miner_setMaxDASize", [hex(1000), "0x0"]);
     assert.deepEqual(included(opMine(chain, pool)), [], "nonce 1 cannot run before nonce 0");
   });
@@ -112,7 +112,7 @@ describe("rpc/miner: the miner namespace and its effect on block building", func
   it("miner_setMaxDASize: a block takes pool txs up to the per-block DA limit", async () => {
     const { chain, pool, d } = opSetup();
     const txs = [1, 2, 3].map((k) => dyn(k, 0, { chainId: OP_CHAIN_ID, tip: BigInt(4 - k) * GWEI }));
-    for (const r of await pool.add(txs, true)) assert.equal(r.error, null);
+    for (const r of await pool.add(txs)) assert.equal(r.error, null);
     // Each transfer counts 100 bytes (the estimate's floor): 250 bytes hold two of them.
     await rpc(d, "miner_setMaxDASize", ["0x0", hex(250)]);
     const b1 = opMine(chain, pool);
@@ -121,36 +121,32 @@ describe("rpc/miner: the miner namespace and its effect on block building", func
     assert.deepEqual(included(b2), [bytesToHex(encodeTx(txs[2]))], "the next block takes the third");
     // The deposit is not counted: a limit below one transfer leaves the block with the deposit alone.
     const late = dyn(4, 0, { chainId: OP_CHAIN_ID });
-    assert.equal((await pool.add([late], true))[0].error, null);
+    assert.equal((await pool.add([late]))[0].error, null);
     await rpc(d, "miner_setMaxDASize", ["0x0", hex(99)]);
     const b3 = opMine(chain, pool);
     assert.equal(b3.body.transactions.length, 1);
     assert.equal(b3.body.transactions[0][0], TxType.Deposit);
   });
 
-  it("miner_setGasPrice: remote txs below it leave and are refused; the builder skips local ones below it", async () => {
+  it("miner_setGasPrice: pooled txs below it leave and new ones are refused, whatever their source (geth ≥ 1.15)", async () => {
     const chain = chainOf(l1Genesis(new Map([1, 2, 3].map((k) => [addr(k), { balance: 10n * ETHER }] as const))));
     const pool = new TxPool({}, { chain });
     const d = new Registry(minerApi({ miner: pool.miner, pool })).forApis(["miner"]);
-    const cheapRemote = dyn(1, 0, { tip: GWEI });
-    const cheapLocal = dyn(2, 0, { tip: GWEI });
-    assert.equal((await pool.add([cheapRemote], false))[0].error, null);
-    assert.equal((await pool.add([cheapLocal], true))[0].error, null);
+    const cheap = [dyn(1, 0, { tip: GWEI }), dyn(2, 0, { tip: GWEI })];
+    for (const tx of cheap) assert.equal((await pool.add([tx]))[0].error, null);
 
     assert.equal((await rpc(d, "miner_setGasPrice", [hex(2n * GWEI)])).result, true);
     assert.equal(pool.priceLimit, 2n * GWEI);
-    assert.equal(pool.get(txHash(cheapRemote)), null, "the cheap remote tx left the pool");
-    assert.notEqual(pool.get(txHash(cheapLocal)), null, "a local tx keeps its exemption in the pool");
-    const refused = (await pool.add([dyn(3, 0, { tip: GWEI })], false))[0].error;
+    for (const tx of cheap) assert.equal(pool.get(txHash(tx)), null, "the cheap txs left the pool");
+    const refused = (await pool.add([dyn(3, 0, { tip: GWEI })]))[0].error;
     assert.equal(
       refused?.message,
       `transaction gas price below minimum: gas tip cap ${GWEI}, minimum needed ${2n * GWEI}`,
     );
-
-    // The builder takes no tx tipping below the miner's price.
-    const b = mine(chain, { pool });
-    assert.equal(b.body.transactions.length, 0);
+    assert.equal(mine(chain, { pool }).body.transactions.length, 0);
+    // Lowered again: taken and built.
     await rpc(d, "miner_setGasPrice", [hex(GWEI)]);
+    assert.equal((await pool.add([dyn(3, 0, { tip: GWEI })]))[0].error, null);
     assert.equal(mine(chain, { pool }).body.transactions.length, 1);
   });
 

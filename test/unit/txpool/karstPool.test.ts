@@ -25,29 +25,29 @@ const opTx = (gas: bigint, nonce = 0) => dyn(1, nonce, { chainId: 901n, gas });
 describe("txpool: EIP-7825 at Karst (OP) and Osaka (L1)", () => {
   it("OP Karst: above 2^24 is refused with op-reth's text and code; 2^24 is taken", async () => {
     const { pool } = poolOf(chainOf(opJson(true)));
-    const [over] = await pool.add([opTx(CAP + 1n)], false);
+    const [over] = await pool.add([opTx(CAP + 1n)]);
     assert.deepEqual(over.error, { code: "OP_GAS_LIMIT_TOO_HIGH", message: "gas limit too high", rpcCode: -32003 });
-    const [at] = await pool.add([opTx(CAP)], false);
+    const [at] = await pool.add([opTx(CAP)]);
     assert.equal(at.error, null);
     assert.equal(pool.status().pending, 1);
   });
 
   it("OP Jovian: the same tx is taken", async () => {
     const { pool } = poolOf(chainOf(opJson(false)));
-    const [r] = await pool.add([opTx(CAP + 1n)], false);
+    const [r] = await pool.add([opTx(CAP + 1n)]);
     assert.equal(r.error, null);
   });
 
   it("OP Karst: the block gas limit is checked first, as reth does", async () => {
     const { pool } = poolOf(chainOf(opJson(true)));
-    const [r] = await pool.add([opTx(31_000_000n)], false);
+    const [r] = await pool.add([opTx(31_000_000n)]);
     assert.equal(r.error?.code, "GAS_LIMIT");
   });
 
   it("L1 Osaka keeps geth's text", async () => {
     const json = l1Genesis(new Map([[addr(1), { balance: 1000n * ETHER }]]), { pragueTime: 0, osakaTime: 0 });
     const { pool } = poolOf(chainOf(json));
-    const [r] = await pool.add([dyn(1, 0, { gas: CAP + 1n })], false);
+    const [r] = await pool.add([dyn(1, 0, { gas: CAP + 1n })]);
     assert.deepEqual(r.error, {
       code: "GAS_LIMIT_TOO_HIGH",
       message: `transaction gas limit too high (cap: ${CAP}, tx: ${CAP + 1n})`,
@@ -65,7 +65,7 @@ describe("txpool: EIP-7825 at Karst (OP) and Osaka (L1)", () => {
     Object.assign(json.config, { karstTime: 0x12, osakaTime: 0x12 });
     const chain = chainOf(json);
     const { pool } = poolOf(chain);
-    const added = await pool.add([opTx(CAP + 1n, 0), opTx(21_000n, 1), dyn(2, 0, { chainId: 901n, gas: CAP })], false);
+    const added = await pool.add([opTx(CAP + 1n, 0), opTx(21_000n, 1), dyn(2, 0, { chainId: 901n, gas: CAP })]);
     assert.deepEqual(
       added.map((r) => r.error),
       [null, null, null],
@@ -90,7 +90,7 @@ describe("txpool: EIP-7825 at Karst (OP) and Osaka (L1)", () => {
       isSystemTx: false,
       data: new Uint8Array(0),
     });
-    const [r] = await pool.add([dep], false);
+    const [r] = await pool.add([dep]);
     assert.equal(r.error?.code, "TX_TYPE_NOT_SUPPORTED");
   });
 });

@@ -41,7 +41,6 @@ function fake(sender: number, nonce: number, maxFee: bigint, tip: bigint, cost =
     l2Cost: cost,
     rollup: null,
     cost,
-    local: false,
     time: seq,
     conditional: null,
     rejected: false,
@@ -54,12 +53,11 @@ describe("txpool parts", () => {
     assert.equal(DEFAULT_TX_POOL_OPTIONS.globalSlots, 5120);
     assert.equal(DEFAULT_TX_POOL_OPTIONS.lifetime, 3 * 3600 * 1000);
     assert.equal(TX_MAX_SIZE, 131_072);
-    const o = sanitizeTxPoolOptions({ priceLimit: 0n, priceBump: 0, accountSlots: 3, globalQueue: -1, noLocals: true });
+    const o = sanitizeTxPoolOptions({ priceLimit: 0n, priceBump: 0, accountSlots: 3, globalQueue: -1 });
     assert.equal(o.priceLimit, 1n);
     assert.equal(o.priceBump, 10);
     assert.equal(o.accountSlots, 3);
     assert.equal(o.globalQueue, 1024);
-    assert.equal(o.noLocals, true);
     // --txpool.lifetime=0 or below: the default (geth sanitize), never an expiry of every queued tx.
     for (const lifetime of [0, -60_000]) {
       assert.equal(sanitizeTxPoolOptions({ lifetime }).lifetime, DEFAULT_TX_POOL_OPTIONS.lifetime);

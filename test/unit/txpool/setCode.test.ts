@@ -57,7 +57,7 @@ function funded(): Map<Uint8Array, AllocEntry> {
 describe("txpool/TxPool (EIP-7702)", () => {
   it("refuses set-code txs before Prague", async () => {
     const { pool } = poolOf(chainOf(l1Genesis(funded())));
-    const [r] = await pool.add([setCode(1, 0, [authorization(2, 0n)])], false);
+    const [r] = await pool.add([setCode(1, 0, [authorization(2, 0n)])]);
     assert.equal(r.error?.message, "transaction type not supported: type 4 rejected, pool not yet in Prague");
   });
 
@@ -65,21 +65,21 @@ describe("txpool/TxPool (EIP-7702)", () => {
     const { pool } = poolOf(chainOf(l1Genesis(funded(), { pragueTime: 0 })));
     // Account 2 has two pooled txs: an authorization from it is refused.
     assert.deepEqual(
-      (await pool.add([dyn(2, 0), dyn(2, 1)], false)).map((r) => r.error),
+      (await pool.add([dyn(2, 0), dyn(2, 1)])).map((r) => r.error),
       [null, null],
     );
-    const [busy] = await pool.add([setCode(1, 0, [authorization(2, 2n)])], false);
+    const [busy] = await pool.add([setCode(1, 0, [authorization(2, 2n)])]);
     assert.equal(busy.error?.message, "authority already reserved");
     // Account 3 has none: accepted, and account 3 is now limited to one in-flight tx.
-    const [ok] = await pool.add([setCode(1, 0, [authorization(3, 0n)])], false);
+    const [ok] = await pool.add([setCode(1, 0, [authorization(3, 0n)])]);
     assert.equal(ok.error, null);
-    assert.equal((await pool.add([dyn(3, 0)], false))[0].error, null);
+    assert.equal((await pool.add([dyn(3, 0)]))[0].error, null);
     assert.equal(
-      (await pool.add([dyn(3, 1)], false))[0].error?.message,
+      (await pool.add([dyn(3, 1)]))[0].error?.message,
       "in-flight transaction limit reached for delegated accounts",
     );
     // Once the set-code tx leaves (replaced by a plain one), account 3 is unrestricted again.
-    assert.equal((await pool.add([dyn(1, 0, { tip: 3n * GWEI, maxFee: 11n * GWEI })], false))[0].error, null);
-    assert.equal((await pool.add([dyn(3, 1)], false))[0].error, null);
+    assert.equal((await pool.add([dyn(1, 0, { tip: 3n * GWEI, maxFee: 11n * GWEI })]))[0].error, null);
+    assert.equal((await pool.add([dyn(3, 1)]))[0].error, null);
   });
 });

@@ -47,8 +47,8 @@ function errOf(r: AddResult): string | null {
   return r.error === null ? null : r.error.message;
 }
 
-async function add1(pool: TxPool, tx: SignedTx | Uint8Array, local = false): Promise<string | null> {
-  const [r] = await pool.add([tx], local);
+async function add1(pool: TxPool, tx: SignedTx | Uint8Array): Promise<string | null> {
+  const [r] = await pool.add([tx]);
   return errOf(r);
 }
 
@@ -76,7 +76,7 @@ describe("txpool/TxPool (L1)", function () {
         for (const p of txs) seen.push(bytesToHex(p.hash));
       });
       const tx = dyn(1, 0);
-      const [r] = await pool.add([raw(tx)], false);
+      const [r] = await pool.add([raw(tx)]);
       assert.equal(r.error, null);
       assert.ok(r.hash !== null);
       assert.deepEqual(seen, [bytesToHex(r.hash)]);
@@ -87,21 +87,21 @@ describe("txpool/TxPool (L1)", function () {
       assert.equal(pool.nonceAt(addr(1)), 1n);
       assert.equal(pool.nonceAt(addr(2)), 0n);
       off();
-      await pool.add([dyn(1, 1)], false);
+      await pool.add([dyn(1, 1)]);
       assert.equal(seen.length, 1, "unsubscribed");
     });
 
     it("already known, also within one batch", async () => {
       const { pool } = poolOf(richChain());
       const tx = dyn(1, 0);
-      const rs = await pool.add([raw(tx), raw(tx)], false);
+      const rs = await pool.add([raw(tx), raw(tx)]);
       assert.deepEqual(rs.map(errOf), [null, "already known"]);
       assert.equal(await add1(pool, tx), "already known");
     });
 
     it("rejects undecodable bytes, deposits and blob txs", async () => {
       const { pool } = poolOf(richChain());
-      const [bad] = await pool.add([Uint8Array.of(0x02, 0xc0)], false);
+      const [bad] = await pool.add([Uint8Array.of(0x02, 0xc0)]);
       assert.equal(bad.hash, null);
       assert.equal(bad.error?.code, "DECODE");
       const deposit: DepositTx = {
@@ -204,30 +204,19 @@ describe("txpool/TxPool (L1)", function () {
       );
     });
 
-    it("price limit: remote tips below it are refused, local ones exempt unless nolocals", async () => {
+    it("price limit: tips below it are refused, whatever the source (geth ≥ 1.15 has no local exemption)", async () => {
       const chain = richChain();
       const { pool } = poolOf(chain, { priceLimit: 2n * GWEI });
       assert.equal(
         await add1(pool, dyn(1, 0, { tip: GWEI })),
         `transaction gas price below minimum: gas tip cap ${GWEI}, minimum needed ${2n * GWEI}`,
       );
-      assert.equal(await add1(pool, dyn(1, 0, { tip: GWEI }), true), null);
-      const { pool: strict } = poolOf(chain, { priceLimit: 2n * GWEI, noLocals: true });
-      assert.match((await add1(strict, dyn(1, 0, { tip: GWEI }), true)) ?? "", /^transaction gas price below minimum/);
       // Tip 0 is below the default limit of 1 wei.
       const { pool: def } = poolOf(chain);
       assert.equal(
         await add1(def, dyn(2, 0, { tip: 0n })),
         "transaction gas price below minimum: gas tip cap 0, minimum needed 1",
       );
-    });
-
-    it("an account that submitted locally stays local for remote arrivals", async () => {
-      const { pool } = poolOf(richChain(), { priceLimit: 2n * GWEI });
-      assert.equal(await add1(pool, dyn(1, 0, { tip: GWEI }), true), null);
-      assert.equal(await add1(pool, dyn(1, 1, { tip: GWEI })), null);
-      assert.equal(pool.get(txHash(dyn(1, 1, { tip: GWEI })))?.local, true);
-      assert.match((await add1(pool, dyn(2, 0, { tip: GWEI }))) ?? "", /^transaction gas price below minimum/);
     });
 
     it("nonce too low against the state", async () => {
@@ -262,7 +251,7 @@ describe("txpool/TxPool (L1)", function () {
       const bump = 21_000n * GWEI;
       const chain3 = chainOf(l1Genesis(alloc([[3, { balance: 2n * cost + bump - 1n }]])));
       const { pool: p3 } = poolOf(chain3);
-      assert.deepEqual((await p3.add([dyn(3, 0), dyn(3, 1)], false)).map(errOf), [null, null]);
+      assert.deepEqual((await p3.add([dyn(3, 0), dyn(3, 1)])).map(errOf), [null, null]);
       assert.equal(
         await add1(p3, dyn(3, 0, { tip: 3n * GWEI, maxFee: 11n * GWEI })),
         `insufficient funds for gas * price + value: balance ${2n * cost + bump - 1n}, queued cost ${2n * cost}, tx bumped ${bump}, overshot 1`,
@@ -291,7 +280,7 @@ describe("txpool/TxPool (L1)", function () {
       );
       // +10% on both: replaces.
       const better = dyn(1, 0, { tip: 110n * GWEI, maxFee: 110n * GWEI });
-      const [r] = await pool.add([better], false);
+      const [r] = await pool.add([better]);
       assert.equal(r.error, null);
       assert.equal(pool.get(r.hash!)?.maxFee, 110n * GWEI);
       assert.equal(pool.has(txHash(base)), false);
@@ -312,8 +301,8 @@ describe("txpool/TxPool (L1)", function () {
 
     it("a replaced tx leaves the pool (get/has)", async () => {
       const { pool } = poolOf(richChain());
-      const [a] = await pool.add([legacy(1, 0, 10n * GWEI)], false);
-      const [b] = await pool.add([legacy(1, 0, 11n * GWEI)], false);
+      const [a] = await pool.add([legacy(1, 0, 10n * GWEI)]);
+      const [b] = await pool.add([legacy(1, 0, 11n * GWEI)]);
       assert.equal(b.error, null);
       assert.equal(pool.get(a.hash!), null);
       assert.equal(pool.txStatus(a.hash!), "unknown");
@@ -340,10 +329,10 @@ describe("txpool/TxPool (L1)", function () {
       assert.equal(pool.nonceAt(addr(1)), 3n);
     });
 
-    it("accountqueue caps an account's queued txs (highest nonces go)", async () => {
+    it("accountqueue caps an account's queued txs (highest nonces go, refused when they came in the batch)", async () => {
       const { pool } = poolOf(richChain(), { accountQueue: 2 });
-      const rs = await pool.add([dyn(1, 3), dyn(1, 5), dyn(1, 4)], false);
-      assert.deepEqual(rs.map(errOf), [null, null, null]);
+      const rs = await pool.add([dyn(1, 3), dyn(1, 5), dyn(1, 4)]);
+      assert.deepEqual(rs.map(errOf), [null, "txpool is full", null]);
       assert.deepEqual(nonces(queuedOf(pool, 1)), [3, 4]);
       assert.equal(pool.get(rs[1].hash!), null);
     });
@@ -355,32 +344,23 @@ describe("txpool/TxPool (L1)", function () {
 
     it("full pool: a cheaper remote is underpriced, a better one evicts the cheapest remote", async () => {
       const { pool } = poolOf(richChain(), small);
-      const rs = await pool.add(
-        [dyn(1, 0, { tip: 2n * GWEI }), dyn(2, 0, { tip: 3n * GWEI }), dyn(3, 0, { tip: 4n * GWEI })],
-        false,
-      );
+      const rs = await pool.add([
+        dyn(1, 0, { tip: 2n * GWEI }),
+        dyn(2, 0, { tip: 3n * GWEI }),
+        dyn(3, 0, { tip: 4n * GWEI }),
+      ]);
       assert.deepEqual(rs.map(errOf), [null, null, null]);
       assert.equal(await add1(pool, dyn(4, 0, { tip: 2n * GWEI })), "transaction underpriced");
       assert.equal(await add1(pool, dyn(4, 0, { tip: GWEI })), "transaction underpriced");
-      const [r] = await pool.add([dyn(4, 0, { tip: 5n * GWEI })], false);
+      const [r] = await pool.add([dyn(4, 0, { tip: 5n * GWEI })]);
       assert.equal(r.error, null);
       assert.equal(pool.get(rs[0].hash!), null, "the cheapest remote was evicted");
       assert.equal(pool.status().pending, 3);
     });
 
-    it("locals are never evicted; a pool full of locals refuses remotes as full", async () => {
-      const { pool } = poolOf(richChain(), small);
-      const rs = await pool.add([dyn(1, 0, { tip: GWEI }), dyn(2, 0, { tip: GWEI }), dyn(3, 0, { tip: GWEI })], true);
-      assert.deepEqual(rs.map(errOf), [null, null, null]);
-      assert.equal(await add1(pool, dyn(4, 0, { tip: 50n * GWEI, maxFee: 60n * GWEI })), "txpool is full");
-      // A local tx is taken even so.
-      assert.equal(await add1(pool, dyn(5, 0), true), null);
-      assert.equal(pool.status().pending, 4);
-    });
-
     it("a gapped tx may not evict pending ones", async () => {
       const { pool } = poolOf(richChain(), small);
-      await pool.add([dyn(1, 0, { tip: GWEI }), dyn(2, 0, { tip: GWEI }), dyn(3, 0, { tip: GWEI })], false);
+      await pool.add([dyn(1, 0, { tip: GWEI }), dyn(2, 0, { tip: GWEI }), dyn(3, 0, { tip: GWEI })]);
       assert.equal(await add1(pool, dyn(4, 7, { tip: 9n * GWEI })), "future transaction tries to replace pending");
       assert.equal(pool.status().pending, 3);
     });
@@ -388,8 +368,8 @@ describe("txpool/TxPool (L1)", function () {
     it("globalslots: accounts above accountslots are evened out", async () => {
       const { pool } = poolOf(richChain(), { globalSlots: 4, accountSlots: 1 });
       const txs = [dyn(1, 0), dyn(1, 1), dyn(1, 2), dyn(1, 3), dyn(2, 0), dyn(2, 1)];
-      const rs = await pool.add(txs, false);
-      assert.deepEqual(rs.map(errOf), [null, null, null, null, null, null]);
+      const rs = await pool.add(txs);
+      assert.deepEqual(rs.map(errOf), [null, null, "txpool is full", "txpool is full", null, null]);
       assert.deepEqual(nonces(pendingOf(pool, 1)), [0, 1]);
       assert.deepEqual(nonces(pendingOf(pool, 2)), [0, 1]);
       assert.equal(pool.status().pending, 4);
@@ -398,20 +378,21 @@ describe("txpool/TxPool (L1)", function () {
 
     it("globalqueue: the account heard from longest ago loses queued txs first", async () => {
       const { pool, clock } = poolOf(richChain(), { globalQueue: 2 });
-      await pool.add([dyn(1, 3), dyn(1, 4)], false);
+      await pool.add([dyn(1, 3), dyn(1, 4)]);
       clock.t += 1000;
-      await pool.add([dyn(2, 3)], false);
+      await pool.add([dyn(2, 3)]);
       assert.deepEqual(nonces(queuedOf(pool, 1)), [3]);
       assert.deepEqual(nonces(queuedOf(pool, 2)), [3]);
       assert.equal(pool.status().queued, 2);
     });
 
-    it("lifetime: queued txs of quiet remote accounts expire, locals stay", async () => {
+    it("lifetime: queued txs of accounts quiet for longer expire", async () => {
       const { pool, clock } = poolOf(richChain(), { lifetime: 60_000 });
-      await pool.add([dyn(1, 3)], false);
-      await pool.add([dyn(2, 3)], true);
-      await pool.add([dyn(3, 0)], false);
-      clock.t += 60_000;
+      await pool.add([dyn(1, 3)]);
+      clock.t += 30_000;
+      await pool.add([dyn(2, 3)]);
+      await pool.add([dyn(3, 0)]);
+      clock.t += 30_000;
       assert.equal(pool.evictExpired(), 0);
       clock.t += 1;
       assert.equal(pool.evictExpired(), 1);
@@ -425,7 +406,7 @@ describe("txpool/TxPool (L1)", function () {
     it("included txs leave; the pool refills the block builder", async () => {
       const chain = richChain();
       const { pool } = poolOf(chain);
-      await pool.add([dyn(1, 0), dyn(1, 1), dyn(2, 0), dyn(1, 3)], false);
+      await pool.add([dyn(1, 0), dyn(1, 1), dyn(2, 0), dyn(1, 3)]);
       const built = mine(chain, { pool });
       assert.equal(built.body.transactions.length, 3);
       pool.onNewHead(chain.head);
@@ -443,12 +424,12 @@ describe("txpool/TxPool (L1)", function () {
         for (const p of txs) events.push(`${toChecksumAddress(p.sender)}:${p.nonce}`);
       });
       // Account 1: nonce 1 queued, nonce 0 arrives in a block from elsewhere.
-      await pool.add([dyn(1, 1)], false);
+      await pool.add([dyn(1, 1)]);
       // Account 2: 0 small, 1 expensive, 2 small; the block spends most of its balance at nonce 0.
-      const r2 = await pool.add([dyn(2, 0), dyn(2, 1, { value: 50n * ETHER }), dyn(2, 2)], false);
+      const r2 = await pool.add([dyn(2, 0), dyn(2, 1, { value: 50n * ETHER }), dyn(2, 2)]);
       assert.deepEqual(r2.map(errOf), [null, null, null]);
       // Account 3: pending 0 and 1; the block leaves too little for both.
-      await pool.add([dyn(3, 0, { value: ETHER }), dyn(3, 1, { value: ETHER })], false);
+      await pool.add([dyn(3, 0, { value: ETHER }), dyn(3, 1, { value: ETHER })]);
       events.length = 0;
 
       const other2 = dyn(2, 0, { value: 60n * ETHER, tip: 3n * GWEI });
@@ -473,7 +454,7 @@ describe("txpool/TxPool (L1)", function () {
       const chain = richChain();
       const { pool } = poolOf(chain);
       const genesisHash = chain.headBlockHash;
-      await pool.add([dyn(1, 0), dyn(2, 0)], false);
+      await pool.add([dyn(1, 0), dyn(2, 0)]);
       const a1 = mine(chain, { pool });
       assert.equal(a1.body.transactions.length, 2);
       pool.onNewHead(chain.head);
@@ -490,10 +471,11 @@ describe("txpool/TxPool (L1)", function () {
   describe("queries", () => {
     it("content, contentFrom and inspect in geth's nesting and format", async () => {
       const { pool } = poolOf(richChain());
-      await pool.add(
-        [legacy(1, 0, 3n * GWEI), dyn(1, 2), dyn(2, 0, { to: null, data: Uint8Array.of(0), gas: 60_000n })],
-        false,
-      );
+      await pool.add([
+        legacy(1, 0, 3n * GWEI),
+        dyn(1, 2),
+        dyn(2, 0, { to: null, data: Uint8Array.of(0), gas: 60_000n }),
+      ]);
       const a1 = toChecksumAddress(addr(1));
       const a2 = toChecksumAddress(addr(2));
       const c = pool.content();
@@ -513,18 +495,15 @@ describe("txpool/TxPool (L1)", function () {
 
     it("byPriceAndNonce: highest effective tip first, nonce order per sender, shift and pop", async () => {
       const { pool } = poolOf(richChain());
-      const rs = await pool.add(
-        [
-          dyn(1, 0, { tip: 5n * GWEI, maxFee: 20n * GWEI }),
-          dyn(1, 1, { tip: GWEI, maxFee: 20n * GWEI }),
-          dyn(2, 0, { tip: 3n * GWEI, maxFee: 20n * GWEI }),
-          // tip 3 gwei but fee cap only 2 gwei above a 1 gwei base fee → effective tip 2 gwei.
-          dyn(3, 0, { tip: 3n * GWEI, maxFee: 3n * GWEI }),
-          // fee cap below the base fee: never offered.
-          legacy(4, 0, GWEI / 2n),
-        ],
-        false,
-      );
+      const rs = await pool.add([
+        dyn(1, 0, { tip: 5n * GWEI, maxFee: 20n * GWEI }),
+        dyn(1, 1, { tip: GWEI, maxFee: 20n * GWEI }),
+        dyn(2, 0, { tip: 3n * GWEI, maxFee: 20n * GWEI }),
+        // tip 3 gwei but fee cap only 2 gwei above a 1 gwei base fee → effective tip 2 gwei.
+        dyn(3, 0, { tip: 3n * GWEI, maxFee: 3n * GWEI }),
+        // fee cap below the base fee: never offered.
+        legacy(4, 0, GWEI / 2n),
+      ]);
       assert.deepEqual(rs.map(errOf), [null, null, null, null, null]);
       const it = pool.byPriceAndNonce(GWEI);
       const who = new Map([1, 2, 3, 4].map((k) => [bytesToHex(addr(k)), k]));
@@ -566,7 +545,7 @@ describe("txpool/TxPool (L1)", function () {
       const { pool } = poolOf(richChain(), {}, { recoveryPool: workers });
       const txs: Uint8Array[] = [];
       for (let n = 0; n < 20; n++) txs.push(raw(dyn(1 + (n % 4), Math.floor(n / 4))));
-      const rs = await pool.add(txs, false);
+      const rs = await pool.add(txs);
       assert.deepEqual(
         rs.map(errOf),
         txs.map(() => null),

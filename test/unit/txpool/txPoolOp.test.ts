@@ -75,7 +75,7 @@ describe("txpool/TxPool (OP)", function () {
     const { pool } = poolOf(chain);
 
     // Genesis has no L1 attributes: only the L2 cost counts, so account 3's tx gets in for now.
-    assert.equal((await pool.add([c], false))[0].error, null);
+    assert.equal((await pool.add([c]))[0].error, null);
     assert.equal(pool.status().pending, 1);
 
     mine(chain, { forced: [L1_INFO_DEPOSIT], extraData: EXTRA });
@@ -83,10 +83,10 @@ describe("txpool/TxPool (OP)", function () {
     // Re-priced with the head's L1 attributes, account 3 can no longer pay for it.
     assert.deepEqual(pool.status(), { pending: 0, queued: 0 });
 
-    const [ra] = await pool.add([a], false);
+    const [ra] = await pool.add([a]);
     assert.equal(ra.error, null, "exactly enough");
     assert.equal(pool.get(ra.hash)?.cost, ca.total);
-    const [rb] = await pool.add([b], false);
+    const [rb] = await pool.add([b]);
     assert.equal(
       rb.error?.message,
       `insufficient funds for gas * price + value: balance ${cb.total - 1n}, tx cost ${cb.total}, overshot 1`,
@@ -103,8 +103,8 @@ describe("txpool/TxPool (OP)", function () {
     const chain = chainOf(opGenesis(new Map([[addr(5), { balance: c0 + c1 - 1n }]])));
     mine(chain, { forced: [L1_INFO_DEPOSIT], extraData: EXTRA });
     const { pool } = poolOf(chain);
-    assert.equal((await pool.add([t0], false))[0].error, null);
-    const [r1] = await pool.add([t1], false);
+    assert.equal((await pool.add([t0]))[0].error, null);
+    const [r1] = await pool.add([t1]);
     assert.equal(
       r1.error?.message,
       `insufficient funds for gas * price + value: balance ${c0 + c1 - 1n}, queued cost ${c0}, tx cost ${c1}, overshot 1`,
@@ -114,7 +114,7 @@ describe("txpool/TxPool (OP)", function () {
   it("refuses deposits and blob txs", async () => {
     const chain = chainOf(opGenesis(new Map([[addr(1), { balance: ETHER }]])));
     const { pool } = poolOf(chain);
-    const [d] = await pool.add([L1_INFO_DEPOSIT], false);
+    const [d] = await pool.add([L1_INFO_DEPOSIT]);
     assert.equal(d.error?.message, "transaction type not supported");
     const blob: BlobTx = signTx(
       {
@@ -136,7 +136,7 @@ describe("txpool/TxPool (OP)", function () {
       },
       key(1),
     );
-    const [bl] = await pool.add([blob], true);
+    const [bl] = await pool.add([blob]);
     assert.equal(bl.error?.code, "TX_TYPE_NOT_SUPPORTED");
     assert.equal(pool.status().pending + pool.status().queued, 0);
   });

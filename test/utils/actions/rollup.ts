@@ -39,6 +39,7 @@ import { L1Client } from "../../../src/rollup/l1/l1Client.js";
 import { L1Source } from "../../../src/rollup/l1/l1Source.js";
 import type { L2BlockRef } from "../../../src/rollup/refs.js";
 import type { RpcTransport } from "../../../src/rollup/transport/rpcTransport.js";
+import { RpcHttpServer } from "../../../src/rpc/httpServer.js";
 import { encodeTx } from "../../../src/tx/envelope.js";
 import { signTx } from "../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../src/tx/tx.js";
@@ -466,4 +467,11 @@ export function l2Transfer(
     s: 0n,
   };
   return encodeTx(signTx(tx, opts.key ?? devAccounts()[0]!.privateKey));
+}
+
+/** A Rollup whose L1 answers JSON-RPC (the eth namespace) over HTTP on loopback; `l1.close()` ends it. */
+export async function servedRollup(): Promise<{ r: Rollup; l1: RpcHttpServer; url: string }> {
+  const r = new Rollup();
+  const l1 = new RpcHttpServer({ addr: "127.0.0.1", port: 0, apis: ["eth"] }, { registry: r.miner.exec.registry });
+  return { r, l1, url: `http://127.0.0.1:${(await l1.listen()).port}` };
 }

@@ -339,6 +339,99 @@ describe("limits: JSON-RPC transports", function () {
     });
   });
 
+  describe("deep nesting and handler crashes (issue 26)", () => {
+    const DEPTH = 100_000;
+    const deep = "[".repeat(DEPTH) + "]".repeat(DEPTH);
+    /** Nesting in each place a message can hold it, with the answer geth's rules give. */
+    const cases: [string, string, unknown][] = [
+      [
+        "a bare nested array (a batch of one invalid item)",
+        deep,
+        [{ jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } }],
+      ],
+      [
+        "a nested id",
+        `{"jsonrpc":"2.0","id":${deep},"method":"eth_blockNumber"}`,
+        { jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } },
+      ],
+      [
+        "nested params",
+        `{"jsonrpc":"2.0","id":7,"method":"eth_blockNumber","params":${deep}}`,
+        { jsonrpc: "2.0", id: 7, error: { code: -32602, message: "too many arguments, want at most 0" } },
+      ],
+      [
+        "a nested id in a batch",
+        `[{"jsonrpc":"2.0","id":${deep},"method":"eth_blockNumber"},${JSON.stringify(CALL_ID(2))}]`,
+        [
+          { jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } },
+          { jsonrpc: "2.0", id: 2, result: "0x10" },
+        ],
+      ],
+    ];
+    /** registry() plus a method whose handler crashes (a TypeError naming internals). */
+    const crashing = () =>
+      new Registry([
+        ...registry().table(["eth", "engine"]).methods.values(),
+        defineMethod({
+          name: "eth_crash",
+          params: [],
+          handler: () => {
+            throw new TypeError("secret internal detail /home/opal/src/x.ts");
+          },
+        }),
+      ]);
+    const CRASH = { jsonrpc: "2.0", id: 3, error: { code: -32603, message: "method handler crashed" } };
+
+    it(`${DEPTH}-deep JSON over HTTP: answered -32600/-32602 with the right id, never an empty 200`, async () => {
+      await withHttp({}, async (port) => {
+        for (const [what, body, want] of cases) {
+          const r = await post(port, body);
+          assert.equal(r.status, 200, what);
+          assert.deepEqual(JSON.parse(r.body), want, what);
+        }
+      });
+    });
+
+    it(`${DEPTH}-deep JSON over WebSocket: answered the same, the connection kept`, async () => {
+      const s = new RpcWsServer({ addr: "127.0.0.1", port: 0, origins: ["*"] }, { registry: registry() });
+      const { port } = await s.listen();
+      try {
+        const c = await wsConnect(port);
+        for (const [what, body, want] of cases) assert.deepEqual(await c.call(body), want, what);
+        assert.deepEqual(await c.call(CALL_ID(9)), { jsonrpc: "2.0", id: 9, result: "0x10" });
+        c.ws.close();
+      } finally {
+        await s.close();
+      }
+    });
+
+    it("a handler crash is answered -32603 'method handler crashed' without its text, and reported with its stack", async () => {
+      const crashes: [string, unknown][] = [];
+      const onCrash = (method: string, e: unknown) => crashes.push([method, e]);
+      const http = new RpcHttpServer({ addr: "127.0.0.1", port: 0, vhosts: ["*"] }, { registry: crashing(), onCrash });
+      const ws = new RpcWsServer({ addr: "127.0.0.1", port: 0, origins: ["*"] }, { registry: crashing(), onCrash });
+      const hp = (await http.listen()).port;
+      const wp = (await ws.listen()).port;
+      try {
+        const call = { jsonrpc: "2.0", id: 3, method: "eth_crash" };
+        const r = await post(hp, JSON.stringify(call));
+        assert.deepEqual(JSON.parse(r.body), CRASH);
+        assert.ok(!r.body.includes("secret"));
+        const c = await wsConnect(wp);
+        assert.deepEqual(await c.call(call), CRASH);
+        c.ws.close();
+        assert.equal(crashes.length, 2);
+        for (const [method, e] of crashes) {
+          assert.equal(method, "eth_crash");
+          assert.ok(e instanceof TypeError && (e.stack ?? "").includes("transport.test.ts"));
+        }
+      } finally {
+        await http.close(100);
+        await ws.close();
+      }
+    });
+  });
+
   describe("WebSocket message size (geth wsDefaultReadLimit, 32 MiB)", () => {
     it("a message of exactly 32 MiB is served; one byte more closes the connection with 1009", async () => {
       const LIMIT = DEFAULT_WS_OPTIONS.messageSizeLimit;

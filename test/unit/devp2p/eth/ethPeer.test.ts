@@ -349,7 +349,7 @@ describe("devp2p/eth", function () {
         {
           now,
           isKnown: (h) => pool.has(h),
-          addTxs: (txs) => pool.add(txs, false),
+          addTxs: (txs) => pool.add(txs),
           fetchTxs: (_id, hashes) => holder.peer?.fetchPooledTxs(hashes),
           dropPeer: (_id, reason) => holder.peer?.misbehaved(reason),
         },
@@ -385,7 +385,7 @@ describe("devp2p/eth", function () {
     it("a large tx is announced, fetched after the arrive timeout, and lands in the remote pool", async () => {
       const { A, B, advance } = await twoNodes();
       const big = transfer(0, new Uint8Array(5000)); // over 4 KiB: announced, never broadcast in full
-      const [res] = await A.pool.add([big], true);
+      const [res] = await A.pool.add([big]);
       assert.equal(res.error, null);
       const p = A.pool.get(res.hash!)!;
       A.broadcaster.broadcast([{ hash: p.hash, type: p.tx.type, encoded: p.encoded, sender: p.sender }]);
@@ -402,7 +402,7 @@ describe("devp2p/eth", function () {
 
     it("a small tx goes in full to √n peers (here the one peer) and is not sent back", async () => {
       const { A, B, sb } = await twoNodes();
-      const [res] = await A.pool.add([transfer(0)], true);
+      const [res] = await A.pool.add([transfer(0)]);
       const p = A.pool.get(res.hash!)!;
       A.broadcaster.broadcast([{ hash: p.hash, type: p.tx.type, encoded: p.encoded }]);
       await settle();
@@ -414,7 +414,7 @@ describe("devp2p/eth", function () {
 
     it("--rollup.disabletxpoolgossip: no tx in, none served, none out", async () => {
       const { A, B, sb, advance } = await twoNodes(true);
-      const [res] = await A.pool.add([transfer(0)], true);
+      const [res] = await A.pool.add([transfer(0)]);
       const p = A.pool.get(res.hash!)!;
       A.broadcaster.broadcast([{ hash: p.hash, type: p.tx.type, encoded: p.encoded }]);
       await settle();
@@ -422,7 +422,7 @@ describe("devp2p/eth", function () {
       B.fetcher.step();
       await settle();
       assert.equal(B.pool.has(p.hash), false);
-      const [own] = await B.pool.add([transfer(0)], true);
+      const [own] = await B.pool.add([transfer(0)]);
       B.broadcaster.broadcast([{ hash: own.hash!, type: 2, encoded: B.pool.get(own.hash!)!.encoded }]);
       assert.equal(
         sb.sent.filter((m) => m.code === EthMsg.Transactions || m.code === EthMsg.NewPooledTransactionHashes).length,

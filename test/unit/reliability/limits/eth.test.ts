@@ -158,6 +158,54 @@ describe("limits: eth namespace", function () {
     });
   });
 
+  describe("quantities at their edges (issue 26): read exactly or refused", () => {
+    it("a block number of 2^53-1 is that block (beyond the head), never 'latest'; above 2^53-1 it is refused", async () => {
+      const d = eth();
+      const top = "0x1fffffffffffff";
+      const at = await call(d, "eth_getLogs", [{ fromBlock: top, toBlock: top }]);
+      assert.deepEqual(at.error, { code: -32602, message: "block range extends beyond current head block" });
+      assert.deepEqual((await call(d, "eth_getLogs", [{ toBlock: top }])).error, {
+        code: -32602,
+        message: "block range extends beyond current head block",
+      });
+      assert.equal((await call(d, "eth_getBlockByNumber", [top, false])).result, null);
+      for (const over of ["0x20000000000000", "0x7fffffffffffffff"]) {
+        const r = await call(d, "eth_getLogs", [{ fromBlock: over, toBlock: over }]);
+        assert.equal(r.error?.code, -32602, over);
+        assert.match(r.error.message, /block number larger than 2\^53-1$/);
+        const b = await call(d, "eth_getBlockByNumber", [over, false]);
+        assert.deepEqual(b.error, { code: -32602, message: "invalid argument 0: block number larger than 2^53-1" });
+      }
+    });
+
+    it('"" is not a quantity', async () => {
+      const d = eth();
+      const r = await call(d, "eth_getTransactionByBlockNumberAndIndex", ["latest", ""]);
+      assert.deepEqual(r.error, {
+        code: -32602,
+        message: "invalid argument 1: json: cannot unmarshal empty hex string into Go value of type hexutil.Uint64",
+      });
+      const fh = await call(d, "eth_feeHistory", ["", "latest", []]);
+      assert.deepEqual(fh.error, { code: -32602, message: 'invalid argument 0: invalid hex or decimal integer ""' });
+    });
+
+    it("eth_feeHistory: any uint64 block count is cut to geth's 1024; past 2^64-1 refused", async () => {
+      const d = eth();
+      const blocks = (r: any) => r.result.gasUsedRatio.length;
+      // The chain has blocks 0..4: 1024 asks for all five.
+      assert.equal(blocks(await call(d, "eth_feeHistory", ["0x400", "latest", []])), 5);
+      for (const n of ["0x401", "0x20000000000000", "0xffffffffffffffff", "18446744073709551615"]) {
+        const r = await call(d, "eth_feeHistory", [n, "latest", []]);
+        assert.equal(blocks(r), 5, n);
+      }
+      for (const n of ["0x10000000000000000", "18446744073709551616", 1e21]) {
+        const r = await call(d, "eth_feeHistory", [n, "latest", []]);
+        assert.equal(r.error?.code, -32602, String(n));
+        assert.match(r.error.message, /^invalid argument 0: invalid hex or decimal integer/);
+      }
+    });
+  });
+
   describe("--rpc.rangelimit (end - begin of a range query)", () => {
     it("set to 2: blocks 1..3 are queried, 1..4 refused with geth's -32602", async () => {
       const d = eth({ logs: { logQueryLimit: 1000, rangeLimit: 2 } });

@@ -171,7 +171,7 @@ describe("rpc/eth api", function () {
       conn.subs!.activate(proc.created);
     }
     // Feed the hub directly with a pool entry (the pool only announces executable txs).
-    await e.pool.add([hexToBytes(RAW_N1)], true);
+    await e.pool.add([hexToBytes(RAW_N1)]);
     const p = e.pool.get(hexToBytes(HASH_N1));
     assert.ok(p !== null);
     e.events.emitPending([p!]);

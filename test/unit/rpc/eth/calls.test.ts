@@ -17,11 +17,10 @@ import type { Blockchain } from "../../../../src/chain/blockchain.js";
 import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ethApi } from "../../../../src/rpc/eth/api.js";
-import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
-import { EventHub } from "../../../../src/rpc/events.js";
 import { Registry } from "../../../../src/rpc/registry.js";
 import { TxPool } from "../../../../src/txpool/txPool.js";
 import { addr, chainOf, dyn, ETHER, GWEI, l1Genesis, mine, TO } from "../../txpool/fixtures.js";
+import { ethDepsOf } from "./ethDeps.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
 
@@ -52,20 +51,7 @@ function setup(): { chain: Blockchain; pool: TxPool; d: Dispatcher } {
     ),
   );
   const pool = new TxPool({}, { chain });
-  const deps = {
-    chain,
-    reader: new ChainReader(chain),
-    pool,
-    gasCap: 50_000_000n,
-    txFeeCap: 1,
-    evmTimeoutMs: 0,
-    networkId: 1337n,
-    clientVersion: "Opal/test",
-    devAccounts: [],
-    forwardRawTx: null,
-    events: new EventHub(),
-  };
-  return { chain, pool, d: new Registry(ethApi(deps)).forApis(["eth"]) };
+  return { chain, pool, d: new Registry(ethApi(ethDepsOf(chain, pool))).forApis(["eth"]) };
 }
 
 async function rpc(d: Dispatcher, method: string, params: unknown[]): Promise<{ result?: any; error?: any }> {
@@ -124,7 +110,7 @@ describe("rpc/eth: creation calls, zero-priced calls and call arguments", functi
     assert.ok(short.error !== undefined, "one gas less fails (the code deposit does not fit)");
     // A deployment with exactly the estimate succeeds and stores the runtime.
     const tx = dyn(1, 0, { to: null, data: hexToBytes(INIT_42), gas: est, maxFee: 100n * GWEI });
-    assert.equal((await pool.add([tx], true))[0].error, null);
+    assert.equal((await pool.add([tx]))[0].error, null);
     const b = mine(chain, { pool });
     assert.equal(b.receipts.length, 1);
     assert.equal(b.receipts[0].status, 1);

@@ -15,13 +15,12 @@ import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import type { JsonValue } from "../../../../src/primitives/json.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ethApi } from "../../../../src/rpc/eth/api.js";
-import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
 import { CostRateLimiter } from "../../../../src/rpc/eth/conditional.js";
-import { EventHub } from "../../../../src/rpc/events.js";
 import { Registry } from "../../../../src/rpc/registry.js";
 import { encodeTx, txHash } from "../../../../src/tx/envelope.js";
 import { TxPool } from "../../../../src/txpool/txPool.js";
 import { type AllocEntry, addr, chainOf, dyn, ETHER, GWEI, l1Genesis, mine } from "../../txpool/fixtures.js";
+import { ethDepsOf } from "./ethDeps.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
 
@@ -46,16 +45,7 @@ function setup(opts: { enabled?: boolean; costRateLimit?: number; forward?: bool
   const chain = chainOf(l1Genesis(alloc));
   const pool = new TxPool({}, { chain });
   const forwarded: Env["forwarded"] = [];
-  const deps = {
-    chain,
-    reader: new ChainReader(chain),
-    pool,
-    gasCap: 50_000_000n,
-    txFeeCap: 1,
-    evmTimeoutMs: 0,
-    networkId: 1337n,
-    clientVersion: "Opal/test",
-    devAccounts: [],
+  const deps = ethDepsOf(chain, pool, {
     forwardRawTx: opts.forward === true ? async () => new Uint8Array(32).fill(1) : null,
     forwardRawTxConditional:
       opts.forward === true
@@ -64,9 +54,8 @@ function setup(opts: { enabled?: boolean; costRateLimit?: number; forward?: bool
             return new Uint8Array(32).fill(0xab);
           }
         : null,
-    events: new EventHub(),
     txConditional: opts.enabled === false ? null : { costRateLimit: opts.costRateLimit ?? 5000 },
-  };
+  });
   // A first block, so the head has a parent with state.
   mine(chain);
   return { chain, pool, d: new Registry(ethApi(deps)).forApis(["eth"]), forwarded };
@@ -78,7 +67,7 @@ async function rpc(d: Dispatcher, method: string, params: unknown[]): Promise<{ 
 
 async function setSlot(e: Env): Promise<void> {
   const tx = dyn(4, 0, { to: SETTER, gas: 60_000n });
-  assert.equal((await e.pool.add([tx], true))[0].error, null);
+  assert.equal((await e.pool.add([tx]))[0].error, null);
   mine(e.chain, { pool: e.pool });
   e.pool.onNewHead(e.chain.head);
 }
@@ -181,7 +170,7 @@ describe("rpc/eth: eth_sendRawTransactionConditional", function () {
     const conditional = dyn(1, 0);
     const other = dyn(2, 0);
     assert.equal((await send(e, encodeTx(conditional), { timestampMax: hex(head.timestamp + 1) })).error, undefined);
-    assert.equal((await e.pool.add([other], true))[0].error, null);
+    assert.equal((await e.pool.add([other]))[0].error, null);
     // The next block is 2 s later: past the tx's timestampMax.
     const b = mine(e.chain, { pool: e.pool, timestampDelta: 2 });
     assert.deepEqual(b.body.transactions.map(bytesToHex), [bytesToHex(encodeTx(other))]);
@@ -198,7 +187,7 @@ describe("rpc/eth: eth_sendRawTransactionConditional", function () {
     assert.equal((await send(e, encodeTx(conditional), cond)).error, undefined);
     // A better-paying tx ahead of it in the same block sets the slot the condition reads.
     const setter = dyn(4, 0, { to: SETTER, gas: 60_000n, tip: 3n * GWEI });
-    assert.equal((await e.pool.add([setter], true))[0].error, null);
+    assert.equal((await e.pool.add([setter]))[0].error, null);
     const b = mine(e.chain, { pool: e.pool });
     assert.deepEqual(b.body.transactions.map(bytesToHex), [bytesToHex(encodeTx(setter))]);
     e.pool.onNewHead(e.chain.head);

@@ -19,32 +19,17 @@ import { devAccounts, l1DevGenesis } from "../../../../src/node/exec/devGenesis.
 import { bytesToHex } from "../../../../src/primitives/hex.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ethApi } from "../../../../src/rpc/eth/api.js";
-import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
-import { EventHub } from "../../../../src/rpc/events.js";
 import { Registry } from "../../../../src/rpc/registry.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
 import { TxType } from "../../../../src/tx/tx.js";
-import { TxPool } from "../../../../src/txpool/txPool.js";
 import { addr, chainOf, ETHER, l1Genesis, mine, TO } from "../../txpool/fixtures.js";
+import { ethDepsOf } from "./ethDeps.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
 
 function envOf(genesis: unknown, gasCap = 50_000_000n): { chain: Blockchain; d: Dispatcher } {
   const chain = chainOf(genesis);
-  const deps = {
-    chain,
-    reader: new ChainReader(chain),
-    pool: new TxPool({}, { chain }),
-    gasCap,
-    txFeeCap: 1,
-    evmTimeoutMs: 0,
-    networkId: 1337n,
-    clientVersion: "Opal/test",
-    devAccounts: [],
-    forwardRawTx: null,
-    events: new EventHub(),
-  };
-  return { chain, d: new Registry(ethApi(deps)).forApis(["eth"]) };
+  return { chain, d: new Registry(ethApi(ethDepsOf(chain, undefined, { gasCap }))).forApis(["eth"]) };
 }
 
 async function rpc(d: Dispatcher, method: string, params: unknown[]): Promise<{ result?: any; error?: any }> {

@@ -9,30 +9,17 @@ import { strict as assert } from "node:assert";
 import type { Blockchain } from "../../../../src/chain/blockchain.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ethApi } from "../../../../src/rpc/eth/api.js";
-import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
-import { EventHub } from "../../../../src/rpc/events.js";
 import { Registry } from "../../../../src/rpc/registry.js";
 import { TxPool } from "../../../../src/txpool/txPool.js";
 import { addr, chainOf, dyn, ETHER, GWEI, OP_CHAIN_ID, opGenesis, opMine } from "../../txpool/fixtures.js";
+import { ethDepsOf } from "./ethDeps.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
 
 function setup(): { chain: Blockchain; pool: TxPool; d: Dispatcher } {
   const chain = chainOf(opGenesis(new Map([[addr(1), { balance: 10n * ETHER }]])));
   const pool = new TxPool({}, { chain });
-  const deps = {
-    chain,
-    reader: new ChainReader(chain),
-    pool,
-    gasCap: 50_000_000n,
-    txFeeCap: 1,
-    evmTimeoutMs: 0,
-    networkId: 901n,
-    clientVersion: "Opal/test",
-    devAccounts: [],
-    forwardRawTx: null,
-    events: new EventHub(),
-  };
+  const deps = ethDepsOf(chain, pool, { networkId: 901n });
   return { chain, pool, d: new Registry(ethApi(deps)).forApis(["eth"]) };
 }
 
@@ -49,7 +36,7 @@ describe("rpc/eth: eth_feeHistory on an OP chain", function () {
     opMine(chain, pool);
     const tip = 3n * GWEI;
     const tx = dyn(1, 0, { chainId: OP_CHAIN_ID, tip, maxFee: 100n * GWEI });
-    assert.equal((await pool.add([tx], true))[0].error, null);
+    assert.equal((await pool.add([tx]))[0].error, null);
     const built = opMine(chain, pool);
     assert.equal(built.body.transactions.length, 2, "the deposit and the user tx");
     const baseFee = built.header.baseFeePerGas as bigint;

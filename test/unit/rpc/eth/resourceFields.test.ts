@@ -18,7 +18,6 @@ import { bytesToHex, hexToBytes } from "../../../../src/primitives/hex.js";
 import { encodeBlob } from "../../../../src/rollup/derive/blobCodec.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ethApi } from "../../../../src/rpc/eth/api.js";
-import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
 import { EventHub } from "../../../../src/rpc/events.js";
 import { Registry } from "../../../../src/rpc/registry.js";
 import { ConnectionSubscriptions } from "../../../../src/rpc/subscriptions.js";
@@ -41,6 +40,7 @@ import {
   mine,
   opGenesis,
 } from "../../txpool/fixtures.js";
+import { ethDepsOf } from "./ethDeps.js";
 
 const HTTP: RpcConnection = { ctx: { transport: "http", remoteAddr: "t" }, subs: null };
 
@@ -60,20 +60,7 @@ function envOf(genesis: unknown, blobs: BlobSidecarStore | null = null): Env {
   const chain = chainOf(genesis);
   const pool = new TxPool({}, { chain, acceptBlobs: blobs !== null });
   const events = new EventHub();
-  const deps = {
-    chain,
-    reader: new ChainReader(chain),
-    pool,
-    gasCap: 50_000_000n,
-    txFeeCap: 1,
-    evmTimeoutMs: 0,
-    networkId: 1337n,
-    clientVersion: "Opal/test",
-    devAccounts: [],
-    forwardRawTx: null,
-    events,
-    blobSidecars: blobs,
-  };
+  const deps = ethDepsOf(chain, pool, { events, blobSidecars: blobs });
   return { chain, pool, events, d: new Registry(ethApi(deps)).forApis(["eth"]) };
 }
 
@@ -152,7 +139,7 @@ describe("rpc/eth: totalDifficulty, blockTimestamp, blobGasPrice, blob network f
 
     const parent = e.chain.head;
     const tx = dyn(1, 0, { to: LOGGER, gas: 60_000n });
-    assert.equal((await e.pool.add([tx], true))[0].error, null);
+    assert.equal((await e.pool.add([tx]))[0].error, null);
     const built = mine(e.chain, { pool: e.pool, timestampDelta: 7 });
     const change: HeadChange = { oldHead: parent, newHead: built.header, removed: [], added: [built.header] };
     e.events.emitHeadChange(change);

@@ -15,6 +15,7 @@ import {
   type AnySubscription,
   type CallContext,
   type MethodTable,
+  RawJson,
   subscriptionKey,
 } from "./methodTable.js";
 import { decodePositional, goString, type ParamDecoder } from "./params.js";
@@ -141,6 +142,7 @@ function errorReply(idJson: string | undefined, e: RpcError): string {
 
 function resultReply(idJson: string, result: unknown): string {
   let json: string | undefined;
+  if (result instanceof RawJson) return `{"jsonrpc":"2.0","id":${idJson},"result":${result.text}}`;
   try {
     json = JSON.stringify(result);
   } catch (e) {

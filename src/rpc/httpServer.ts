@@ -10,6 +10,7 @@
  */
 import type { AddressInfo, Socket } from "node:net";
 import { gzip } from "node:zlib";
+import type { ReplyBacklog } from "./backlog.js";
 import { CorsPolicy, type HeaderList } from "./cors.js";
 import type { Dispatcher, Reply, RpcConnection } from "./dispatch.js";
 import {
@@ -65,6 +66,13 @@ export interface HttpServerOptions {
   readonly gzipMinBytes: number;
   /** Idle keep-alive timeout, ms (geth IdleTimeout 120 s). */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * Time the peer may take none of a large reply (1 MiB or more) before the connection is dropped,
+   * ms (the WebSocket server's 10 s, geth's `defaultWriteTimeout`); 0 = never.
+   */
+  readonly writeTimeoutMs: number;
+  /** The node's account of unflushed reply bytes, shared by its servers (backlog.ts); null: the server's own. */
+  readonly backlog: ReplyBacklog | null;
   readonly beforeRequest: BeforeRequestHook | null;
   /**
    * Plain GET endpoints beside the JSON-RPC path, answered before any other check (op-node's
@@ -87,6 +95,8 @@ export const DEFAULT_HTTP_OPTIONS: HttpServerOptions = Object.freeze({
   prefix: "",
   gzipMinBytes: 1024,
   keepAliveTimeoutMs: 120_000,
+  writeTimeoutMs: 10_000,
+  backlog: null,
   beforeRequest: null,
   getRoutes: Object.freeze({}),
 });
@@ -163,6 +173,8 @@ export class RpcHttpServer {
         requestTimeoutMs: this.opts.requestTimeoutMs,
         keepAliveTimeoutMs: this.opts.keepAliveTimeoutMs,
         maxHeadBytes: DEFAULT_MAX_HEAD_BYTES,
+        writeTimeoutMs: this.opts.writeTimeoutMs,
+        ...(this.opts.backlog === null ? {} : { backlog: this.opts.backlog }),
       },
       {
         request: (req, conn) => this.onRequest(req, conn),

@@ -50,3 +50,16 @@ export interface MethodTable {
 export function subscriptionKey(namespace: string, name: string): string {
   return `${namespace}\u0000${name}`;
 }
+
+/**
+ * A result already serialized as JSON text: a long read (eth_getLogs) builds its reply piece by
+ * piece in slices, and the dispatcher writes the text as is instead of stringifying a tree of
+ * objects in one go. `toJSON` keeps it correct for any other consumer that stringifies it.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}

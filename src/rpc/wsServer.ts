@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, STATUS_CODES } from "n
 import type { AddressInfo, Socket } from "node:net";
 import { hostname } from "node:os";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { ReplyBacklog } from "./backlog.js";
 import { type CallProc, type Dispatcher, PARSE_ERROR_REPLY, type Reply, type RpcConnection } from "./dispatch.js";
 import type { RequestHead } from "./http1.js";
 import { type BeforeRequestHook, type HookRejection, pathServed, runHook } from "./httpServer.js";
@@ -43,6 +44,11 @@ export interface WsServerOptions {
    * cannot make the server buffer its notifications without bound.
    */
   readonly writeTimeoutMs: number;
+  /**
+   * The node's account of unflushed reply bytes, shared by its servers (backlog.ts): a message that
+   * would take the connection, or all of them, past its bounds drops the connection; null: the server's own.
+   */
+  readonly backlog: ReplyBacklog | null;
   readonly beforeRequest: BeforeRequestHook | null;
 }
 
@@ -58,6 +64,7 @@ export const DEFAULT_WS_OPTIONS: WsServerOptions = Object.freeze({
   pingIntervalMs: 30_000,
   pongTimeoutMs: 30_000,
   writeTimeoutMs: 10_000,
+  backlog: null,
   beforeRequest: null,
 });
 
@@ -148,9 +155,14 @@ class WsConnection implements RpcConnection {
   private pongTimer: NodeJS.Timeout | null = null;
   /** Messages handed to the socket and not yet flushed to the OS, and the timer they run. */
   private unflushed = 0;
+  /** Bytes of those messages, counted in the backlog. */
+  private held = 0;
   private writeTimer: NodeJS.Timeout | null = null;
   private readonly flushed = (): void => {
     this.unflushed--;
+    const n = this.sizes.shift() ?? 0;
+    this.held -= n;
+    this.backlog.give(n);
     if (this.unflushed > 0)
       this.writeTimer?.refresh(); // progress: the peer took a message
     else if (this.writeTimer !== null) {
@@ -159,10 +171,14 @@ class WsConnection implements RpcConnection {
     }
   };
 
+  /** Sizes of the unflushed messages, oldest first (ws flushes in order). */
+  private readonly sizes: number[] = [];
+
   constructor(
     readonly ws: WebSocket,
     remoteAddr: string,
     private readonly opts: WsServerOptions,
+    private readonly backlog: ReplyBacklog,
   ) {
     this.subs = new ConnectionSubscriptions((text) => this.send(text));
     const subs = this.subs;
@@ -183,6 +199,13 @@ class WsConnection implements RpcConnection {
 
   send(text: string): void {
     if (this.ws.readyState !== 1) return;
+    // Over the node's backlog bounds: drop the connection rather than hold the message.
+    if (!this.backlog.take(this.held, text.length)) {
+      this.ws.terminate();
+      return;
+    }
+    this.held += text.length;
+    this.sizes.push(text.length);
     this.unflushed++;
     if (this.writeTimer === null) {
       this.writeTimer = setTimeout(() => this.ws.terminate(), this.opts.writeTimeoutMs);
@@ -207,6 +230,9 @@ class WsConnection implements RpcConnection {
     if (this.pongTimer !== null) clearTimeout(this.pongTimer);
     if (this.writeTimer !== null) clearTimeout(this.writeTimer);
     this.pingTimer = this.pongTimer = this.writeTimer = null;
+    this.backlog.give(this.held);
+    this.held = 0;
+    this.sizes.length = 0;
     this.subs.closeAll();
   }
 }
@@ -218,6 +244,7 @@ export class RpcWsServer {
   private readonly wss: WebSocketServer;
   private readonly origins: WsOrigins;
   private readonly conns = new Set<WsConnection>();
+  private readonly backlog: ReplyBacklog;
   private closing: Promise<void> | null = null;
 
   constructor(opts: Partial<WsServerOptions>, deps: { registry: Registry }) {
@@ -227,6 +254,7 @@ export class RpcWsServer {
       batchResponseMaxSize: this.opts.batchResponseMaxSize,
     });
     this.origins = new WsOrigins(this.opts.origins);
+    this.backlog = this.opts.backlog ?? new ReplyBacklog();
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.opts.messageSizeLimit, clientTracking: false });
     this.http = createServer((_req, res) => {
       // geth: a non-WebSocket request on a WS-only endpoint is 404 with no body.
@@ -328,7 +356,7 @@ export class RpcWsServer {
   }
 
   private onConnection(ws: WebSocket, req: RequestHead): void {
-    const conn = new WsConnection(ws, req.socket.remoteAddress ?? "", this.opts);
+    const conn = new WsConnection(ws, req.socket.remoteAddress ?? "", this.opts, this.backlog);
     this.conns.add(conn);
     ws.on("message", (data: RawData) => this.onMessage(conn, data));
     ws.on("error", () => ws.terminate());

@@ -28,6 +28,7 @@ import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
 import { adminApi } from "../../rpc/admin.js";
+import { ReplyBacklog } from "../../rpc/backlog.js";
 import { offloadCalls } from "../../rpc/callOffload.js";
 import { debugApi } from "../../rpc/debug/api.js";
 import { traceApi } from "../../rpc/debug/traceApi.js";
@@ -53,6 +54,7 @@ import { TxPool } from "../../txpool/txPool.js";
 import { DEFAULT_TX_POOL_OPTIONS } from "../../txpool/txPoolOptions.js";
 import { txSourceOf } from "../../txpool/txsByPriceAndNonce.js";
 import { Log, type LogLevelNumber } from "../../util/log.js";
+import { Slicer } from "../../util/slicer.js";
 import { timerDelay } from "../../util/timers.js";
 import { createPools, type Pools } from "../pools.js";
 import { DevBeaconServer } from "./devBeacon.js";
@@ -317,6 +319,7 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     txFeeCap: ctx.txFeeCap,
     evmTimeoutMs: ctx.evmTimeoutMs,
     logQueryLimits: ctx.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS,
+    slicer: new Slicer(),
     networkId: ctx.networkId,
     clientVersion: ctx.clientVersion,
     devAccounts: ctx.devAccounts,
@@ -514,6 +517,7 @@ export class ExecNode {
         logQueryLimits: {
           logQueryLimit: config["rpc.logquerylimit"] ?? DEFAULT_LOG_QUERY_LIMITS.logQueryLimit,
           rangeLimit: config["rpc.rangelimit"] ?? DEFAULT_LOG_QUERY_LIMITS.rangeLimit,
+          resultSizeLimit: config["rpc.batch-response-max-size"],
         },
         devAccounts: devKeys,
         allowUnprotectedTxs: config["rpc.allow-unprotected-txs"] === true,
@@ -588,6 +592,8 @@ export class ExecNode {
       const limits = {
         batchItemLimit: config["rpc.batch-request-limit"],
         batchResponseMaxSize: config["rpc.batch-response-max-size"],
+        // One account of unflushed replies for both servers: their sum is what is bounded.
+        backlog: new ReplyBacklog(),
       };
 
       let httpServer: RpcHttpServer | null = null;

@@ -246,28 +246,34 @@ export class ChainReader {
     topics: readonly (readonly Uint8Array[] | null)[],
     removed = false,
   ): Record<string, JsonValue>[] {
-    const out: Record<string, JsonValue>[] = [];
-    if (b.receipts === null) return out;
+    return Array.from(this.matchedLogs(b, addresses, topics, removed));
+  }
+
+  /** `blockLogs` one log at a time (a sliced query yields between them). */
+  *matchedLogs(
+    b: DecodedBlock,
+    addresses: readonly Uint8Array[] | null,
+    topics: readonly (readonly Uint8Array[] | null)[],
+    removed = false,
+  ): Generator<Record<string, JsonValue>, void, void> {
+    if (b.receipts === null) return;
     let logIndex = 0;
     for (let i = 0; i < b.receipts.length; i++) {
       for (const l of b.receipts[i].logs) {
         if (matches(l.address, l.topics, addresses, topics)) {
-          out.push(
-            logJson(l, {
-              blockHash: b.hash,
-              blockNumber: b.header.number,
-              blockTimestamp: b.header.timestamp,
-              txHash: b.txHashes[i],
-              txIndex: i,
-              logIndex,
-              removed,
-            }),
-          );
+          yield logJson(l, {
+            blockHash: b.hash,
+            blockNumber: b.header.number,
+            blockTimestamp: b.header.timestamp,
+            txHash: b.txHashes[i],
+            txIndex: i,
+            logIndex,
+            removed,
+          });
         }
         logIndex++;
       }
     }
-    return out;
   }
 }
 

@@ -9,13 +9,15 @@ import type { HeadChange } from "../../chain/blockchain.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
 import type { PooledTx } from "../../txpool/pooledTx.js";
+import { type SliceJob, Slicer } from "../../util/slicer.js";
 import { RpcError } from "../errors.js";
 import type { EventHub } from "../events.js";
 import { headerJson } from "../format.js";
+import { RawJson } from "../methodTable.js";
 import { type BlockNumberSelector, blockNumber, hash, type ParamDecoder, ParamError } from "../params.js";
 import { newSubscriptionId, type Subscription } from "../subscriptions.js";
 import { pendingTxJson } from "../txpoolApi.js";
-import type { ChainReader } from "./chainReader.js";
+import type { ChainReader, DecodedBlock } from "./chainReader.js";
 
 /** geth `maxTopics`: topic positions in a criteria (LOG0 … LOG4). */
 export const MAX_TOPICS = 4;
@@ -30,10 +32,20 @@ export interface LogQueryLimits {
   readonly logQueryLimit: number;
   /** `--rpc.rangelimit`: the largest `end - begin` of a range query (0 = unlimited). */
   readonly rangeLimit: number;
+  /**
+   * Characters of one query's reply (eth_getLogs, eth_getFilterLogs) past which it is refused with
+   * -32003 "response too large": `--rpc.batch-response-max-size`, the cap geth puts on a batch's
+   * replies, held to a single query too (0 = none).
+   */
+  readonly resultSizeLimit: number;
 }
 
-/** geth's defaults (`ethconfig.Defaults`: LogQueryLimit 1000, RangeLimit 0). */
-export const DEFAULT_LOG_QUERY_LIMITS: LogQueryLimits = Object.freeze({ logQueryLimit: 1000, rangeLimit: 0 });
+/** geth's defaults (`ethconfig.Defaults`: LogQueryLimit 1000, RangeLimit 0; BatchResponseMaxSize 25,000,000). */
+export const DEFAULT_LOG_QUERY_LIMITS: LogQueryLimits = Object.freeze({
+  logQueryLimit: 1000,
+  rangeLimit: 0,
+  resultSizeLimit: 25_000_000,
+});
 
 /** geth `errExceedLogQueryLimit` (a plain error: -32000) when a criteria is over `--rpc.logquerylimit`. */
 export function checkLogQueryLimit(crit: FilterCriteria, limit: number): void {
@@ -151,21 +163,28 @@ function resolveEnd(reader: ChainReader, sel: BlockNumberSelector | null): numbe
   }
 }
 
+/** Matching logs serialized per unit of a sliced query before it yields (a few hundred µs of work). */
+const LOGS_PER_UNIT = 256;
+
 /**
- * eth_getLogs / eth_getFilterLogs. `limits.logQueryLimit` is checked by eth_getLogs' caller
+ * eth_getLogs / eth_getFilterLogs as a sliced job (util/slicer.ts): the reply's JSON text built one
+ * log at a time, yielding every `LOGS_PER_UNIT` logs and after each block, so a query over the whole
+ * chain never holds the main thread for more than a slice. Past `limits.resultSizeLimit` characters
+ * it stops with geth's -32003 "response too large" (what geth answers a batch past
+ * `--rpc.batch-response-max-size`). `limits.logQueryLimit` is checked by eth_getLogs' caller
  * (`getLogs`); the range limit applies here, to the resolved ends as geth compares them ("latest"
  * is the largest number, so a range open at one end is over any limit, and an inverted range
  * wraps around as geth's uint64 subtraction does).
  */
-export function queryLogs(
+export function* queryLogs(
   reader: ChainReader,
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
-): Record<string, JsonValue>[] {
+): SliceJob<RawJson> {
   if (crit.blockHash !== null) {
     const b = reader.block(crit.blockHash);
     if (b === null) throw RpcError.server("unknown block");
-    return reader.blockLogs(b, crit.addresses, crit.topics);
+    return yield* logsJson([b], reader, crit, limits.resultSizeLimit);
   }
   const fromSel = crit.fromBlock;
   const toSel = crit.toBlock;
@@ -186,24 +205,53 @@ export function queryLogs(
   if (end === Number.MAX_SAFE_INTEGER) end = head;
   if (begin > end) throw RpcError.invalidParams("invalid block range params");
   if (end > head) throw RpcError.invalidParams("block range extends beyond current head block");
-  const out: Record<string, JsonValue>[] = [];
+  return yield* logsJson(canonicalBlocks(reader, begin, end), reader, crit, limits.resultSizeLimit);
+}
+
+/** The canonical blocks `begin..end`, read one at a time as the query reaches them. */
+function* canonicalBlocks(reader: ChainReader, begin: number, end: number): Generator<DecodedBlock, void, void> {
   for (let n = begin; n <= end; n++) {
     const h = reader.chain.store.canonicalHash(n);
     const b = h === null ? null : reader.block(h);
-    if (b === null) continue;
-    out.push(...reader.blockLogs(b, crit.addresses, crit.topics));
+    if (b !== null) yield b;
   }
-  return out;
 }
 
-/** eth_getLogs: geth `FilterAPI.GetLogs` (the log query limit, then the query). */
+/** The JSON array of the blocks' matching logs; the job yields between units. */
+function* logsJson(
+  blocks: Iterable<DecodedBlock>,
+  reader: ChainReader,
+  crit: FilterCriteria,
+  sizeLimit: number,
+): SliceJob<RawJson> {
+  const parts: string[] = [];
+  let size = 2; // the brackets
+  let unit = 0;
+  for (const b of blocks) {
+    for (const l of reader.matchedLogs(b, crit.addresses, crit.topics)) {
+      const s = JSON.stringify(l);
+      size += parts.length === 0 ? s.length : s.length + 1;
+      if (sizeLimit > 0 && size > sizeLimit) throw RpcError.responseTooLarge();
+      parts.push(s);
+      if (++unit === LOGS_PER_UNIT) {
+        unit = 0;
+        yield;
+      }
+    }
+    yield;
+  }
+  return new RawJson(`[${parts.join(",")}]`);
+}
+
+/** eth_getLogs: geth `FilterAPI.GetLogs` (the log query limit, then the query, in slices). */
 export function getLogs(
   reader: ChainReader,
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
-): Record<string, JsonValue>[] {
+  slicer: Slicer = new Slicer(),
+): RawJson | Promise<RawJson> {
   checkLogQueryLimit(crit, limits.logQueryLimit);
-  return queryLogs(reader, crit, limits);
+  return slicer.run(queryLogs(reader, crit, limits));
 }
 
 /** Logs of a head change: removed blocks (flagged) then added ones. */
@@ -254,6 +302,7 @@ export class FilterManager {
     private readonly events: EventHub,
     private readonly now: () => number = Date.now,
     private readonly limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
+    private readonly slicer: Slicer = new Slicer(),
   ) {}
 
   get size(): number {
@@ -346,11 +395,11 @@ export class FilterManager {
     return h;
   }
 
-  filterLogs(id: string): Record<string, JsonValue>[] {
+  filterLogs(id: string): RawJson | Promise<RawJson> {
     this.expire();
     const f = this.filters.get(id);
     if (f === undefined || f.kind !== "logs" || f.crit === null) throw RpcError.server("filter not found");
-    return queryLogs(this.reader, f.crit, this.limits);
+    return this.slicer.run(queryLogs(this.reader, f.crit, this.limits));
   }
 
   /** Drops every filter (node shutdown). */

@@ -12,12 +12,12 @@ import type { PooledTx } from "../../txpool/pooledTx.js";
 import { type SliceJob, Slicer } from "../../util/slicer.js";
 import { RpcError } from "../errors.js";
 import type { EventHub } from "../events.js";
-import { headerJson } from "../format.js";
+import { headerJson, logJson, logJsonLength } from "../format.js";
 import { RawJson } from "../methodTable.js";
 import { type BlockNumberSelector, blockNumber, hash, type ParamDecoder, ParamError } from "../params.js";
 import { newSubscriptionId, type Subscription } from "../subscriptions.js";
 import { pendingTxJson } from "../txpoolApi.js";
-import type { ChainReader, DecodedBlock } from "./chainReader.js";
+import { blockMatches, type ChainReader, type DecodedBlock } from "./chainReader.js";
 
 /** geth `maxTopics`: topic positions in a criteria (LOG0 … LOG4). */
 export const MAX_TOPICS = 4;
@@ -167,11 +167,12 @@ function resolveEnd(reader: ChainReader, sel: BlockNumberSelector | null): numbe
 const LOGS_PER_UNIT = 256;
 
 /**
- * eth_getLogs / eth_getFilterLogs as a sliced job (util/slicer.ts): the reply's JSON text built one
- * log at a time, yielding every `LOGS_PER_UNIT` logs and after each block, so a query over the whole
- * chain never holds the main thread for more than a slice. Past `limits.resultSizeLimit` characters
- * it stops with geth's -32003 "response too large" (what geth answers a batch past
- * `--rpc.batch-response-max-size`). `limits.logQueryLimit` is checked by eth_getLogs' caller
+ * eth_getLogs / eth_getFilterLogs as a sliced job (util/slicer.ts), yielding every `LOGS_PER_UNIT`
+ * logs and after each block, so a query over the whole chain never holds the main thread for more
+ * than a slice. With a reply cap (`limits.resultSizeLimit`) the reply is first measured without
+ * being built (`logJsonLength`); past the cap the query stops there with geth's -32003 "response
+ * too large" (what geth answers a batch past `--rpc.batch-response-max-size`), having held no more
+ * than one block. Then the reply's JSON text is built one log at a time. `limits.logQueryLimit` is checked by eth_getLogs' caller
  * (`getLogs`); the range limit applies here, to the resolved ends as geth compares them ("latest"
  * is the largest number, so a range open at one end is over any limit, and an inverted range
  * wraps around as geth's uint64 subtraction does).
@@ -184,7 +185,7 @@ export function* queryLogs(
   if (crit.blockHash !== null) {
     const b = reader.block(crit.blockHash);
     if (b === null) throw RpcError.server("unknown block");
-    return yield* logsJson([b], reader, crit, limits.resultSizeLimit);
+    return yield* logsJson(() => [b], crit, limits.resultSizeLimit);
   }
   const fromSel = crit.fromBlock;
   const toSel = crit.toBlock;
@@ -205,7 +206,7 @@ export function* queryLogs(
   if (end === Number.MAX_SAFE_INTEGER) end = head;
   if (begin > end) throw RpcError.invalidParams("invalid block range params");
   if (end > head) throw RpcError.invalidParams("block range extends beyond current head block");
-  return yield* logsJson(canonicalBlocks(reader, begin, end), reader, crit, limits.resultSizeLimit);
+  return yield* logsJson(() => canonicalBlocks(reader, begin, end), crit, limits.resultSizeLimit);
 }
 
 /** The canonical blocks `begin..end`, read one at a time as the query reaches them. */
@@ -217,30 +218,43 @@ function* canonicalBlocks(reader: ChainReader, begin: number, end: number): Gene
   }
 }
 
-/** The JSON array of the blocks' matching logs; the job yields between units. */
-function* logsJson(
-  blocks: Iterable<DecodedBlock>,
-  reader: ChainReader,
-  crit: FilterCriteria,
-  sizeLimit: number,
-): SliceJob<RawJson> {
-  const parts: string[] = [];
-  let size = 2; // the brackets
-  let unit = 0;
-  for (const b of blocks) {
-    for (const l of reader.matchedLogs(b, crit.addresses, crit.topics)) {
-      const s = JSON.stringify(l);
-      size += parts.length === 0 ? s.length : s.length + 1;
-      if (sizeLimit > 0 && size > sizeLimit) throw RpcError.responseTooLarge();
-      parts.push(s);
-      if (++unit === LOGS_PER_UNIT) {
-        unit = 0;
+/**
+ * The JSON array of the matching logs of the blocks `blocks()` reads (once to measure when there is
+ * a cap, once to build); the job yields between units.
+ */
+function* logsJson(blocks: () => Iterable<DecodedBlock>, crit: FilterCriteria, sizeLimit: number): SliceJob<RawJson> {
+  if (sizeLimit > 0) {
+    let unit = 0;
+    let size = 1; // "[" and "]", less the comma the first log does not have
+    for (const b of blocks()) {
+      for (const m of blockMatches(b, crit.addresses, crit.topics)) {
+        size += logJsonLength(m.log, m.place) + 1;
+        if (size > sizeLimit) throw RpcError.responseTooLarge();
+        if (++unit === LOGS_PER_UNIT * 8) {
+          unit = 0;
+          yield;
+        }
+      }
+      yield;
+    }
+  }
+  // Each unit's logs are joined into one chunk as it ends: the final join copies a few hundred
+  // chunks, not one string per log, and the job holds fewer objects while it runs.
+  const chunks: string[] = [];
+  let unitParts: string[] = [];
+  for (const b of blocks()) {
+    for (const m of blockMatches(b, crit.addresses, crit.topics)) {
+      unitParts.push(JSON.stringify(logJson(m.log, m.place)));
+      if (unitParts.length === LOGS_PER_UNIT) {
+        chunks.push(unitParts.join(","));
+        unitParts = [];
         yield;
       }
     }
     yield;
   }
-  return new RawJson(`[${parts.join(",")}]`);
+  if (unitParts.length > 0) chunks.push(unitParts.join(","));
+  return new RawJson(`[${chunks.join(",")}]`);
 }
 
 /** eth_getLogs: geth `FilterAPI.GetLogs` (the log query limit, then the query, in slices). */

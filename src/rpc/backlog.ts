@@ -53,3 +53,13 @@ export class ReplyBacklog {
     this.held -= n;
   }
 }
+
+/**
+ * The bounds for servers whose replies are held to `replyMaxSize` characters (0 = unlimited): the
+ * defaults, raised so that one reply at the cap (plus its envelope) always fits a connection.
+ */
+export function backlogBounds(replyMaxSize: number): ReplyBacklogOptions {
+  const d = DEFAULT_REPLY_BACKLOG;
+  const perConnection = replyMaxSize === 0 ? d.total : Math.max(d.perConnection, replyMaxSize + 1024 * 1024);
+  return { perConnection, total: Math.max(d.total, perConnection) };
+}

@@ -30,11 +30,19 @@ export interface DispatcherOptions {
    * 0 = unlimited (geth `--rpc.batch-response-max-size`, default 25,000,000).
    */
   readonly batchResponseMaxSize: number;
+  /**
+   * Max size of one call's reply, in UTF-16 code units: a longer one is answered -32003 "response
+   * too large" instead (geth's error for a batch past its cap); 0 = unlimited (geth, and the Engine
+   * API). opal-exec's public servers hold every reply to `--rpc.batch-response-max-size`, so no
+   * single call (a trace of a big block, a block's receipts) makes the node build and hold more.
+   */
+  readonly replyMaxSize: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = Object.freeze({
   batchItemLimit: 1000,
   batchResponseMaxSize: 25_000_000,
+  replyMaxSize: 0,
 });
 
 /** One client connection as the dispatcher sees it. `subs` is null on transports without push (HTTP). */
@@ -317,11 +325,18 @@ export class Dispatcher {
     }
     if (isThenable(r)) {
       return Promise.resolve(r).then(
-        (v) => resultReply(id, v),
+        (v) => this.cappedReply(id, v),
         (e: unknown) => errorReply(id, toRpcError(e)),
       );
     }
-    return resultReply(id, r);
+    return this.cappedReply(id, r);
+  }
+
+  /** `resultReply`, or -32003 when it is longer than `replyMaxSize`. */
+  private cappedReply(id: string, result: unknown): string {
+    const reply = resultReply(id, result);
+    const max = this.opts.replyMaxSize;
+    return max > 0 && reply.length > max ? errorReply(id, RpcError.responseTooLarge()) : reply;
   }
 
   private subscribe(m: Msg, id: string, conn: RpcConnection, proc: CallProc | null): string | Promise<string> {

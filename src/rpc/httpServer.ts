@@ -50,6 +50,8 @@ export interface HttpServerOptions {
   readonly batchItemLimit: number;
   /** geth `--rpc.batch-response-max-size` (25,000,000). */
   readonly batchResponseMaxSize: number;
+  /** One call's reply cap (dispatch.ts `replyMaxSize`; 0 = none, the default). */
+  readonly replyMaxSize: number;
   /** Whole-request read timeout, ms (geth rpc.DefaultHTTPTimeouts ReadTimeout 30 s). */
   readonly requestTimeoutMs: number;
   /**
@@ -90,6 +92,7 @@ export const DEFAULT_HTTP_OPTIONS: HttpServerOptions = Object.freeze({
   bodyLimit: 5 * 1024 * 1024,
   batchItemLimit: 1000,
   batchResponseMaxSize: 25_000_000,
+  replyMaxSize: 0,
   requestTimeoutMs: 30_000,
   callTimeoutMs: 29_900,
   prefix: "",
@@ -164,6 +167,7 @@ export class RpcHttpServer {
     this.dispatcher = deps.registry.forApis(this.opts.apis, {
       batchItemLimit: this.opts.batchItemLimit,
       batchResponseMaxSize: this.opts.batchResponseMaxSize,
+      replyMaxSize: this.opts.replyMaxSize,
     });
     this.vhosts = new VirtualHosts(this.opts.vhosts);
     this.cors = this.opts.cors.length > 0 ? new CorsPolicy(this.opts.cors) : null;

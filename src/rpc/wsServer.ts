@@ -32,6 +32,8 @@ export interface WsServerOptions {
   readonly messageSizeLimit: number;
   readonly batchItemLimit: number;
   readonly batchResponseMaxSize: number;
+  /** One call's reply cap (dispatch.ts `replyMaxSize`; 0 = none, the default). */
+  readonly replyMaxSize: number;
   /** Served path (geth `--ws.rpcprefix`): "" serves "/" only; other paths get 404 "not found". */
   readonly prefix: string;
   /** Idle time after the last write before a ping (geth wsPingInterval 30 s). */
@@ -60,6 +62,7 @@ export const DEFAULT_WS_OPTIONS: WsServerOptions = Object.freeze({
   messageSizeLimit: 32 * 1024 * 1024,
   batchItemLimit: 1000,
   batchResponseMaxSize: 25_000_000,
+  replyMaxSize: 0,
   prefix: "",
   pingIntervalMs: 30_000,
   pongTimeoutMs: 30_000,
@@ -252,6 +255,7 @@ export class RpcWsServer {
     this.dispatcher = deps.registry.forApis(this.opts.apis, {
       batchItemLimit: this.opts.batchItemLimit,
       batchResponseMaxSize: this.opts.batchResponseMaxSize,
+      replyMaxSize: this.opts.replyMaxSize,
     });
     this.origins = new WsOrigins(this.opts.origins);
     this.backlog = this.opts.backlog ?? new ReplyBacklog();

@@ -8,10 +8,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { call as rpcCall } from "../utils/jsonRpc.js";
 import type { Section, SectionResult } from "./section.js";
 
 const BIN = process.env.OPAL_RPCLOAD_BIN ?? join(import.meta.dirname, "..", "..", "bin", "opal-exec.mjs");
@@ -35,39 +35,8 @@ const ROUND_MS = 15_000;
 const RUNTIME = "610fa05b8060006000a16001900380600357" + "00";
 const INIT = `0x6013600c60003960136000f3${RUNTIME}`;
 
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-/** One call on the kept-alive connection (the prober's own). */
-function call(method: string, params: unknown[] = []): Promise<unknown> {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port: PORTS.http,
-        method: "POST",
-        path: "/",
-        agent,
-        headers: { "content-type": "application/json" },
-      },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on("data", (c: Buffer) => parts.push(c));
-        res.on("end", () => {
-          try {
-            const j = JSON.parse(Buffer.concat(parts).toString()) as { result?: unknown; error?: { message: string } };
-            if (j.error !== undefined) reject(new Error(j.error.message));
-            else resolve(j.result);
-          } catch (e) {
-            reject(e);
-          }
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const URL = `http://127.0.0.1:${PORTS.http}`;
+const call = (method: string, params: unknown[] = []): Promise<unknown> => rpcCall(URL, method, params);
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));

@@ -410,5 +410,22 @@ describe("rpc/dispatch", () => {
       assert.deepEqual(r[2], { jsonrpc: "2.0", id: 3, error: { code: -32003, message: "response too large" } });
       assert.deepEqual(r[3], { jsonrpc: "2.0", id: 4, error: { code: -32003, message: "response too large" } });
     });
+    it("replyMaxSize: a reply of exactly the cap is sent, one longer is -32003 (sync and async, alone and in a batch)", async () => {
+      const TOO_LARGE = { code: -32003, message: "response too large" };
+      // {"jsonrpc":"2.0","id":1,"result":"…"} is 36 characters around the string's content.
+      const d = registry().forApis(["eth"], { replyMaxSize: 36 + 100 });
+      const blob = (n: number, id = 1) => req(id, "eth_blob", [`0x${n.toString(16)}`]);
+      assert.equal((d.handleText(blob(100), HTTP) as string).length, 136);
+      assert.deepEqual(JSON.parse(d.handleText(blob(101), HTTP) as string).error, TOO_LARGE);
+      const batch = JSON.parse(d.handleText(`[${blob(101, 1)},${blob(10, 2)}]`, HTTP) as string);
+      assert.deepEqual(batch[0].error, TOO_LARGE);
+      assert.equal(batch[1].result.length, 10);
+      const asyncBig = new Registry([
+        defineMethod({ name: "eth_later", params: [], handler: async () => "y".repeat(200) }),
+      ]).forApis(["eth"], { replyMaxSize: 100 });
+      assert.deepEqual(JSON.parse((await asyncBig.handleText(req(1, "eth_later"), HTTP)) as string).error, TOO_LARGE);
+      // 0, the default, is no cap (geth; the Engine API).
+      assert.equal(JSON.parse(registry().forApis(["eth"]).handleText(blob(5000), HTTP) as string).result.length, 5000);
+    });
   });
 });

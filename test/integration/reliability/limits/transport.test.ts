@@ -200,6 +200,8 @@ describe("limits: JSON-RPC transports", function () {
         const node = await ExecNode.start(cfg, { print: () => undefined });
         try {
           const port = node.endpoints.http!.port;
+          // Every reply of the public server is held to --rpc.batch-response-max-size (issue 26).
+          assert.equal(node.httpServer!.dispatcher.opts.replyMaxSize, 25_000_000);
           const MiB = 1024 * 1024;
           const at = await post(port, paddedCall(MiB));
           assert.deepEqual(JSON.parse(at.body), { jsonrpc: "2.0", id: 1, result: "0x0" });

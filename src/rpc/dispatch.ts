@@ -62,6 +62,12 @@ export interface CallProc {
   readonly created: Subscription[];
 }
 
+/**
+ * Main-thread time a batch's synchronous calls may take before the rest waits for the event loop's
+ * next turn: the same 4 ms a turn as the long reads' slicer (util/slicer.ts).
+ */
+const BATCH_SLICE_MS = 4;
+
 /** geth `maxMethodNameLength`. */
 const MAX_METHOD_NAME_LENGTH = 2048;
 
@@ -250,8 +256,13 @@ export class Dispatcher {
     });
   }
 
-  /** Runs items in order from `st.i`; synchronous until an item returns a promise. */
+  /**
+   * Runs items in order from `st.i`; synchronous until an item returns a promise or the batch has
+   * held the main thread for `BATCH_SLICE_MS`: then it goes on after the event loop's next turn, so
+   * a batch of heavy calls (block traces, receipts of big blocks) does not stall other connections.
+   */
   private runBatch(st: BatchState, conn: RpcConnection, proc: CallProc | null): Reply | Promise<Reply> {
+    const end = performance.now() + BATCH_SLICE_MS;
     for (; st.i < st.msgs.length; st.i++) {
       const r = this.handleMsg(st.msgs[st.i]!, conn, proc);
       if (typeof r === "object" && r !== null) {
@@ -263,6 +274,12 @@ export class Dispatcher {
         });
       }
       if (this.pushBatch(st, r)) break;
+      if (st.i + 1 < st.msgs.length && performance.now() >= end) {
+        st.i++;
+        return new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+          st.done ? null : this.runBatch(st, conn, proc),
+        );
+      }
     }
     st.done = true;
     return finishBatch(st.out);

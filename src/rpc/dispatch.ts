@@ -14,8 +14,8 @@ import {
   type AnyMethod,
   type AnySubscription,
   type CallContext,
+  JsonText,
   type MethodTable,
-  RawJson,
   subscriptionKey,
 } from "./methodTable.js";
 import { decodePositional, goString, type ParamDecoder } from "./params.js";
@@ -51,8 +51,11 @@ export interface RpcConnection {
   readonly subs: ConnectionSubscriptions | null;
 }
 
-/** A serialized reply (object or batch array), or null when nothing is to be sent. */
-export type Reply = string | null;
+/**
+ * A serialized reply (object or batch array), or null when nothing is to be sent. A long read's
+ * reply stays in chunks (`JsonText`) for the transport to write as they are.
+ */
+export type Reply = string | JsonText | null;
 
 /**
  * Per-message scratch a push transport passes in: subscriptions created while handling the message
@@ -156,7 +159,6 @@ function errorReply(idJson: string | undefined, e: RpcError): string {
 
 function resultReply(idJson: string, result: unknown): string {
   let json: string | undefined;
-  if (result instanceof RawJson) return `{"jsonrpc":"2.0","id":${idJson},"result":${result.text}}`;
   try {
     json = JSON.stringify(result);
   } catch (e) {
@@ -215,7 +217,7 @@ export class Dispatcher {
     const m = readMsg(v);
     if (isIgnored(m)) return null;
     const r = this.handleMsg(m, conn, proc);
-    if (timeoutMs <= 0 || r === null || typeof r === "string") return r;
+    if (timeoutMs <= 0 || !(r instanceof Promise)) return r;
     // geth's timer answers even a notification (without an id).
     return raceTimeout(r, timeoutMs, () => errorReply(m.validId ? m.idJson : undefined, TIMEOUT));
   }
@@ -248,7 +250,7 @@ export class Dispatcher {
     if (msgs.length === 0) return null;
     const st: BatchState = { msgs, out: [], bytes: 0, i: 0, done: false };
     const r = this.runBatch(st, conn, proc);
-    if (timeoutMs <= 0 || r === null || typeof r === "string") return r;
+    if (timeoutMs <= 0 || !(r instanceof Promise)) return r;
     return raceTimeout(r, timeoutMs, () => {
       st.done = true;
       answerRest(st, st.i, TIMEOUT);
@@ -265,7 +267,7 @@ export class Dispatcher {
     const end = performance.now() + BATCH_SLICE_MS;
     for (; st.i < st.msgs.length; st.i++) {
       const r = this.handleMsg(st.msgs[st.i]!, conn, proc);
-      if (typeof r === "object" && r !== null) {
+      if (r instanceof Promise) {
         return r.then((x) => {
           if (st.done) return null; // already answered (timeout)
           if (this.pushBatch(st, x)) return finishBatch(st.out);
@@ -305,13 +307,18 @@ export class Dispatcher {
       if (m.idJson === undefined) {
         // Notification: run it, answer nothing.
         const r = this.call(m, "null", conn, proc);
-        return typeof r === "string" ? null : r.then(() => null);
+        return r instanceof Promise ? r.then(() => null) : null;
       }
     }
     return errorReply(m.validId ? m.idJson : "null", RpcError.invalidRequest());
   }
 
-  private call(m: Msg, id: string, conn: RpcConnection, proc: CallProc | null): string | Promise<string> {
+  private call(
+    m: Msg,
+    id: string,
+    conn: RpcConnection,
+    proc: CallProc | null,
+  ): string | JsonText | Promise<string | JsonText> {
     const method = m.method;
     if (method.length > MAX_METHOD_NAME_LENGTH) {
       return errorReply(
@@ -349,9 +356,10 @@ export class Dispatcher {
     return this.cappedReply(id, r);
   }
 
-  /** `resultReply`, or -32003 when it is longer than `replyMaxSize`. */
-  private cappedReply(id: string, result: unknown): string {
-    const reply = resultReply(id, result);
+  /** `resultReply` (a `JsonText` result stays in chunks), or -32003 when longer than `replyMaxSize`. */
+  private cappedReply(id: string, result: unknown): string | JsonText {
+    const reply =
+      result instanceof JsonText ? result.wrap(`{"jsonrpc":"2.0","id":${id},"result":`, "}") : resultReply(id, result);
     const max = this.opts.replyMaxSize;
     return max > 0 && reply.length > max ? errorReply(id, RpcError.responseTooLarge()) : reply;
   }
@@ -408,7 +416,8 @@ export class Dispatcher {
 
 interface BatchState {
   readonly msgs: Msg[];
-  readonly out: string[];
+  /** Replies so far; a `JsonText` joins when the batch's array is (join calls its toString). */
+  readonly out: (string | JsonText)[];
   /** Summed reply length so far. */
   bytes: number;
   /** Index of the item running now. */
@@ -441,6 +450,6 @@ function raceTimeout(p: Promise<Reply>, ms: number, onTimeout: () => Reply): Pro
   });
 }
 
-function finishBatch(out: string[]): Reply {
+function finishBatch(out: (string | JsonText)[]): Reply {
   return out.length === 0 ? null : `[${out.join(",")}]`;
 }

@@ -657,7 +657,7 @@ export class Http1Connection {
    * (each ending in CRLF, without Content-Length, Date and Connection, which are added here), then
    * `body`. A HEAD request's answer carries the length but not the body.
    */
-  respond(status: number, head: string, body: string | Buffer): void {
+  respond(status: number, head: string, body: string | Buffer | readonly string[]): void {
     if (this.state === State.Closed || this.answered) return;
     this.answered = true;
     const req = this.req!;
@@ -670,7 +670,10 @@ export class Http1Connection {
       this.buf = EMPTY;
     }
     if (this.closeWhenDone || this.peerEnded) this.keepAlive = false;
-    const len = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    let len = 0;
+    if (typeof body === "string") len = Buffer.byteLength(body);
+    else if (Buffer.isBuffer(body)) len = body.length;
+    else for (const c of body) len += Buffer.byteLength(c);
     const conn = this.keepAlive ? this.server.keepAliveLine : "Connection: close\r\n";
     const top = `HTTP/1.1 ${status} ${statusText(status)}\r\n${head}Content-Length: ${len}\r\n${dateHeader()}${conn}\r\n`;
     const s = this.socket;
@@ -678,6 +681,7 @@ export class Http1Connection {
     if (req.method === "HEAD" || len === 0) s.write(top);
     else if (len < PIECE_BYTES) {
       if (typeof body === "string") s.write(top + body);
+      else if (!Buffer.isBuffer(body)) s.write(top + body.join(""));
       else {
         s.cork();
         s.write(top);
@@ -694,7 +698,7 @@ export class Http1Connection {
       this.held += len;
       s.write(top);
       this.state = State.Writing;
-      this.writePiece(body, 0, len);
+      this.writePiece(typeof body === "string" || Buffer.isBuffer(body) ? [body] : body, 0, 0, len);
       return;
     }
     this.afterResponse();
@@ -712,12 +716,30 @@ export class Http1Connection {
    * piece is with the socket the connection moves on to the next request; its `len` held bytes are
    * given back when that piece is flushed (or the connection closes).
    */
-  private writePiece(body: string | Buffer, off: number, len: number): void {
-    let end = Math.min(body.length, off + PIECE_BYTES);
-    // A string is cut between UTF-16 units: never inside a surrogate pair.
-    if (typeof body === "string" && end < body.length && (body.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
-    const piece = typeof body === "string" ? body.slice(off, end) : body.subarray(off, end);
-    const last = end >= body.length;
+  private writePiece(body: readonly (string | Buffer)[], ci: number, off: number, len: number): void {
+    // Up to PIECE_BYTES from chunk `ci` at `off` on: the rest of a chunk and whole chunks after it
+    // (a Buffer body is a list of one), a string cut between UTF-16 units, never in a surrogate pair.
+    const parts: (string | Buffer)[] = [];
+    let size = 0;
+    while (ci < body.length && size < PIECE_BYTES) {
+      const c = body[ci]!;
+      let end = Math.min(c.length, off + PIECE_BYTES - size);
+      if (typeof c === "string" && end < c.length && (c.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      if (end > off) {
+        parts.push(
+          off === 0 && end === c.length ? c : typeof c === "string" ? c.slice(off, end) : c.subarray(off, end),
+        );
+        size += end - off;
+      }
+      if (end < c.length) {
+        off = end;
+        break;
+      }
+      ci++;
+      off = 0;
+    }
+    const piece = parts.length === 1 ? parts[0]! : (parts as string[]).join("");
+    const last = ci >= body.length;
     this.writeSince = Date.now();
     this.socket.write(piece, (err) => {
       if (err !== undefined && err !== null) return;
@@ -725,7 +747,7 @@ export class Http1Connection {
       if (last) {
         this.writeSince = 0;
         this.release(len);
-      } else this.writePiece(body, end, len);
+      } else this.writePiece(body, ci, off, len);
     });
     if (last) this.afterResponse();
   }

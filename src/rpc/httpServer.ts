@@ -9,7 +9,7 @@
  * Content-Length on a keep-alive connection, status line, headers and body in one write.
  */
 import type { AddressInfo, Socket } from "node:net";
-import { gzip } from "node:zlib";
+import { createGzip, gzip } from "node:zlib";
 import type { ReplyBacklog } from "./backlog.js";
 import { CorsPolicy, type HeaderList } from "./cors.js";
 import type { Dispatcher, Reply, RpcConnection } from "./dispatch.js";
@@ -300,7 +300,7 @@ export class RpcHttpServer {
     } catch {
       r = null;
     }
-    if (r === null || typeof r === "string") this.write(conn, r, extra, gz);
+    if (!(r instanceof Promise)) this.write(conn, r, extra, gz);
     else
       r.then(
         (x) => this.write(conn, x, extra, gz),
@@ -315,14 +315,28 @@ export class RpcHttpServer {
       conn.respond(200, pre + JSON_HEAD, "");
       return;
     }
+    const body = typeof reply === "string" ? reply : reply.chunks;
     if (gz && reply.length >= this.opts.gzipMinBytes) {
       // Off the event loop (libuv pool); geth's gzip writer uses the default level too.
-      gzip(reply, (err, buf) => {
-        if (err !== null) conn.respond(200, pre + JSON_HEAD, reply);
+      const done = (err: Error | null, buf: Buffer | null): void => {
+        if (err !== null || buf === null) conn.respond(200, pre + JSON_HEAD, body);
         else conn.respond(200, pre + GZIP_HEAD, buf);
-      });
+      };
+      if (typeof reply === "string") gzip(reply, done);
+      else gzipChunks(reply.chunks, done);
       return;
     }
-    conn.respond(200, pre + JSON_HEAD, reply);
+    conn.respond(200, pre + JSON_HEAD, body);
   }
+}
+
+/** Gzips text given in chunks through one stream, a chunk at a time (no joined copy of the text). */
+function gzipChunks(chunks: readonly string[], done: (err: Error | null, buf: Buffer | null) => void): void {
+  const z = createGzip();
+  const out: Buffer[] = [];
+  z.on("data", (b: Buffer) => out.push(b));
+  z.once("end", () => done(null, Buffer.concat(out)));
+  z.once("error", (e) => done(e, null));
+  for (const c of chunks) z.write(c);
+  z.end();
 }

@@ -16,6 +16,7 @@ import { ReplyBacklog } from "./backlog.js";
 import { type CallProc, type Dispatcher, PARSE_ERROR_REPLY, type Reply, type RpcConnection } from "./dispatch.js";
 import type { RequestHead } from "./http1.js";
 import { type BeforeRequestHook, type HookRejection, pathServed, runHook } from "./httpServer.js";
+import type { JsonText } from "./methodTable.js";
 import type { Registry } from "./registry.js";
 import { ConnectionSubscriptions, type Subscription } from "./subscriptions.js";
 
@@ -150,6 +151,9 @@ function writeHttpError(socket: Socket, status: number, reason: string, body: st
   socket.end(lines.join("\r\n") + body);
 }
 
+const MORE_FRAGMENTS = Object.freeze({ fin: false });
+const LAST_FRAGMENT = Object.freeze({ fin: true });
+
 /** Per-connection state: the subscriptions and the keepalive timers. */
 class WsConnection implements RpcConnection {
   readonly ctx;
@@ -200,7 +204,8 @@ class WsConnection implements RpcConnection {
     });
   }
 
-  send(text: string): void {
+  /** Sends a message; a `JsonText` goes as fragments of one message, a chunk each (no joined copy). */
+  send(text: string | JsonText): void {
     if (this.ws.readyState !== 1) return;
     // Over the node's backlog bounds: drop the connection rather than hold the message.
     if (!this.backlog.take(this.held, text.length)) {
@@ -208,14 +213,23 @@ class WsConnection implements RpcConnection {
       return;
     }
     this.held += text.length;
-    this.sizes.push(text.length);
+    if (typeof text === "string") this.write(text, null);
+    else {
+      const cs = text.chunks;
+      for (let i = 0; i < cs.length; i++) this.write(cs[i]!, i === cs.length - 1 ? LAST_FRAGMENT : MORE_FRAGMENTS);
+    }
+    this.pingTimer?.refresh(); // geth resets the ping timer on every write
+  }
+
+  private write(data: string, fragment: { fin: boolean } | null): void {
+    this.sizes.push(data.length);
     this.unflushed++;
     if (this.writeTimer === null) {
       this.writeTimer = setTimeout(() => this.ws.terminate(), this.opts.writeTimeoutMs);
       this.writeTimer.unref();
     }
-    this.ws.send(text, this.flushed);
-    this.pingTimer?.refresh(); // geth resets the ping timer on every write
+    if (fragment === null) this.ws.send(data, this.flushed);
+    else this.ws.send(data, fragment, this.flushed);
   }
 
   private ping(): void {
@@ -383,7 +397,7 @@ export class RpcWsServer {
     } catch {
       r = null;
     }
-    if (r === null || typeof r === "string") this.reply(conn, r, proc);
+    if (!(r instanceof Promise)) this.reply(conn, r, proc);
     else
       r.then(
         (x) => this.reply(conn, x, proc),

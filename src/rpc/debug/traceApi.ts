@@ -16,7 +16,7 @@ import { type SliceJob, Slicer } from "../../util/slicer.js";
 import { RpcError } from "../errors.js";
 import type { ChainReader, DecodedBlock } from "../eth/chainReader.js";
 import { DEFAULT_LOG_QUERY_LIMITS } from "../eth/filters.js";
-import { RawJson } from "../methodTable.js";
+import { JsonText } from "../methodTable.js";
 import { type BlockNumberSelector, blockNumber, blockNumberOrHash, hash, optional } from "../params.js";
 import { type AnyMethod, defineMethod } from "../registry.js";
 import { callArgs, type TraceFilter, traceFilter, traceTypes } from "./params.js";
@@ -177,7 +177,7 @@ export function traceApi(deps: TraceDeps): AnyMethod[] {
     }),
   ];
 
-  function* filterJob(f: TraceFilter): SliceJob<RawJson> {
+  function* filterJob(f: TraceFilter): SliceJob<JsonText> {
     const head = chain.head.number;
     const num = (s: BlockNumberSelector | undefined, dflt: number): number => {
       if (s === undefined) return dflt;
@@ -214,9 +214,9 @@ export function traceApi(deps: TraceDeps): AnyMethod[] {
         size += text.length + 1;
         if (sizeLimit > 0 && size > sizeLimit) throw RpcError.responseTooLarge();
         parts.push(text);
-        if (f.count !== null && parts.length >= f.count) return new RawJson(`[${parts.join(",")}]`);
+        if (f.count !== null && parts.length >= f.count) return JsonText.array(parts);
       }
     }
-    return new RawJson(`[${parts.join(",")}]`);
+    return JsonText.array(parts);
   }
 }

@@ -13,7 +13,7 @@ import { type SliceJob, Slicer } from "../../util/slicer.js";
 import { RpcError } from "../errors.js";
 import type { EventHub } from "../events.js";
 import { headerJson, logJson, logJsonLength } from "../format.js";
-import { RawJson } from "../methodTable.js";
+import { JsonText } from "../methodTable.js";
 import { type BlockNumberSelector, blockNumber, hash, type ParamDecoder, ParamError } from "../params.js";
 import { newSubscriptionId, type Subscription } from "../subscriptions.js";
 import { pendingTxJson } from "../txpoolApi.js";
@@ -181,7 +181,7 @@ export function* queryLogs(
   reader: ChainReader,
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
-): SliceJob<RawJson> {
+): SliceJob<JsonText> {
   if (crit.blockHash !== null) {
     const b = reader.block(crit.blockHash);
     if (b === null) throw RpcError.server("unknown block");
@@ -222,7 +222,7 @@ function* canonicalBlocks(reader: ChainReader, begin: number, end: number): Gene
  * The JSON array of the matching logs of the blocks `blocks()` reads (once to measure when there is
  * a cap, once to build); the job yields between units.
  */
-function* logsJson(blocks: () => Iterable<DecodedBlock>, crit: FilterCriteria, sizeLimit: number): SliceJob<RawJson> {
+function* logsJson(blocks: () => Iterable<DecodedBlock>, crit: FilterCriteria, sizeLimit: number): SliceJob<JsonText> {
   if (sizeLimit > 0) {
     let unit = 0;
     let size = 1; // "[" and "]", less the comma the first log does not have
@@ -254,7 +254,7 @@ function* logsJson(blocks: () => Iterable<DecodedBlock>, crit: FilterCriteria, s
     yield;
   }
   if (unitParts.length > 0) chunks.push(unitParts.join(","));
-  return new RawJson(`[${chunks.join(",")}]`);
+  return JsonText.array(chunks);
 }
 
 /** eth_getLogs: geth `FilterAPI.GetLogs` (the log query limit, then the query, in slices). */
@@ -263,7 +263,7 @@ export function getLogs(
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
   slicer: Slicer = new Slicer(),
-): RawJson | Promise<RawJson> {
+): JsonText | Promise<JsonText> {
   checkLogQueryLimit(crit, limits.logQueryLimit);
   return slicer.run(queryLogs(reader, crit, limits));
 }
@@ -409,7 +409,7 @@ export class FilterManager {
     return h;
   }
 
-  filterLogs(id: string): RawJson | Promise<RawJson> {
+  filterLogs(id: string): JsonText | Promise<JsonText> {
     this.expire();
     const f = this.filters.get(id);
     if (f === undefined || f.kind !== "logs" || f.crit === null) throw RpcError.server("filter not found");

@@ -73,7 +73,7 @@ function call(body: string, conn: RpcConnection = HTTP): unknown {
 
 async function callAsync(body: string, conn: RpcConnection = HTTP): Promise<unknown> {
   const r = await d.handleText(body, conn);
-  return r === null ? null : JSON.parse(r);
+  return r === null ? null : JSON.parse(String(r));
 }
 
 const req = (id: unknown, method: string, params?: unknown): string =>

@@ -15,6 +15,7 @@ import { ExecNode } from "../../../../src/node/exec/execNode.js";
 import { ReplyBacklog } from "../../../../src/rpc/backlog.js";
 import { DEFAULT_DISPATCHER_OPTIONS, type RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { DEFAULT_HTTP_OPTIONS, RpcHttpServer } from "../../../../src/rpc/httpServer.js";
+import { JsonText } from "../../../../src/rpc/methodTable.js";
 import { uint64 } from "../../../../src/rpc/params.js";
 import { defineMethod, defineSubscription, Registry } from "../../../../src/rpc/registry.js";
 import { ConnectionSubscriptions, MAX_SUBSCRIPTIONS_PER_CONNECTION } from "../../../../src/rpc/subscriptions.js";
@@ -432,6 +433,13 @@ describe("limits: JSON-RPC transports", function () {
     const registry = () =>
       new Registry([
         defineMethod({ name: "eth_big", params: [uint64], handler: ([n]) => "x".repeat(Number(n) - 2) }),
+        // n parts of 100,000 characters each (a string and its commas), as a log query's JsonText.
+        defineMethod({
+          name: "eth_chunks",
+          params: [uint64],
+          handler: ([n]) =>
+            JsonText.array(Array.from({ length: Number(n) }, (_, i) => `"${String(i % 10).repeat(99_998)}"`)),
+        }),
         defineSubscription({
           namespace: "eth",
           name: "flood",
@@ -499,6 +507,37 @@ describe("limits: JSON-RPC transports", function () {
         await until(() => backlog.held === 0, "nothing is held once read");
       } finally {
         await s.close(100);
+      }
+    });
+
+    it("a reply in chunks (JsonText) arrives whole over HTTP, gzipped HTTP and WebSocket (one message)", async () => {
+      const want = Array.from({ length: 30 }, (_, i) => String(i % 10).repeat(99_998));
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chunks", params: ["0x1e"] });
+      const s = new RpcHttpServer({ addr: "127.0.0.1", port: 0 }, { registry: registry() });
+      const { port } = await s.listen();
+      const w = new RpcWsServer({ addr: "127.0.0.1", port: 0 }, { registry: registry() });
+      const wp = (await w.listen()).port;
+      try {
+        const plain = await post(port, body);
+        assert.equal(plain.headers["content-encoding"], undefined);
+        assert.equal(Number(plain.headers["content-length"]), plain.body.length);
+        assert.deepEqual(JSON.parse(plain.body).result, want);
+        const gz = await fetch(`http://127.0.0.1:${port}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "accept-encoding": "gzip" },
+          body,
+        });
+        assert.equal(gz.headers.get("content-encoding"), "gzip");
+        assert.deepEqual(((await gz.json()) as { result: string[] }).result, want);
+        const ws = new WebSocket(`ws://127.0.0.1:${wp}`);
+        await new Promise((r) => ws.once("open", r));
+        const msg = new Promise<string>((r) => ws.once("message", (d) => r(String(d))));
+        ws.send(body);
+        assert.deepEqual(JSON.parse(await msg).result, want);
+        ws.close();
+      } finally {
+        await s.close(100);
+        await w.close(100);
       }
     });
 

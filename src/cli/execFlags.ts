@@ -257,7 +257,9 @@ export const EXEC_CLI = defineCli({
       default: 25_000_000,
       min: 0,
       category: API,
-      help: "Maximum number of bytes returned from a batched call",
+      // geth's usage text; Opal also holds each single reply of the HTTP and WebSocket servers to it
+      // (issue 26: -32003 "response too large"), docs/limits.md.
+      help: "Maximum number of bytes returned from a batched call (and, in Opal, from any one call)",
     },
     // cmd/utils/flags.go HTTPBodyLimitFlag (geth #35224, v1.17.5; node.DefaultConfig.HTTPBodyLimit
     // 5 MiB): the HTTP server's body limit; the Engine API keeps its 128 MiB.

@@ -8,6 +8,7 @@
  * authenticated (geth checks the token once per connection).
  */
 import type { AddressInfo } from "node:net";
+import { ReplyBacklog } from "../rpc/backlog.js";
 import type { CrashReporter } from "../rpc/dispatch.js";
 import { RpcHttpServer } from "../rpc/httpServer.js";
 import type { Registry } from "../rpc/registry.js";
@@ -48,6 +49,9 @@ export class AuthRpcServer {
         bodyLimit: ENGINE_BODY_LIMIT,
         // geth's engine server never gzips its replies.
         gzipMinBytes: -1,
+        // The Engine API's one trusted client: its replies are neither capped nor dropped.
+        writeTimeoutMs: 0,
+        backlog: new ReplyBacklog({ perConnection: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY }),
         beforeRequest: (req) => check(req.headers),
       },
       deps,
@@ -59,6 +63,7 @@ export class AuthRpcServer {
         // geth reads WebSocket messages up to wsDefaultReadLimit (32 MiB) on every port, this one
         // included: node.enableWS never calls SetWebsocketReadLimit, and the 128 MiB is the HTTP body's.
         messageSizeLimit: DEFAULT_WS_OPTIONS.messageSizeLimit,
+        backlog: new ReplyBacklog({ perConnection: Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY }),
         beforeRequest: (req) => check(req.headers),
       },
       deps,

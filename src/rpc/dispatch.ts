@@ -16,6 +16,7 @@ import {
   type AnyMethod,
   type AnySubscription,
   type CallContext,
+  JsonText,
   type MethodTable,
   subscriptionKey,
 } from "./methodTable.js";
@@ -31,6 +32,13 @@ export interface DispatcherOptions {
    * 0 = unlimited (geth `--rpc.batch-response-max-size`, default 25,000,000).
    */
   readonly batchResponseMaxSize: number;
+  /**
+   * Max size of one call's reply, in UTF-16 code units: a longer one is answered -32003 "response
+   * too large" instead (geth's error for a batch past its cap); 0 = unlimited (geth, and the Engine
+   * API). opal-exec's public servers hold every reply to `--rpc.batch-response-max-size`, so no
+   * single call (a trace of a big block, a block's receipts) makes the node build and hold more.
+   */
+  readonly replyMaxSize: number;
   /**
    * Told of every crash (a programming error a handler threw, answered -32603 "method handler
    * crashed" without its text): geth logs "RPC method X crash" with the stack. `method` is "" for a
@@ -54,6 +62,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = Object.freeze({
   batchItemLimit: 1000,
   batchResponseMaxSize: 25_000_000,
   onCrash: () => {},
+  replyMaxSize: 0,
 });
 
 /** One client connection as the dispatcher sees it. `subs` is null on transports without push (HTTP). */
@@ -62,8 +71,11 @@ export interface RpcConnection {
   readonly subs: ConnectionSubscriptions | null;
 }
 
-/** A serialized reply (object or batch array), or null when nothing is to be sent. */
-export type Reply = string | null;
+/**
+ * A serialized reply (object or batch array), or null when nothing is to be sent. A long read's
+ * reply stays in chunks (`JsonText`) for the transport to write as they are.
+ */
+export type Reply = string | JsonText | null;
 
 /**
  * Per-message scratch a push transport passes in: subscriptions created while handling the message
@@ -72,6 +84,12 @@ export type Reply = string | null;
 export interface CallProc {
   readonly created: Subscription[];
 }
+
+/**
+ * Main-thread time a batch's synchronous calls may take before the rest waits for the event loop's
+ * next turn: the same 4 ms a turn as the long reads' slicer (util/slicer.ts).
+ */
+const BATCH_SLICE_MS = 4;
 
 /** geth `maxMethodNameLength`. */
 const MAX_METHOD_NAME_LENGTH = 2048;
@@ -218,7 +236,7 @@ export class Dispatcher {
     // and answered rather than left to the transport (an empty HTTP 200, no WebSocket reply).
     try {
       const r = this.handleParsed(v, conn, proc, timeoutMs);
-      return typeof r === "object" && r !== null ? r.catch((e: unknown) => this.envelopeCrash(e)) : r;
+      return isThenable(r) ? Promise.resolve(r).catch((e: unknown) => this.envelopeCrash(e)) : r;
     } catch (e) {
       return this.envelopeCrash(e);
     }
@@ -242,7 +260,7 @@ export class Dispatcher {
     const m = readMsg(v);
     if (isIgnored(m)) return null;
     const r = this.handleMsg(m, conn, proc);
-    if (timeoutMs <= 0 || r === null || typeof r === "string") return r;
+    if (timeoutMs <= 0 || !(r instanceof Promise)) return r;
     // geth's timer answers even a notification (without an id).
     return raceTimeout(r, timeoutMs, () => errorReply(m.validId ? m.idJson : undefined, TIMEOUT));
   }
@@ -275,7 +293,7 @@ export class Dispatcher {
     if (msgs.length === 0) return null;
     const st: BatchState = { msgs, out: [], bytes: 0, i: 0, done: false };
     const r = this.runBatch(st, conn, proc);
-    if (timeoutMs <= 0 || r === null || typeof r === "string") return r;
+    if (timeoutMs <= 0 || !(r instanceof Promise)) return r;
     return raceTimeout(r, timeoutMs, () => {
       st.done = true;
       answerRest(st, st.i, TIMEOUT);
@@ -283,11 +301,16 @@ export class Dispatcher {
     });
   }
 
-  /** Runs items in order from `st.i`; synchronous until an item returns a promise. */
+  /**
+   * Runs items in order from `st.i`; synchronous until an item returns a promise or the batch has
+   * held the main thread for `BATCH_SLICE_MS`: then it goes on after the event loop's next turn, so
+   * a batch of heavy calls (block traces, receipts of big blocks) does not stall other connections.
+   */
   private runBatch(st: BatchState, conn: RpcConnection, proc: CallProc | null): Reply | Promise<Reply> {
+    const end = performance.now() + BATCH_SLICE_MS;
     for (; st.i < st.msgs.length; st.i++) {
       const r = this.handleMsg(st.msgs[st.i]!, conn, proc);
-      if (typeof r === "object" && r !== null) {
+      if (r instanceof Promise) {
         return r.then((x) => {
           if (st.done) return null; // already answered (timeout)
           if (this.pushBatch(st, x)) return finishBatch(st.out);
@@ -296,6 +319,12 @@ export class Dispatcher {
         });
       }
       if (this.pushBatch(st, r)) break;
+      if (st.i + 1 < st.msgs.length && performance.now() >= end) {
+        st.i++;
+        return new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+          st.done ? null : this.runBatch(st, conn, proc),
+        );
+      }
     }
     st.done = true;
     return finishBatch(st.out);
@@ -321,13 +350,18 @@ export class Dispatcher {
       if (m.idJson === undefined) {
         // Notification: run it, answer nothing.
         const r = this.call(m, "null", conn, proc);
-        return typeof r === "string" ? null : r.then(() => null);
+        return r instanceof Promise ? r.then(() => null) : null;
       }
     }
     return errorReply(m.validId ? m.idJson : "null", RpcError.invalidRequest());
   }
 
-  private call(m: Msg, id: string, conn: RpcConnection, proc: CallProc | null): string | Promise<string> {
+  private call(
+    m: Msg,
+    id: string,
+    conn: RpcConnection,
+    proc: CallProc | null,
+  ): string | JsonText | Promise<string | JsonText> {
     const method = m.method;
     if (method.length > MAX_METHOD_NAME_LENGTH) {
       return errorReply(
@@ -358,11 +392,19 @@ export class Dispatcher {
     }
     if (isThenable(r)) {
       return Promise.resolve(r).then(
-        (v) => resultReply(id, v),
+        (v) => this.cappedReply(id, v),
         (e: unknown) => errorReply(id, this.errorOf(method, e)),
       );
     }
-    return resultReply(id, r);
+    return this.cappedReply(id, r);
+  }
+
+  /** `resultReply` (a `JsonText` result stays in chunks), or -32003 when longer than `replyMaxSize`. */
+  private cappedReply(id: string, result: unknown): string | JsonText {
+    const reply =
+      result instanceof JsonText ? result.wrap(`{"jsonrpc":"2.0","id":${id},"result":`, "}") : resultReply(id, result);
+    const max = this.opts.replyMaxSize;
+    return max > 0 && reply.length > max ? errorReply(id, RpcError.responseTooLarge()) : reply;
   }
 
   private subscribe(m: Msg, id: string, conn: RpcConnection, proc: CallProc | null): string | Promise<string> {
@@ -417,7 +459,8 @@ export class Dispatcher {
 
 interface BatchState {
   readonly msgs: Msg[];
-  readonly out: string[];
+  /** Replies so far; a `JsonText` joins when the batch's array is (join calls its toString). */
+  readonly out: (string | JsonText)[];
   /** Summed reply length so far. */
   bytes: number;
   /** Index of the item running now. */
@@ -450,6 +493,6 @@ function raceTimeout(p: Promise<Reply>, ms: number, onTimeout: () => Reply): Pro
   });
 }
 
-function finishBatch(out: string[]): Reply {
+function finishBatch(out: (string | JsonText)[]): Reply {
   return out.length === 0 ? null : `[${out.join(",")}]`;
 }

@@ -226,6 +226,47 @@ export function logJson(l: ReceiptLog, p: LogPlace): Record<string, JsonValue> {
   };
 }
 
+/** Characters of `qty(n)` for a safe non-negative integer. */
+function qtyLength(n: number): number {
+  let digits = 1;
+  while (n >= 16) {
+    n = Math.floor(n / 16);
+    digits++;
+  }
+  return 2 + digits;
+}
+
+/**
+ * The keys, quotes, colons and commas of `JSON.stringify(logJson(l, p))` with no topics: `{"address":"",
+ * "topics":[],"data":"","blockNumber":"","transactionHash":"","transactionIndex":"","blockHash":"",
+ * "blockTimestamp":"","logIndex":"","removed":}`.
+ */
+const LOG_JSON_FRAME =
+  '{"address":"","topics":[],"data":"","blockNumber":"","transactionHash":"","transactionIndex":"","blockHash":"","blockTimestamp":"","logIndex":"","removed":}'
+    .length;
+
+/**
+ * `JSON.stringify(logJson(l, p)).length` without building it: a log query measures its reply with
+ * this before it builds any of it, so a query past the reply cap costs no memory.
+ */
+export function logJsonLength(l: ReceiptLog, p: LogPlace): number {
+  const t = l.topics.length;
+  return (
+    LOG_JSON_FRAME +
+    42 + // address
+    (t === 0 ? 0 : t * 69 - 1) + // "0x…" (68 characters) per topic, comma-separated
+    2 +
+    2 * l.data.length +
+    qtyLength(p.blockNumber) +
+    66 +
+    qtyLength(p.txIndex) +
+    66 +
+    qtyLength(p.blockTimestamp) +
+    qtyLength(p.logIndex) +
+    (p.removed === true ? 4 : 5)
+  );
+}
+
 export interface ReceiptPlace {
   readonly blockHash: Uint8Array;
   readonly blockNumber: number;

@@ -23,6 +23,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
+import { ReplyBacklog } from "./backlog.js";
 
 /** The parts of a request a handler reads; node:http's IncomingMessage has the same shape. */
 export interface RequestHead {
@@ -64,6 +65,13 @@ export interface Http1Options {
   readonly keepAliveTimeoutMs: number;
   /** Largest request line + headers (Node's default --max-http-header-size, 16 KiB); beyond it 431. */
   readonly maxHeadBytes: number;
+  /**
+   * Time the peer may take none of a reply written to it, ms (as the WebSocket server's
+   * `writeTimeoutMs`, geth's per-write deadline): then the connection is dropped; 0 = never.
+   */
+  readonly writeTimeoutMs?: number;
+  /** The node's account of unflushed reply bytes (backlog.ts); absent: one of this server's own. */
+  readonly backlog?: ReplyBacklog;
 }
 
 /** Node's default `--max-http-header-size`. */
@@ -71,6 +79,14 @@ export const DEFAULT_MAX_HEAD_BYTES = 16 * 1024;
 
 /** Bytes of pipelined input buffered behind a pending answer before the socket is paused. */
 const MAX_QUEUED = 256 * 1024;
+
+/**
+ * A body larger than this goes out in pieces of this size, each written once the one before is
+ * flushed to the OS (back-pressure: the peer's reading paces the writes, and a string body is turned
+ * into bytes a piece at a time, not all at once); replies of at least this size are also counted in
+ * the node's reply backlog. Smaller replies go out in one write, uncounted: the OS buffers take them.
+ */
+const PIECE_BYTES = 1024 * 1024;
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   100: "Continue",
@@ -182,6 +198,8 @@ enum State {
   /** Input is dropped (after a truncated body or an error, before the close). */
   Discard = 5,
   Closed = 6,
+  /** A large body is going out piece by piece; input waits in `queue` as in Busy. */
+  Writing = 7,
 }
 
 enum Chunk {
@@ -224,6 +242,10 @@ export class Http1Connection {
   idleSince: number;
   /** Per-connection slot for the handler (e.g. its RPC connection context). */
   data: unknown = null;
+  /** Reply bytes counted in the backlog and not yet flushed. */
+  private held = 0;
+  /** ms timestamp of the last flushed piece of a counted reply still going out; 0 when none is. */
+  writeSince = 0;
 
   private readonly onDataFn = (c: Buffer): void => this.onData(c);
   private readonly onEndFn = (): void => this.onEnd();
@@ -232,7 +254,8 @@ export class Http1Connection {
   };
   private readonly onCloseFn = (): void => this.onClose();
   private readonly onDrainFn = (): void => {
-    if (this.state !== State.Busy && this.state !== State.Closed) this.socket.resume();
+    const st = this.state;
+    if (st !== State.Busy && st !== State.Closed && st !== State.Writing) this.socket.resume();
   };
 
   constructor(
@@ -262,6 +285,7 @@ export class Http1Connection {
       case State.Discard:
         return;
       case State.Busy:
+      case State.Writing:
       case State.Decide:
         this.queue.push(c);
         this.queued += c.length;
@@ -280,11 +304,13 @@ export class Http1Connection {
     this.peerEnded = true;
     // A request with the handler is still answered (the socket allows half-open); one that was not
     // complete never will be.
-    if (this.state !== State.Busy) this.socket.end();
+    if (this.state !== State.Busy && this.state !== State.Writing) this.socket.end();
   }
 
   private onClose(): void {
     this.state = State.Closed;
+    this.release(this.held);
+    this.writeSince = 0;
     this.buf = EMPTY;
     this.queue = [];
     this.bodyParts = [];
@@ -631,7 +657,7 @@ export class Http1Connection {
    * (each ending in CRLF, without Content-Length, Date and Connection, which are added here), then
    * `body`. A HEAD request's answer carries the length but not the body.
    */
-  respond(status: number, head: string, body: string | Buffer): void {
+  respond(status: number, head: string, body: string | Buffer | readonly string[]): void {
     if (this.state === State.Closed || this.answered) return;
     this.answered = true;
     const req = this.req!;
@@ -644,19 +670,91 @@ export class Http1Connection {
       this.buf = EMPTY;
     }
     if (this.closeWhenDone || this.peerEnded) this.keepAlive = false;
-    const len = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    let len = 0;
+    if (typeof body === "string") len = Buffer.byteLength(body);
+    else if (Buffer.isBuffer(body)) len = body.length;
+    else for (const c of body) len += Buffer.byteLength(c);
     const conn = this.keepAlive ? this.server.keepAliveLine : "Connection: close\r\n";
     const top = `HTTP/1.1 ${status} ${statusText(status)}\r\n${head}Content-Length: ${len}\r\n${dateHeader()}${conn}\r\n`;
     const s = this.socket;
-    if (req.method === "HEAD" || len === 0) s.write(top);
-    else if (typeof body === "string") s.write(top + body);
-    else {
-      s.cork();
-      s.write(top);
-      s.write(body);
-      s.uncork();
-    }
     this.req = null;
+    if (req.method === "HEAD" || len === 0) s.write(top);
+    else if (len < PIECE_BYTES) {
+      if (typeof body === "string") s.write(top + body);
+      else if (!Buffer.isBuffer(body)) s.write(top + body.join(""));
+      else {
+        s.cork();
+        s.write(top);
+        s.write(body);
+        s.uncork();
+      }
+    } else {
+      // Over the node's backlog bounds: drop the connection rather than hold the reply (backlog.ts).
+      if (!this.server.backlog.take(this.held, len)) {
+        this.state = State.Discard;
+        s.destroy();
+        return;
+      }
+      this.held += len;
+      s.write(top);
+      this.state = State.Writing;
+      this.writePiece(typeof body === "string" || Buffer.isBuffer(body) ? [body] : body, 0, 0, len);
+      return;
+    }
+    this.afterResponse();
+  }
+
+  /** Gives `n` held bytes back to the backlog. */
+  private release(n: number): void {
+    if (n <= 0) return;
+    this.held -= n;
+    this.server.backlog.give(n);
+  }
+
+  /**
+   * Writes the piece of `body` from `off`; the next one goes when this one is flushed. Once the last
+   * piece is with the socket the connection moves on to the next request; its `len` held bytes are
+   * given back when that piece is flushed (or the connection closes).
+   */
+  private writePiece(body: readonly (string | Buffer)[], ci: number, off: number, len: number): void {
+    // Up to PIECE_BYTES from chunk `ci` at `off` on: the rest of a chunk and whole chunks after it
+    // (a Buffer body is a list of one), a string cut between UTF-16 units, never in a surrogate pair.
+    const parts: (string | Buffer)[] = [];
+    let size = 0;
+    while (ci < body.length && size < PIECE_BYTES) {
+      const c = body[ci]!;
+      let end = Math.min(c.length, off + PIECE_BYTES - size);
+      if (typeof c === "string" && end < c.length && (c.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      if (end > off) {
+        parts.push(
+          off === 0 && end === c.length ? c : typeof c === "string" ? c.slice(off, end) : c.subarray(off, end),
+        );
+        size += end - off;
+      }
+      if (end < c.length) {
+        off = end;
+        break;
+      }
+      ci++;
+      off = 0;
+    }
+    const piece = parts.length === 1 ? parts[0]! : (parts as string[]).join("");
+    const last = ci >= body.length;
+    this.writeSince = Date.now();
+    this.socket.write(piece, (err) => {
+      if (err !== undefined && err !== null) return;
+      if (this.state === State.Closed) return;
+      if (last) {
+        this.writeSince = 0;
+        this.release(len);
+      } else this.writePiece(body, ci, off, len);
+    });
+    if (last) this.afterResponse();
+  }
+
+  /** After the answer is with the socket: close, or take up the next request. */
+  private afterResponse(): void {
+    const s = this.socket;
     if (!this.keepAlive) {
       this.state = State.Discard;
       this.queue = [];
@@ -705,6 +803,7 @@ export class Http1Connection {
 export class Http1Server {
   readonly opts: Http1Options;
   readonly keepAliveLine: string;
+  readonly backlog: ReplyBacklog;
   upgrade: UpgradeHandler | null = null;
   private readonly net: Server;
   private readonly conns = new Set<Http1Connection>();
@@ -716,6 +815,7 @@ export class Http1Server {
     readonly handler: Http1Handler,
   ) {
     this.opts = opts;
+    this.backlog = opts.backlog ?? new ReplyBacklog();
     this.keepAliveLine = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(opts.keepAliveTimeoutMs / 1000)}\r\n`;
     this.net = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
       if (this.closing) {
@@ -759,15 +859,18 @@ export class Http1Server {
 
   private startSweeper(): void {
     const { requestTimeoutMs, keepAliveTimeoutMs } = this.opts;
+    const writeTimeoutMs = this.opts.writeTimeoutMs ?? 0;
     // As node:http's connectionsCheckingInterval: a tenth of a timeout keeps its cut within 10%.
     let every = 30_000;
     if (requestTimeoutMs > 0) every = Math.min(every, requestTimeoutMs / 10);
     if (keepAliveTimeoutMs > 0) every = Math.min(every, keepAliveTimeoutMs / 10);
+    if (writeTimeoutMs > 0) every = Math.min(every, writeTimeoutMs / 10);
     every = Math.max(10, Math.floor(every));
     this.sweeper = setInterval(() => {
       const now = Date.now();
       for (const c of this.conns) {
-        if (requestTimeoutMs > 0 && c.requestStart !== 0 && now - c.requestStart > requestTimeoutMs) c.timedOut();
+        if (writeTimeoutMs > 0 && c.writeSince !== 0 && now - c.writeSince > writeTimeoutMs) c.socket.destroy();
+        else if (requestTimeoutMs > 0 && c.requestStart !== 0 && now - c.requestStart > requestTimeoutMs) c.timedOut();
         else if (keepAliveTimeoutMs > 0 && c.idleSince !== 0 && c.idle && now - c.idleSince > keepAliveTimeoutMs) {
           c.socket.destroy();
         }

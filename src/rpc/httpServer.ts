@@ -9,7 +9,8 @@
  * Content-Length on a keep-alive connection, status line, headers and body in one write.
  */
 import type { AddressInfo, Socket } from "node:net";
-import { gzip } from "node:zlib";
+import { createGzip, gzip } from "node:zlib";
+import type { ReplyBacklog } from "./backlog.js";
 import { CorsPolicy, type HeaderList } from "./cors.js";
 import type { CrashReporter, Dispatcher, Reply, RpcConnection } from "./dispatch.js";
 import {
@@ -49,6 +50,8 @@ export interface HttpServerOptions {
   readonly batchItemLimit: number;
   /** geth `--rpc.batch-response-max-size` (25,000,000). */
   readonly batchResponseMaxSize: number;
+  /** One call's reply cap (dispatch.ts `replyMaxSize`; 0 = none, the default). */
+  readonly replyMaxSize: number;
   /** Whole-request read timeout, ms (geth rpc.DefaultHTTPTimeouts ReadTimeout 30 s). */
   readonly requestTimeoutMs: number;
   /**
@@ -65,6 +68,13 @@ export interface HttpServerOptions {
   readonly gzipMinBytes: number;
   /** Idle keep-alive timeout, ms (geth IdleTimeout 120 s). */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * Time the peer may take none of a large reply (1 MiB or more) before the connection is dropped,
+   * ms (the WebSocket server's 10 s, geth's `defaultWriteTimeout`); 0 = never.
+   */
+  readonly writeTimeoutMs: number;
+  /** The node's account of unflushed reply bytes, shared by its servers (backlog.ts); null: the server's own. */
+  readonly backlog: ReplyBacklog | null;
   readonly beforeRequest: BeforeRequestHook | null;
   /**
    * Plain GET endpoints beside the JSON-RPC path, answered before any other check (op-node's
@@ -82,11 +92,14 @@ export const DEFAULT_HTTP_OPTIONS: HttpServerOptions = Object.freeze({
   bodyLimit: 5 * 1024 * 1024,
   batchItemLimit: 1000,
   batchResponseMaxSize: 25_000_000,
+  replyMaxSize: 0,
   requestTimeoutMs: 30_000,
   callTimeoutMs: 29_900,
   prefix: "",
   gzipMinBytes: 1024,
   keepAliveTimeoutMs: 120_000,
+  writeTimeoutMs: 10_000,
+  backlog: null,
   beforeRequest: null,
   getRoutes: Object.freeze({}),
 });
@@ -155,6 +168,7 @@ export class RpcHttpServer {
       batchItemLimit: this.opts.batchItemLimit,
       batchResponseMaxSize: this.opts.batchResponseMaxSize,
       ...(deps.onCrash === undefined ? {} : { onCrash: deps.onCrash }),
+      replyMaxSize: this.opts.replyMaxSize,
     });
     this.vhosts = new VirtualHosts(this.opts.vhosts);
     this.cors = this.opts.cors.length > 0 ? new CorsPolicy(this.opts.cors) : null;
@@ -164,6 +178,8 @@ export class RpcHttpServer {
         requestTimeoutMs: this.opts.requestTimeoutMs,
         keepAliveTimeoutMs: this.opts.keepAliveTimeoutMs,
         maxHeadBytes: DEFAULT_MAX_HEAD_BYTES,
+        writeTimeoutMs: this.opts.writeTimeoutMs,
+        ...(this.opts.backlog === null ? {} : { backlog: this.opts.backlog }),
       },
       {
         request: (req, conn) => this.onRequest(req, conn),
@@ -285,7 +301,7 @@ export class RpcHttpServer {
     } catch {
       r = null;
     }
-    if (r === null || typeof r === "string") this.write(conn, r, extra, gz);
+    if (!(r instanceof Promise)) this.write(conn, r, extra, gz);
     else
       r.then(
         (x) => this.write(conn, x, extra, gz),
@@ -300,14 +316,28 @@ export class RpcHttpServer {
       conn.respond(200, pre + JSON_HEAD, "");
       return;
     }
+    const body = typeof reply === "string" ? reply : reply.chunks;
     if (gz && reply.length >= this.opts.gzipMinBytes) {
       // Off the event loop (libuv pool); geth's gzip writer uses the default level too.
-      gzip(reply, (err, buf) => {
-        if (err !== null) conn.respond(200, pre + JSON_HEAD, reply);
+      const done = (err: Error | null, buf: Buffer | null): void => {
+        if (err !== null || buf === null) conn.respond(200, pre + JSON_HEAD, body);
         else conn.respond(200, pre + GZIP_HEAD, buf);
-      });
+      };
+      if (typeof reply === "string") gzip(reply, done);
+      else gzipChunks(reply.chunks, done);
       return;
     }
-    conn.respond(200, pre + JSON_HEAD, reply);
+    conn.respond(200, pre + JSON_HEAD, body);
   }
+}
+
+/** Gzips text given in chunks through one stream, a chunk at a time (no joined copy of the text). */
+function gzipChunks(chunks: readonly string[], done: (err: Error | null, buf: Buffer | null) => void): void {
+  const z = createGzip();
+  const out: Buffer[] = [];
+  z.on("data", (b: Buffer) => out.push(b));
+  z.once("end", () => done(null, Buffer.concat(out)));
+  z.once("error", (e) => done(e, null));
+  for (const c of chunks) z.write(c);
+  z.end();
 }

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, STATUS_CODES } from "n
 import type { AddressInfo, Socket } from "node:net";
 import { hostname } from "node:os";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { ReplyBacklog } from "./backlog.js";
 import {
   type CallProc,
   type CrashReporter,
@@ -22,6 +23,7 @@ import {
 } from "./dispatch.js";
 import type { RequestHead } from "./http1.js";
 import { type BeforeRequestHook, type HookRejection, pathServed, runHook } from "./httpServer.js";
+import type { JsonText } from "./methodTable.js";
 import type { Registry } from "./registry.js";
 import { ConnectionSubscriptions, type Subscription } from "./subscriptions.js";
 
@@ -38,6 +40,8 @@ export interface WsServerOptions {
   readonly messageSizeLimit: number;
   readonly batchItemLimit: number;
   readonly batchResponseMaxSize: number;
+  /** One call's reply cap (dispatch.ts `replyMaxSize`; 0 = none, the default). */
+  readonly replyMaxSize: number;
   /** Served path (geth `--ws.rpcprefix`): "" serves "/" only; other paths get 404 "not found". */
   readonly prefix: string;
   /** Idle time after the last write before a ping (geth wsPingInterval 30 s). */
@@ -50,6 +54,11 @@ export interface WsServerOptions {
    * cannot make the server buffer its notifications without bound.
    */
   readonly writeTimeoutMs: number;
+  /**
+   * The node's account of unflushed reply bytes, shared by its servers (backlog.ts): a message that
+   * would take the connection, or all of them, past its bounds drops the connection; null: the server's own.
+   */
+  readonly backlog: ReplyBacklog | null;
   readonly beforeRequest: BeforeRequestHook | null;
 }
 
@@ -61,10 +70,12 @@ export const DEFAULT_WS_OPTIONS: WsServerOptions = Object.freeze({
   messageSizeLimit: 32 * 1024 * 1024,
   batchItemLimit: 1000,
   batchResponseMaxSize: 25_000_000,
+  replyMaxSize: 0,
   prefix: "",
   pingIntervalMs: 30_000,
   pongTimeoutMs: 30_000,
   writeTimeoutMs: 10_000,
+  backlog: null,
   beforeRequest: null,
 });
 
@@ -147,6 +158,9 @@ function writeHttpError(socket: Socket, status: number, reason: string, body: st
   socket.end(lines.join("\r\n") + body);
 }
 
+const MORE_FRAGMENTS = Object.freeze({ fin: false });
+const LAST_FRAGMENT = Object.freeze({ fin: true });
+
 /** Per-connection state: the subscriptions and the keepalive timers. */
 class WsConnection implements RpcConnection {
   readonly ctx;
@@ -155,9 +169,14 @@ class WsConnection implements RpcConnection {
   private pongTimer: NodeJS.Timeout | null = null;
   /** Messages handed to the socket and not yet flushed to the OS, and the timer they run. */
   private unflushed = 0;
+  /** Bytes of those messages, counted in the backlog. */
+  private held = 0;
   private writeTimer: NodeJS.Timeout | null = null;
   private readonly flushed = (): void => {
     this.unflushed--;
+    const n = this.sizes.shift() ?? 0;
+    this.held -= n;
+    this.backlog.give(n);
     if (this.unflushed > 0)
       this.writeTimer?.refresh(); // progress: the peer took a message
     else if (this.writeTimer !== null) {
@@ -166,10 +185,14 @@ class WsConnection implements RpcConnection {
     }
   };
 
+  /** Sizes of the unflushed messages, oldest first (ws flushes in order). */
+  private readonly sizes: number[] = [];
+
   constructor(
     readonly ws: WebSocket,
     remoteAddr: string,
     private readonly opts: WsServerOptions,
+    private readonly backlog: ReplyBacklog,
   ) {
     this.subs = new ConnectionSubscriptions((text) => this.send(text));
     const subs = this.subs;
@@ -188,15 +211,32 @@ class WsConnection implements RpcConnection {
     });
   }
 
-  send(text: string): void {
+  /** Sends a message; a `JsonText` goes as fragments of one message, a chunk each (no joined copy). */
+  send(text: string | JsonText): void {
     if (this.ws.readyState !== 1) return;
+    // Over the node's backlog bounds: drop the connection rather than hold the message.
+    if (!this.backlog.take(this.held, text.length)) {
+      this.ws.terminate();
+      return;
+    }
+    this.held += text.length;
+    if (typeof text === "string") this.write(text, null);
+    else {
+      const cs = text.chunks;
+      for (let i = 0; i < cs.length; i++) this.write(cs[i]!, i === cs.length - 1 ? LAST_FRAGMENT : MORE_FRAGMENTS);
+    }
+    this.pingTimer?.refresh(); // geth resets the ping timer on every write
+  }
+
+  private write(data: string, fragment: { fin: boolean } | null): void {
+    this.sizes.push(data.length);
     this.unflushed++;
     if (this.writeTimer === null) {
       this.writeTimer = setTimeout(() => this.ws.terminate(), this.opts.writeTimeoutMs);
       this.writeTimer.unref();
     }
-    this.ws.send(text, this.flushed);
-    this.pingTimer?.refresh(); // geth resets the ping timer on every write
+    if (fragment === null) this.ws.send(data, this.flushed);
+    else this.ws.send(data, fragment, this.flushed);
   }
 
   private ping(): void {
@@ -214,6 +254,9 @@ class WsConnection implements RpcConnection {
     if (this.pongTimer !== null) clearTimeout(this.pongTimer);
     if (this.writeTimer !== null) clearTimeout(this.writeTimer);
     this.pingTimer = this.pongTimer = this.writeTimer = null;
+    this.backlog.give(this.held);
+    this.held = 0;
+    this.sizes.length = 0;
     this.subs.closeAll();
   }
 }
@@ -225,6 +268,7 @@ export class RpcWsServer {
   private readonly wss: WebSocketServer;
   private readonly origins: WsOrigins;
   private readonly conns = new Set<WsConnection>();
+  private readonly backlog: ReplyBacklog;
   private closing: Promise<void> | null = null;
 
   constructor(opts: Partial<WsServerOptions>, deps: { registry: Registry; onCrash?: CrashReporter }) {
@@ -233,8 +277,10 @@ export class RpcWsServer {
       batchItemLimit: this.opts.batchItemLimit,
       batchResponseMaxSize: this.opts.batchResponseMaxSize,
       ...(deps.onCrash === undefined ? {} : { onCrash: deps.onCrash }),
+      replyMaxSize: this.opts.replyMaxSize,
     });
     this.origins = new WsOrigins(this.opts.origins);
+    this.backlog = this.opts.backlog ?? new ReplyBacklog();
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.opts.messageSizeLimit, clientTracking: false });
     this.http = createServer((_req, res) => {
       // geth: a non-WebSocket request on a WS-only endpoint is 404 with no body.
@@ -336,7 +382,7 @@ export class RpcWsServer {
   }
 
   private onConnection(ws: WebSocket, req: RequestHead): void {
-    const conn = new WsConnection(ws, req.socket.remoteAddress ?? "", this.opts);
+    const conn = new WsConnection(ws, req.socket.remoteAddress ?? "", this.opts, this.backlog);
     this.conns.add(conn);
     ws.on("message", (data: RawData) => this.onMessage(conn, data));
     ws.on("error", () => ws.terminate());
@@ -359,7 +405,7 @@ export class RpcWsServer {
     } catch {
       r = null;
     }
-    if (r === null || typeof r === "string") this.reply(conn, r, proc);
+    if (!(r instanceof Promise)) this.reply(conn, r, proc);
     else
       r.then(
         (x) => this.reply(conn, x, proc),

@@ -36,7 +36,7 @@ export class InProcessRpc implements RpcTransport {
       CONN,
     );
     if (text === null) throw new RpcTransportError(`${method}: no answer`);
-    return resultOf<T>(method, JSON.parse(text));
+    return resultOf<T>(method, JSON.parse(String(text)));
   }
 
   async callBatch(calls: readonly { method: string; params: readonly unknown[] }[]): Promise<unknown[]> {

@@ -28,6 +28,7 @@ import { toChecksumAddress } from "../../primitives/address.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
 import { adminApi } from "../../rpc/admin.js";
+import { backlogBounds, ReplyBacklog } from "../../rpc/backlog.js";
 import { offloadCalls } from "../../rpc/callOffload.js";
 import { debugApi } from "../../rpc/debug/api.js";
 import { traceApi } from "../../rpc/debug/traceApi.js";
@@ -55,6 +56,7 @@ import { TxPool } from "../../txpool/txPool.js";
 import { DEFAULT_TX_POOL_OPTIONS } from "../../txpool/txPoolOptions.js";
 import { txSourceOf } from "../../txpool/txsByPriceAndNonce.js";
 import { Log, type LogLevelNumber } from "../../util/log.js";
+import { Slicer } from "../../util/slicer.js";
 import { timerDelay } from "../../util/timers.js";
 import { createPools, type Pools } from "../pools.js";
 import { DevBeaconServer } from "./devBeacon.js";
@@ -313,6 +315,9 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
   const events = new EventHub();
   ctx.pool.onPending((txs) => events.emitPending(txs));
   const reader = new ChainReader(ctx.chain);
+  // One slicer for the node's long reads: its per-turn budget and its running jobs are shared.
+  const slicer = new Slicer();
+  const logQueryLimits = ctx.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS;
   const eth = ethApi({
     chain: ctx.chain,
     reader,
@@ -321,7 +326,8 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
     gasCap: ctx.gasCap,
     txFeeCap: ctx.txFeeCap,
     evmTimeoutMs: ctx.evmTimeoutMs,
-    logQueryLimits: ctx.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS,
+    logQueryLimits,
+    slicer,
     networkId: ctx.networkId,
     clientVersion: ctx.clientVersion,
     devAccounts: ctx.devAccounts,
@@ -351,7 +357,13 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
         gasCap: ctx.gasCap,
         ...(ctx.onDebugSetHead === undefined ? {} : { onHead: ctx.onDebugSetHead }),
       }),
-      ...traceApi({ chain: ctx.chain, reader, gasCap: ctx.gasCap }),
+      ...traceApi({
+        chain: ctx.chain,
+        reader,
+        gasCap: ctx.gasCap,
+        slicer,
+        resultSizeLimit: logQueryLimits.resultSizeLimit,
+      }),
     ],
     events,
   };
@@ -541,6 +553,7 @@ export class ExecNode {
         logQueryLimits: {
           logQueryLimit: config["rpc.logquerylimit"] ?? DEFAULT_LOG_QUERY_LIMITS.logQueryLimit,
           rangeLimit: config["rpc.rangelimit"] ?? DEFAULT_LOG_QUERY_LIMITS.rangeLimit,
+          resultSizeLimit: config["rpc.batch-response-max-size"],
         },
         devAccounts: devKeys,
         allowUnprotectedTxs: config["rpc.allow-unprotected-txs"] === true,
@@ -615,6 +628,10 @@ export class ExecNode {
       const limits = {
         batchItemLimit: config["rpc.batch-request-limit"],
         batchResponseMaxSize: config["rpc.batch-response-max-size"],
+        // Every reply is held to the batch cap too (a trace of a big block, a log query).
+        replyMaxSize: config["rpc.batch-response-max-size"],
+        // One account of unflushed replies for both servers: their sum is what is bounded.
+        backlog: new ReplyBacklog(backlogBounds(config["rpc.batch-response-max-size"])),
       };
 
       const onCrash = logCrashes(log);

@@ -12,17 +12,24 @@ import { bytesKey } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { rulesAt } from "../../spec/chainConfig.js";
 import { Fork } from "../../spec/forks.js";
+import { type SliceJob, Slicer } from "../../util/slicer.js";
 import { RpcError } from "../errors.js";
 import type { ChainReader, DecodedBlock } from "../eth/chainReader.js";
+import { DEFAULT_LOG_QUERY_LIMITS } from "../eth/filters.js";
+import { JsonText } from "../methodTable.js";
 import { type BlockNumberSelector, blockNumber, blockNumberOrHash, hash, optional } from "../params.js";
 import { type AnyMethod, defineMethod } from "../registry.js";
-import { callArgs, traceFilter, traceTypes } from "./params.js";
+import { callArgs, type TraceFilter, traceFilter, traceTypes } from "./params.js";
 import { replayBlock, traceMessage } from "./replay.js";
 
 export interface TraceDeps {
   readonly chain: ChainView;
   readonly reader: ChainReader;
   readonly gasCap: bigint;
+  /** Runs trace_filter a block at a time (util/slicer.ts); absent: a slicer of its own. */
+  readonly slicer?: Slicer;
+  /** Characters of trace_filter's reply past which it stops with -32003 (0 = none; default 25,000,000). */
+  readonly resultSizeLimit?: number;
 }
 
 /** Adds the block and tx placement to a flat trace, in erigon's field order. */
@@ -65,6 +72,8 @@ function rewardTraces(chain: ChainView, b: DecodedBlock): ParityTrace[] {
 
 export function traceApi(deps: TraceDeps): AnyMethod[] {
   const { chain, reader } = deps;
+  const slicer = deps.slicer ?? new Slicer();
+  const sizeLimit = deps.resultSizeLimit ?? DEFAULT_LOG_QUERY_LIMITS.resultSizeLimit;
   const cache = new Map<string, ParityTracer[]>();
 
   /** Flat traces of every tx of `b` (cached per block hash, a few blocks). */
@@ -163,43 +172,51 @@ export function traceApi(deps: TraceDeps): AnyMethod[] {
     defineMethod({
       name: "trace_filter",
       params: [traceFilter],
-      handler: ([f]) => {
-        const head = chain.head.number;
-        const num = (s: BlockNumberSelector | undefined, dflt: number): number => {
-          if (s === undefined) return dflt;
-          if (s.kind === "number") return s.number;
-          if (s.tag === "earliest") return 0;
-          const h = reader.resolve(s);
-          const hd = h === null ? null : chain.store.header(h);
-          return hd === null ? head : hd.number;
-        };
-        const from = num(f.fromBlock, head);
-        const to = num(f.toBlock, head);
-        if (from > to) throw RpcError.server(`invalid parameters: fromBlock cannot be greater than toBlock`);
-        const fromSet = f.fromAddress === null ? null : new Set(f.fromAddress.map((a) => bytesToHex(a)));
-        const toSet = f.toAddress === null ? null : new Set(f.toAddress.map((a) => bytesToHex(a)));
-        const out: ParityTrace[] = [];
-        let skipped = 0;
-        for (let n = from; n <= to && n <= head; n++) {
-          const b = blockBy({ kind: "number", number: n });
-          if (b === null) continue;
-          for (const t of blockTraces(b)) {
-            const a = t.action as Record<string, string>;
-            const r = (t.result ?? null) as Record<string, string> | null;
-            const src = a.from ?? a.address;
-            const dst = a.to ?? r?.address ?? a.refundAddress ?? a.author;
-            if (fromSet !== null && fromSet.size > 0 && !fromSet.has(src)) continue;
-            if (toSet !== null && toSet.size > 0 && (dst === undefined || !toSet.has(dst))) continue;
-            if (skipped < f.after) {
-              skipped++;
-              continue;
-            }
-            out.push(t);
-            if (f.count !== null && out.length >= f.count) return out;
-          }
-        }
-        return out;
-      },
+      // A block replayed per unit of a sliced job; the reply built as text and held to the cap.
+      handler: ([f]) => slicer.run(filterJob(f)),
     }),
   ];
+
+  function* filterJob(f: TraceFilter): SliceJob<JsonText> {
+    const head = chain.head.number;
+    const num = (s: BlockNumberSelector | undefined, dflt: number): number => {
+      if (s === undefined) return dflt;
+      if (s.kind === "number") return s.number;
+      if (s.tag === "earliest") return 0;
+      const h = reader.resolve(s);
+      const hd = h === null ? null : chain.store.header(h);
+      return hd === null ? head : hd.number;
+    };
+    const from = num(f.fromBlock, head);
+    const to = num(f.toBlock, head);
+    if (from > to) throw RpcError.server(`invalid parameters: fromBlock cannot be greater than toBlock`);
+    const fromSet = f.fromAddress === null ? null : new Set(f.fromAddress.map((a) => bytesToHex(a)));
+    const toSet = f.toAddress === null ? null : new Set(f.toAddress.map((a) => bytesToHex(a)));
+    const parts: string[] = [];
+    let size = 1; // the brackets, less the comma the first trace does not have
+    let skipped = 0;
+    for (let n = from; n <= to && n <= head; n++) {
+      yield;
+      const b = blockBy({ kind: "number", number: n });
+      if (b === null) continue;
+      for (const t of blockTraces(b)) {
+        const a = t.action as Record<string, string>;
+        const r = (t.result ?? null) as Record<string, string> | null;
+        const src = a.from ?? a.address;
+        const dst = a.to ?? r?.address ?? a.refundAddress ?? a.author;
+        if (fromSet !== null && fromSet.size > 0 && !fromSet.has(src)) continue;
+        if (toSet !== null && toSet.size > 0 && (dst === undefined || !toSet.has(dst))) continue;
+        if (skipped < f.after) {
+          skipped++;
+          continue;
+        }
+        const text = JSON.stringify(t);
+        size += text.length + 1;
+        if (sizeLimit > 0 && size > sizeLimit) throw RpcError.responseTooLarge();
+        parts.push(text);
+        if (f.count !== null && parts.length >= f.count) return JsonText.array(parts);
+      }
+    }
+    return JsonText.array(parts);
+  }
 }

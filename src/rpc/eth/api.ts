@@ -34,6 +34,7 @@ import type { LocalTxTracker } from "../../txpool/localTxTracker.js";
 import type { TxConditional } from "../../txpool/txConditional.js";
 import { checkTxFeeOf } from "../../txpool/txFeeCap.js";
 import type { TxPool } from "../../txpool/txPool.js";
+import { Slicer } from "../../util/slicer.js";
 import { RpcError } from "../errors.js";
 import type { EventHub } from "../events.js";
 import { headerJson, qty } from "../format.js";
@@ -90,8 +91,10 @@ export interface EthDeps {
   txFeeCap: number;
   /** --rpc.evmtimeout. */
   evmTimeoutMs: number;
-  /** --rpc.logquerylimit and --rpc.rangelimit (geth's defaults when absent). */
+  /** --rpc.logquerylimit, --rpc.rangelimit and the reply cap (geth's defaults when absent). */
   logQueryLimits?: LogQueryLimits;
+  /** Runs the long reads (eth_getLogs, eth_getFilterLogs) in slices; one per node, shared by its APIs. */
+  slicer?: Slicer;
   networkId: bigint;
   clientVersion: string;
   devAccounts: readonly { address: Uint8Array; privateKey: Uint8Array }[];
@@ -229,7 +232,8 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
   const be = new EthBackend(deps);
   const oracle = new GasPriceOracle(chain, reader);
   const logLimits = deps.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS;
-  const filters = new FilterManager(reader, events, Date.now, logLimits);
+  const slicer = deps.slicer ?? new Slicer();
+  const filters = new FilterManager(reader, events, Date.now, logLimits, slicer);
 
   const blockBySel = (sel: BlockNumberSelector | BlockSelector): DecodedBlock | null => {
     const h = reader.resolve(sel);
@@ -673,7 +677,11 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
     }),
 
     // ---- logs and filters -----------------------------------------------------------------------
-    defineMethod({ name: "eth_getLogs", params: [filterCriteria], handler: ([c]) => getLogs(reader, c, logLimits) }),
+    defineMethod({
+      name: "eth_getLogs",
+      params: [filterCriteria],
+      handler: ([c]) => getLogs(reader, c, logLimits, slicer),
+    }),
     defineMethod({ name: "eth_newFilter", params: [filterCriteria], handler: ([c]) => filters.newLogFilter(c) }),
     defineMethod({ name: "eth_newBlockFilter", params: [], handler: () => filters.newBlockFilter() }),
     defineMethod({

@@ -1,5 +1,6 @@
 import type { BlockBody } from "../../block/block.js";
 import { type Header, headerHash as headerHashOf } from "../../block/header.js";
+import type { ReceiptLog } from "../../block/log.js";
 import type { Receipt } from "../../block/receipt.js";
 import type { ChainView } from "../../chain/blockchain.js";
 import { META_FINALIZED, META_SAFE } from "../../chain/chainStore.js";
@@ -13,7 +14,7 @@ import { decodeTx, txHash } from "../../tx/envelope.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
 import { recoverSenders } from "../../tx/recoverPacked.js";
 import { type Tx, TxType } from "../../tx/tx.js";
-import { blockJson, logJson, receiptJson, txJson } from "../format.js";
+import { blockJson, type LogPlace, logJson, receiptJson, txJson } from "../format.js";
 
 /** A resolved block selector: a canonical tag/number or an explicit hash. */
 export type BlockSelector =
@@ -43,18 +44,35 @@ export const CACHE_BLOCKS = 256;
  * heap growth that a leak check cannot tell from a leak.
  */
 export const CACHE_TXS = 1024;
+/**
+ * Logs kept over all cached blocks. A tx can emit thousands of logs (one LOG1 per ~790 gas), and a
+ * decoded log with its topics and data is some hundreds of bytes: without this bound 1024 cached
+ * txs of 4,000 logs each held over a GB (issue 26: 125 such blocks put ~500 MB in the cache).
+ * 32,768 logs is ~10 MB, eight such blocks, or every block of a busy chain's last minutes.
+ */
+export const CACHE_LOGS = 32_768;
 
 export interface ChainReaderLimits {
   readonly blocks?: number;
   readonly txs?: number;
+  readonly logs?: number;
+}
+
+/** The logs of a block's receipts. */
+function logCount(b: DecodedBlock): number {
+  let n = 0;
+  if (b.receipts !== null) for (const r of b.receipts) n += r.logs.length;
+  return n;
 }
 
 export class ChainReader {
   /** Least recently used first. */
   private readonly cache = new Map<string, DecodedBlock>();
   private cachedTxs = 0;
+  private cachedLogs = 0;
   private readonly maxBlocks: number;
   private readonly maxTxs: number;
+  private readonly maxLogs: number;
 
   constructor(
     readonly chain: ChainView,
@@ -62,11 +80,12 @@ export class ChainReader {
   ) {
     this.maxBlocks = limits.blocks ?? CACHE_BLOCKS;
     this.maxTxs = limits.txs ?? CACHE_TXS;
+    this.maxLogs = limits.logs ?? CACHE_LOGS;
   }
 
-  /** What the decoded-block cache holds: blocks and their txs. */
-  cacheStats(): { blocks: number; txs: number } {
-    return { blocks: this.cache.size, txs: this.cachedTxs };
+  /** What the decoded-block cache holds: blocks, their txs and their logs. */
+  cacheStats(): { blocks: number; txs: number; logs: number } {
+    return { blocks: this.cache.size, txs: this.cachedTxs, logs: this.cachedLogs };
   }
 
   /** The hash a selector names, or null (unknown block, or a non-canonical hash when canonical is required). */
@@ -127,11 +146,16 @@ export class ChainReader {
     };
     this.cache.set(key, b);
     this.cachedTxs += txs.length;
-    // Oldest out until both bounds hold; the block just read stays even when it alone is over.
-    while ((this.cache.size > this.maxBlocks || this.cachedTxs > this.maxTxs) && this.cache.size > 1) {
+    this.cachedLogs += logCount(b);
+    // Oldest out until every bound holds; the block just read stays even when it alone is over.
+    while (
+      (this.cache.size > this.maxBlocks || this.cachedTxs > this.maxTxs || this.cachedLogs > this.maxLogs) &&
+      this.cache.size > 1
+    ) {
       const [k, old] = this.cache.entries().next().value as [string, DecodedBlock];
       this.cache.delete(k);
       this.cachedTxs -= old.txs.length;
+      this.cachedLogs -= logCount(old);
     }
     return b;
   }
@@ -246,28 +270,53 @@ export class ChainReader {
     topics: readonly (readonly Uint8Array[] | null)[],
     removed = false,
   ): Record<string, JsonValue>[] {
-    const out: Record<string, JsonValue>[] = [];
-    if (b.receipts === null) return out;
-    let logIndex = 0;
-    for (let i = 0; i < b.receipts.length; i++) {
-      for (const l of b.receipts[i].logs) {
-        if (matches(l.address, l.topics, addresses, topics)) {
-          out.push(
-            logJson(l, {
-              blockHash: b.hash,
-              blockNumber: b.header.number,
-              blockTimestamp: b.header.timestamp,
-              txHash: b.txHashes[i],
-              txIndex: i,
-              logIndex,
-              removed,
-            }),
-          );
-        }
-        logIndex++;
+    return Array.from(this.matchedLogs(b, addresses, topics, removed));
+  }
+
+  /** `blockLogs` one log at a time (a sliced query yields between them). */
+  *matchedLogs(
+    b: DecodedBlock,
+    addresses: readonly Uint8Array[] | null,
+    topics: readonly (readonly Uint8Array[] | null)[],
+    removed = false,
+  ): Generator<Record<string, JsonValue>, void, void> {
+    for (const m of blockMatches(b, addresses, topics, removed)) yield logJson(m.log, m.place);
+  }
+}
+
+/** A log that matched a filter, and where it is. */
+export interface LogMatch {
+  readonly log: ReceiptLog;
+  readonly place: LogPlace;
+}
+
+/** A block's logs matching address/topic filters, as `ChainReader.blockLogs` selects them. */
+export function* blockMatches(
+  b: DecodedBlock,
+  addresses: readonly Uint8Array[] | null,
+  topics: readonly (readonly Uint8Array[] | null)[],
+  removed = false,
+): Generator<LogMatch, void, void> {
+  if (b.receipts === null) return;
+  let logIndex = 0;
+  for (let i = 0; i < b.receipts.length; i++) {
+    for (const l of b.receipts[i].logs) {
+      if (matches(l.address, l.topics, addresses, topics)) {
+        yield {
+          log: l,
+          place: {
+            blockHash: b.hash,
+            blockNumber: b.header.number,
+            blockTimestamp: b.header.timestamp,
+            txHash: b.txHashes[i],
+            txIndex: i,
+            logIndex,
+            removed,
+          },
+        };
       }
+      logIndex++;
     }
-    return out;
   }
 }
 

@@ -9,13 +9,15 @@ import type { HeadChange } from "../../chain/blockchain.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
 import type { PooledTx } from "../../txpool/pooledTx.js";
+import { type SliceJob, Slicer } from "../../util/slicer.js";
 import { RpcError } from "../errors.js";
 import type { EventHub } from "../events.js";
-import { headerJson } from "../format.js";
+import { headerJson, logJson, logJsonLength } from "../format.js";
+import { JsonText } from "../methodTable.js";
 import { type BlockNumberSelector, blockNumber, hash, type ParamDecoder, ParamError } from "../params.js";
 import { newSubscriptionId, type Subscription } from "../subscriptions.js";
 import { pendingTxJson } from "../txpoolApi.js";
-import type { ChainReader } from "./chainReader.js";
+import { blockMatches, type ChainReader, type DecodedBlock } from "./chainReader.js";
 
 /** geth `maxTopics`: topic positions in a criteria (LOG0 … LOG4). */
 export const MAX_TOPICS = 4;
@@ -30,10 +32,20 @@ export interface LogQueryLimits {
   readonly logQueryLimit: number;
   /** `--rpc.rangelimit`: the largest `end - begin` of a range query (0 = unlimited). */
   readonly rangeLimit: number;
+  /**
+   * Characters of one query's reply (eth_getLogs, eth_getFilterLogs) past which it is refused with
+   * -32003 "response too large": `--rpc.batch-response-max-size`, the cap geth puts on a batch's
+   * replies, held to a single query too (0 = none).
+   */
+  readonly resultSizeLimit: number;
 }
 
-/** geth's defaults (`ethconfig.Defaults`: LogQueryLimit 1000, RangeLimit 0). */
-export const DEFAULT_LOG_QUERY_LIMITS: LogQueryLimits = Object.freeze({ logQueryLimit: 1000, rangeLimit: 0 });
+/** geth's defaults (`ethconfig.Defaults`: LogQueryLimit 1000, RangeLimit 0; BatchResponseMaxSize 25,000,000). */
+export const DEFAULT_LOG_QUERY_LIMITS: LogQueryLimits = Object.freeze({
+  logQueryLimit: 1000,
+  rangeLimit: 0,
+  resultSizeLimit: 25_000_000,
+});
 
 /** geth `errExceedLogQueryLimit` (a plain error: -32000) when a criteria is over `--rpc.logquerylimit`. */
 export function checkLogQueryLimit(crit: FilterCriteria, limit: number): void {
@@ -158,21 +170,29 @@ function resolveEnd(reader: ChainReader, sel: BlockNumberSelector | null): numbe
   }
 }
 
+/** Matching logs serialized per unit of a sliced query before it yields (a few hundred µs of work). */
+const LOGS_PER_UNIT = 256;
+
 /**
- * eth_getLogs / eth_getFilterLogs. `limits.logQueryLimit` is checked by eth_getLogs' caller
+ * eth_getLogs / eth_getFilterLogs as a sliced job (util/slicer.ts), yielding every `LOGS_PER_UNIT`
+ * logs and after each block, so a query over the whole chain never holds the main thread for more
+ * than a slice. With a reply cap (`limits.resultSizeLimit`) the reply is first measured without
+ * being built (`logJsonLength`); past the cap the query stops there with geth's -32003 "response
+ * too large" (what geth answers a batch past `--rpc.batch-response-max-size`), having held no more
+ * than one block. Then the reply's JSON text is built one log at a time. `limits.logQueryLimit` is checked by eth_getLogs' caller
  * (`getLogs`); the range limit applies here, to the resolved ends as geth compares them ("latest"
  * is the largest number, so a range open at one end is over any limit, and an inverted range
  * wraps around as geth's uint64 subtraction does).
  */
-export function queryLogs(
+export function* queryLogs(
   reader: ChainReader,
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
-): Record<string, JsonValue>[] {
+): SliceJob<JsonText> {
   if (crit.blockHash !== null) {
     const b = reader.block(crit.blockHash);
     if (b === null) throw RpcError.server("unknown block");
-    return reader.blockLogs(b, crit.addresses, crit.topics);
+    return yield* logsJson(() => [b], crit, limits.resultSizeLimit);
   }
   const fromSel = crit.fromBlock;
   const toSel = crit.toBlock;
@@ -193,24 +213,66 @@ export function queryLogs(
   if (end === HEAD_END) end = head;
   if (begin > end) throw RpcError.invalidParams("invalid block range params");
   if (end > head) throw RpcError.invalidParams("block range extends beyond current head block");
-  const out: Record<string, JsonValue>[] = [];
+  return yield* logsJson(() => canonicalBlocks(reader, begin, end), crit, limits.resultSizeLimit);
+}
+
+/** The canonical blocks `begin..end`, read one at a time as the query reaches them. */
+function* canonicalBlocks(reader: ChainReader, begin: number, end: number): Generator<DecodedBlock, void, void> {
   for (let n = begin; n <= end; n++) {
     const h = reader.chain.store.canonicalHash(n);
     const b = h === null ? null : reader.block(h);
-    if (b === null) continue;
-    out.push(...reader.blockLogs(b, crit.addresses, crit.topics));
+    if (b !== null) yield b;
   }
-  return out;
 }
 
-/** eth_getLogs: geth `FilterAPI.GetLogs` (the log query limit, then the query). */
+/**
+ * The JSON array of the matching logs of the blocks `blocks()` reads (once to measure when there is
+ * a cap, once to build); the job yields between units.
+ */
+function* logsJson(blocks: () => Iterable<DecodedBlock>, crit: FilterCriteria, sizeLimit: number): SliceJob<JsonText> {
+  if (sizeLimit > 0) {
+    let unit = 0;
+    let size = 1; // "[" and "]", less the comma the first log does not have
+    for (const b of blocks()) {
+      for (const m of blockMatches(b, crit.addresses, crit.topics)) {
+        size += logJsonLength(m.log, m.place) + 1;
+        if (size > sizeLimit) throw RpcError.responseTooLarge();
+        if (++unit === LOGS_PER_UNIT * 8) {
+          unit = 0;
+          yield;
+        }
+      }
+      yield;
+    }
+  }
+  // Each unit's logs are joined into one chunk as it ends: the final join copies a few hundred
+  // chunks, not one string per log, and the job holds fewer objects while it runs.
+  const chunks: string[] = [];
+  let unitParts: string[] = [];
+  for (const b of blocks()) {
+    for (const m of blockMatches(b, crit.addresses, crit.topics)) {
+      unitParts.push(JSON.stringify(logJson(m.log, m.place)));
+      if (unitParts.length === LOGS_PER_UNIT) {
+        chunks.push(unitParts.join(","));
+        unitParts = [];
+        yield;
+      }
+    }
+    yield;
+  }
+  if (unitParts.length > 0) chunks.push(unitParts.join(","));
+  return JsonText.array(chunks);
+}
+
+/** eth_getLogs: geth `FilterAPI.GetLogs` (the log query limit, then the query, in slices). */
 export function getLogs(
   reader: ChainReader,
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
-): Record<string, JsonValue>[] {
+  slicer: Slicer = new Slicer(),
+): JsonText | Promise<JsonText> {
   checkLogQueryLimit(crit, limits.logQueryLimit);
-  return queryLogs(reader, crit, limits);
+  return slicer.run(queryLogs(reader, crit, limits));
 }
 
 /** Logs of a head change: removed blocks (flagged) then added ones. */
@@ -261,6 +323,7 @@ export class FilterManager {
     private readonly events: EventHub,
     private readonly now: () => number = Date.now,
     private readonly limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
+    private readonly slicer: Slicer = new Slicer(),
   ) {}
 
   get size(): number {
@@ -353,11 +416,11 @@ export class FilterManager {
     return h;
   }
 
-  filterLogs(id: string): Record<string, JsonValue>[] {
+  filterLogs(id: string): JsonText | Promise<JsonText> {
     this.expire();
     const f = this.filters.get(id);
     if (f === undefined || f.kind !== "logs" || f.crit === null) throw RpcError.server("filter not found");
-    return queryLogs(this.reader, f.crit, this.limits);
+    return this.slicer.run(queryLogs(this.reader, f.crit, this.limits));
   }
 
   /** Drops every filter (node shutdown). */

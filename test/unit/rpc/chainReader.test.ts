@@ -155,6 +155,23 @@ describe("rpc/eth/chainReader: the decoded-block cache is bounded by txs as well
     assert.equal(again.txs.length, txCounts[firstIndex]);
   });
 
+  it("keeps at most the log budget (a tx can emit thousands of logs)", () => {
+    const all = load();
+    const logCounts = hashes(all).map((h) => (all.block(h)!.receipts ?? []).reduce((n, r) => n + r.logs.length, 0));
+    const total = logCounts.reduce((a, b) => a + b, 0);
+    assert.ok(total >= 8, `${total} logs in the fixture`);
+    const budget = Math.floor(total / 4);
+    const reader = new ChainReader(all.chain, { logs: budget });
+    let evicted = false;
+    for (const h of hashes(reader)) {
+      reader.block(h);
+      const st = reader.cacheStats();
+      assert.ok(st.logs <= Math.max(budget, Math.max(...logCounts)), `${st.logs} logs cached over ${budget}`);
+      if (st.blocks < reader.chain.head.number + 1) evicted = true;
+    }
+    assert.ok(evicted, "the log budget evicted blocks");
+  });
+
   it("still caches one block larger than the whole budget, and keeps the block bound", () => {
     const base = load();
     const hs = hashes(base);
@@ -162,7 +179,8 @@ describe("rpc/eth/chainReader: the decoded-block cache is bounded by txs as well
     const reader = new ChainReader(base.chain, { txs: 0, blocks: 3 });
     const b = reader.block(big)!;
     assert.equal(reader.block(big), b);
-    assert.deepEqual(reader.cacheStats(), { blocks: 1, txs: b.txs.length });
+    const logs = (b.receipts ?? []).reduce((n, r) => n + r.logs.length, 0);
+    assert.deepEqual(reader.cacheStats(), { blocks: 1, txs: b.txs.length, logs });
     const wide = new ChainReader(base.chain, { blocks: 3 });
     for (const h of hs) wide.block(h);
     assert.equal(wide.cacheStats().blocks, 3);

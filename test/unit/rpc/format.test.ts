@@ -15,6 +15,7 @@ import {
   effectiveGasPrice,
   headerJson,
   logJson,
+  logJsonLength,
   qty,
   receiptJson,
   txJson,
@@ -22,6 +23,7 @@ import {
 } from "../../../src/rpc/format.js";
 import { defineMethod, Registry } from "../../../src/rpc/registry.js";
 import { type FeeMarketTx, type LegacyTx, TxType } from "../../../src/tx/tx.js";
+import { mulberry32 } from "../../utils/prng.js";
 
 const Z32 = new Uint8Array(32);
 const A20 = hexToBytes("0x00000000000000000000000000000000000000aa");
@@ -200,5 +202,31 @@ describe("rpc/format: no negative quantity reaches the wire", () => {
       id: 1,
       error: { code: -32603, message: "not a quantity: -5" },
     });
+  });
+});
+
+describe("rpc/format logJsonLength", () => {
+  it("is the length of the log's JSON for any topics, data and places (removed or not)", () => {
+    const rnd = mulberry32(26);
+    const int = (max: number) => Math.floor(rnd() * max);
+    for (let i = 0; i < 500; i++) {
+      const log = {
+        address: Uint8Array.from({ length: 20 }, () => int(256)),
+        topics: Array.from({ length: int(5) }, () => Uint8Array.from({ length: 32 }, () => int(256))),
+        data: new Uint8Array(int(3) === 0 ? 0 : int(300)),
+      };
+      const big = [0, 1, 15, 16, 255, 256, 2 ** 32, Number.MAX_SAFE_INTEGER];
+      const n = () => (int(4) === 0 ? big[int(big.length)]! : int(100_000));
+      const place = {
+        blockHash: Z32,
+        blockNumber: n(),
+        blockTimestamp: n(),
+        txHash: Z32,
+        txIndex: n(),
+        logIndex: n(),
+        removed: int(2) === 0,
+      };
+      assert.equal(logJsonLength(log, place), JSON.stringify(logJson(log, place)).length);
+    }
   });
 });

@@ -7,12 +7,16 @@
  */
 import { strict as assert } from "node:assert";
 import { type IncomingHttpHeaders, request } from "node:http";
+import { connect, type Socket } from "node:net";
 import { WebSocket } from "ws";
 import { AuthRpcServer, ENGINE_BODY_LIMIT } from "../../../../src/engine/authServer.js";
 import { signJwt } from "../../../../src/engine/jwt.js";
 import { ExecNode } from "../../../../src/node/exec/execNode.js";
+import { ReplyBacklog } from "../../../../src/rpc/backlog.js";
 import { DEFAULT_DISPATCHER_OPTIONS, type RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { DEFAULT_HTTP_OPTIONS, RpcHttpServer } from "../../../../src/rpc/httpServer.js";
+import { JsonText } from "../../../../src/rpc/methodTable.js";
+import { uint64 } from "../../../../src/rpc/params.js";
 import { defineMethod, defineSubscription, Registry } from "../../../../src/rpc/registry.js";
 import { ConnectionSubscriptions, MAX_SUBSCRIPTIONS_PER_CONNECTION } from "../../../../src/rpc/subscriptions.js";
 import { DEFAULT_WS_OPTIONS, RpcWsServer } from "../../../../src/rpc/wsServer.js";
@@ -197,6 +201,8 @@ describe("limits: JSON-RPC transports", function () {
         const node = await ExecNode.start(cfg, { print: () => undefined });
         try {
           const port = node.endpoints.http!.port;
+          // Every reply of the public server is held to --rpc.batch-response-max-size (issue 26).
+          assert.equal(node.httpServer!.dispatcher.opts.replyMaxSize, 25_000_000);
           const MiB = 1024 * 1024;
           const at = await post(port, paddedCall(MiB));
           assert.deepEqual(JSON.parse(at.body), { jsonrpc: "2.0", id: 1, result: "0x0" });
@@ -510,6 +516,161 @@ describe("limits: JSON-RPC transports", function () {
         ws.terminate();
       } finally {
         await stalled.close();
+      }
+    });
+  });
+
+  describe("reply backlog: unflushed replies held for clients that do not read (backlog.ts)", () => {
+    const MiB = 1024 * 1024;
+    /** eth_big(n): a JSON string of n characters; eth_flood: 16 notifications of 1 MiB. */
+    const registry = () =>
+      new Registry([
+        defineMethod({ name: "eth_big", params: [uint64], handler: ([n]) => "x".repeat(Number(n) - 2) }),
+        // n parts of 100,000 characters each (a string and its commas), as a log query's JsonText.
+        defineMethod({
+          name: "eth_chunks",
+          params: [uint64],
+          handler: ([n]) =>
+            JsonText.array(Array.from({ length: Number(n) }, (_, i) => `"${String(i % 10).repeat(99_998)}"`)),
+        }),
+        defineSubscription({
+          namespace: "eth",
+          name: "flood",
+          params: [],
+          handler: (_p, sub) => {
+            for (let i = 0; i < 16; i++) sub.notify("y".repeat(MiB));
+          },
+        }),
+      ]);
+    /** The reply to `bigCall(n)` with a one-digit id: `{"jsonrpc":"2.0","id":1,"result":` + n + `}`. */
+    const R = (n: number) => n + 34;
+    const bigCall = (n: number, id = 1) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "eth_big", params: [`0x${n.toString(16)}`] });
+    /** A raw connection that sends `body` as a POST (or several, pipelined) and reads nothing. */
+    const stalled = async (port: number, bodies: string[]): Promise<Socket> => {
+      const sock = connect(port, "127.0.0.1");
+      await new Promise((r) => sock.once("connect", r));
+      sock.pause();
+      for (const b of bodies) {
+        sock.write(
+          `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${b.length}\r\n\r\n${b}`,
+        );
+      }
+      return sock;
+    };
+    const until = async (cond: () => boolean, what: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(cond(), what);
+    };
+
+    it("HTTP: past the total the next large reply drops its connection; what was held is given back on close", async () => {
+      const backlog = new ReplyBacklog({ perConnection: 32 * MiB, total: 24 * MiB });
+      const s = new RpcHttpServer({ addr: "127.0.0.1", port: 0, writeTimeoutMs: 0, backlog }, { registry: registry() });
+      const { port } = await s.listen();
+      try {
+        const a = await stalled(port, [bigCall(10 * MiB)]);
+        await until(() => backlog.held === R(10 * MiB), "the first reply is held");
+        const b = await stalled(port, [bigCall(10 * MiB)]);
+        await until(() => backlog.held === 2 * R(10 * MiB), "the second reply is held");
+        const c = await stalled(port, [bigCall(10 * MiB)]);
+        const cClosed = new Promise((r) => c.once("close", r));
+        c.resume(); // reading now shows it got nothing but the close
+        let got = 0;
+        c.on("data", (d: Buffer) => {
+          got += d.length;
+        });
+        await cClosed;
+        assert.equal(got, 0, "the third connection was dropped without a reply");
+        assert.equal(backlog.dropped, 1);
+        assert.equal(backlog.held, 2 * R(10 * MiB));
+        a.destroy();
+        b.destroy();
+        await until(() => backlog.held === 0, "closing the stalled connections gives their bytes back");
+        // A reader gets a large reply whole, and a pipelined call after it in order.
+        const r = await stalled(port, [bigCall(3 * MiB + 5, 7), bigCall(10, 8)]);
+        const chunks: Buffer[] = [];
+        r.on("data", (d: Buffer) => chunks.push(d));
+        r.resume();
+        const want = `{"jsonrpc":"2.0","id":8,"result":"${"x".repeat(8)}"}`;
+        await until(() => Buffer.concat(chunks).toString("latin1").endsWith(want), "both replies arrive");
+        const text = Buffer.concat(chunks).toString("latin1");
+        assert.ok(text.includes(`{"jsonrpc":"2.0","id":7,"result":"${"x".repeat(3 * MiB + 3)}"}HTTP/1.1 200 OK`));
+        r.destroy();
+        await until(() => backlog.held === 0, "nothing is held once read");
+      } finally {
+        await s.close(100);
+      }
+    });
+
+    it("a reply in chunks (JsonText) arrives whole over HTTP, gzipped HTTP and WebSocket (one message)", async () => {
+      const want = Array.from({ length: 30 }, (_, i) => String(i % 10).repeat(99_998));
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chunks", params: ["0x1e"] });
+      const s = new RpcHttpServer({ addr: "127.0.0.1", port: 0 }, { registry: registry() });
+      const { port } = await s.listen();
+      const w = new RpcWsServer({ addr: "127.0.0.1", port: 0 }, { registry: registry() });
+      const wp = (await w.listen()).port;
+      try {
+        const plain = await post(port, body);
+        assert.equal(plain.headers["content-encoding"], undefined);
+        assert.equal(Number(plain.headers["content-length"]), plain.body.length);
+        assert.deepEqual(JSON.parse(plain.body).result, want);
+        const gz = await fetch(`http://127.0.0.1:${port}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "accept-encoding": "gzip" },
+          body,
+        });
+        assert.equal(gz.headers.get("content-encoding"), "gzip");
+        assert.deepEqual(((await gz.json()) as { result: string[] }).result, want);
+        const ws = new WebSocket(`ws://127.0.0.1:${wp}`);
+        await new Promise((r) => ws.once("open", r));
+        const msg = new Promise<string>((r) => ws.once("message", (d) => r(String(d))));
+        ws.send(body);
+        assert.deepEqual(JSON.parse(await msg).result, want);
+        ws.close();
+      } finally {
+        await s.close(100);
+        await w.close(100);
+      }
+    });
+
+    it("HTTP: a client that takes none of a large reply for the write timeout is dropped", async () => {
+      assert.equal(DEFAULT_HTTP_OPTIONS.writeTimeoutMs, 10_000);
+      const backlog = new ReplyBacklog();
+      const s = new RpcHttpServer(
+        { addr: "127.0.0.1", port: 0, writeTimeoutMs: 300, backlog },
+        { registry: registry() },
+      );
+      const { port } = await s.listen();
+      try {
+        const a = await stalled(port, [bigCall(16 * MiB)]);
+        await until(() => backlog.held === R(16 * MiB), "the reply is held");
+        await until(() => backlog.held === 0, "dropped, its bytes given back");
+        assert.equal(backlog.dropped, 0);
+        a.destroy();
+      } finally {
+        await s.close(100);
+      }
+    });
+
+    it("WebSocket: notifications past the connection's bound drop it", async () => {
+      const backlog = new ReplyBacklog({ perConnection: 8 * MiB, total: 128 * MiB });
+      const s = new RpcWsServer(
+        { addr: "127.0.0.1", port: 0, writeTimeoutMs: 60_000, backlog },
+        { registry: registry() },
+      );
+      const { port } = await s.listen();
+      try {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+        await new Promise((r) => ws.once("open", r));
+        (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["flood"] }));
+        await until(() => s.connections === 0, "the connection was dropped");
+        assert.ok(backlog.dropped >= 1);
+        assert.equal(backlog.held, 0);
+        ws.terminate();
+      } finally {
+        await s.close(100);
       }
     });
   });

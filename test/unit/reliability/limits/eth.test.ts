@@ -88,7 +88,7 @@ describe("limits: eth namespace", function () {
       assert.equal(r.config["rpc.gascap"], 50_000_000n);
       assert.equal(r.config["rpc.txfeecap"], 1);
       assert.equal(r.config["rpc.evmtimeout"], 5000);
-      assert.deepEqual(DEFAULT_LOG_QUERY_LIMITS, { logQueryLimit: 1000, rangeLimit: 0 });
+      assert.deepEqual(DEFAULT_LOG_QUERY_LIMITS, { logQueryLimit: 1000, rangeLimit: 0, resultSizeLimit: 25_000_000 });
       const set = parseExecArgs(["--rpc.logquerylimit", "3", "--rpc.rangelimit", "2"], {});
       assert.ok(set.kind === "run" && set.config["rpc.logquerylimit"] === 3 && set.config["rpc.rangelimit"] === 2);
     });
@@ -106,7 +106,7 @@ describe("limits: eth namespace", function () {
     });
 
     it("set to 3: eth_getLogs, eth_newFilter and the logs subscription take 3 and refuse 4", async () => {
-      const d = eth({ logs: { logQueryLimit: 3, rangeLimit: 0 } });
+      const d = eth({ logs: { logQueryLimit: 3, rangeLimit: 0, resultSizeLimit: 0 } });
       const portal = bytesToHex(PORTAL);
       const at = await call(d, "eth_getLogs", [
         { fromBlock: "0x1", toBlock: "0x4", address: [portal, addrN(1), addrN(2)] },
@@ -135,7 +135,7 @@ describe("limits: eth namespace", function () {
     });
 
     it("0 lifts the cap (1001 addresses are queried)", async () => {
-      const d = eth({ logs: { logQueryLimit: 0, rangeLimit: 0 } });
+      const d = eth({ logs: { logQueryLimit: 0, rangeLimit: 0, resultSizeLimit: 0 } });
       const r = await call(d, "eth_getLogs", [{ fromBlock: "0x1", toBlock: "0x4", address: range(1001, addrN) }]);
       assert.deepEqual(r.result, []);
     });
@@ -206,9 +206,27 @@ describe("limits: eth namespace", function () {
     });
   });
 
+  describe("reply size of a log query (--rpc.batch-response-max-size held to one query)", () => {
+    it("a limit of exactly the reply's length answers; one less is geth's -32003 response too large", async () => {
+      const all = await call(eth(), "eth_getLogs", [{ fromBlock: "0x1", toBlock: "0x4" }]);
+      assert.equal(all.result.length, 4);
+      const len = JSON.stringify(all.result).length;
+      const limits = (resultSizeLimit: number) => ({ logs: { logQueryLimit: 1000, rangeLimit: 0, resultSizeLimit } });
+      const at = await call(eth(limits(len)), "eth_getLogs", [{ fromBlock: "0x1", toBlock: "0x4" }]);
+      assert.deepEqual(at.result, all.result);
+      const d = eth(limits(len - 1));
+      const over = { code: -32003, message: "response too large" };
+      assert.deepEqual((await call(d, "eth_getLogs", [{ fromBlock: "0x1", toBlock: "0x4" }])).error, over);
+      const id = (await call(d, "eth_newFilter", [{ fromBlock: "0x1", toBlock: "0x4" }])).result;
+      assert.deepEqual((await call(d, "eth_getFilterLogs", [id])).error, over);
+      // One block's logs stay under it.
+      assert.equal((await call(d, "eth_getLogs", [{ fromBlock: "0x2", toBlock: "0x2" }])).result.length, 1);
+    });
+  });
+
   describe("--rpc.rangelimit (end - begin of a range query)", () => {
     it("set to 2: blocks 1..3 are queried, 1..4 refused with geth's -32602", async () => {
-      const d = eth({ logs: { logQueryLimit: 1000, rangeLimit: 2 } });
+      const d = eth({ logs: { logQueryLimit: 1000, rangeLimit: 2, resultSizeLimit: 0 } });
       assert.equal((await call(d, "eth_getLogs", [{ fromBlock: "0x1", toBlock: "0x3" }])).result.length, 3);
       const over = await call(d, "eth_getLogs", [{ fromBlock: "0x1", toBlock: "0x4" }]);
       assert.deepEqual(over.error, { code: -32602, message: "exceed maximum block range 2" });

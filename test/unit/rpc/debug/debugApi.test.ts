@@ -154,6 +154,28 @@ describe("rpc/debug vs rpc-compat", function () {
     assert.equal((await q("debug_traceBlockByNumber", ["0x1", { timeout: "soon" }])).error.code, -32000);
   });
 
+  it("trace_filter's reply is held to its cap: exactly its length answers, one less is -32003", async () => {
+    const all = await q("trace_filter", [{ fromBlock: "0x1", toBlock: "0x8" }]);
+    assert.ok(all.result.length >= 2);
+    const len = JSON.stringify(all.result).length;
+    const capped = (resultSizeLimit: number) =>
+      new Registry(traceApi({ chain, reader, gasCap: 50_000_000n, resultSizeLimit })).forApis(["trace"]);
+    const ask = async (d2: Dispatcher) =>
+      JSON.parse(
+        (await d2.handleText(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "trace_filter",
+            params: [{ fromBlock: "0x1", toBlock: "0x8" }],
+          }),
+          HTTP,
+        )) as string,
+      );
+    assert.deepEqual((await ask(capped(len))).result, all.result);
+    assert.deepEqual((await ask(capped(len - 1))).error, { code: -32003, message: "response too large" });
+  });
+
   it("trace_replayBlockTransactions with stateDiff: the created contract is born, the sender changes", async () => {
     const r = await q("trace_replayBlockTransactions", ["0x1", ["trace", "stateDiff"]]);
     const first = r.result[0];

@@ -87,9 +87,9 @@ export interface CallProc {
 
 /**
  * Main-thread time a batch's synchronous calls may take before the rest waits for the event loop's
- * next turn: the same 4 ms a turn as the long reads' slicer (util/slicer.ts).
+ * next turn: the same 2 ms a turn as the long reads' slicer (util/slicer.ts).
  */
-const BATCH_SLICE_MS = 4;
+const BATCH_SLICE_MS = 2;
 
 /** geth `maxMethodNameLength`. */
 const MAX_METHOD_NAME_LENGTH = 2048;

@@ -361,7 +361,7 @@ describe("rpc/dispatch", () => {
       ]);
     });
     it("exactly at the limit is served; limit 0 means unlimited", async () => {
-      // A batch that holds the main thread past 4 ms finishes after a turn of the loop: await it.
+      // A batch that holds the main thread past 2 ms finishes after a turn of the loop: await it.
       const items = Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "eth_blockNumber" }));
       const at = JSON.parse((await d.handleText(JSON.stringify(items), HTTP)) as string) as unknown[];
       assert.equal(at.length, 1000);

@@ -99,7 +99,7 @@ interface HeadView {
  * (`acceptBlobs`), where they share the ordinary lists. Differences from geth, all
  * deliberate: the reorg work geth schedules on a goroutine (promotion, truncation) runs synchronously
  * at the end of each `add` batch and in `onNewHead`, and a tx that this work drops at once (over
- * `accountqueue` or `globalqueue`) is answered `txpool is full` instead of geth's silent success;
+ * `accountqueue`, `globalqueue` or `globalslots`) is answered `txpool is full`, not geth's success;
  * eviction prices by the head's base fee (geth: the next block's) over one price order instead of
  * geth's urgent/floating heaps. As in geth ≥ 1.15 every tx is treated alike, whatever its source:
  * RPC submissions are not exempt from the price limit, eviction or any limit, so the pool holds at
@@ -174,8 +174,8 @@ export class TxPool {
 
   /**
    * Validates and pools `inputs` (encoded envelopes or decoded txs); one result per input, in order.
-   * A tx the batch's limits drop at once (its account's queue or the global queue over its bound) is
-   * answered `txpool is full`: nothing past the bounds is acknowledged.
+   * A tx the batch's truncation drops at once (an account's queue, the global queue or the pending
+   * set over its bound) is answered `txpool is full`: nothing past the bounds is acknowledged.
    */
   async add(
     inputs: readonly (Uint8Array | Tx)[],

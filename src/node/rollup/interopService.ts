@@ -23,6 +23,7 @@ import type { EngineClient } from "../../rollup/engine/engineClient.js";
 import { type DependencySet, loadDependencySet } from "../../rollup/interop/dependencySet.js";
 import { interopMethods, type ManagedL1, ManagedMode, type ManagedModeDeps } from "../../rollup/interop/managed.js";
 import type { RpcTransport } from "../../rollup/transport/rpcTransport.js";
+import { logCrashes } from "../../rpc/dispatch.js";
 import { Registry } from "../../rpc/registry.js";
 import { RpcWsServer } from "../../rpc/wsServer.js";
 import { listenError } from "../../util/httpServe.js";
@@ -159,7 +160,7 @@ export class InteropService {
         origins: ["*"],
         beforeRequest: (req) => check(req.headers),
       },
-      { registry: new Registry(interopMethods(managed)) },
+      { registry: new Registry(interopMethods(managed)), onCrash: logCrashes(log) },
     );
     let bound: AddressInfo;
     try {

@@ -28,6 +28,9 @@ describe("reliability: a short soak of the devnet", function () {
       "eth_getBlockByNumber",
       "eth_call",
       "eth_getLogs",
+      "eth_getLogs (whole chain)",
+      "debug_traceBlockByNumber (callTracer)",
+      "debug_traceBlockByNumber (struct logs)",
       "optimism_syncStatus",
     ])
       assert.ok((r.load.readsByMethod[m] ?? 0) > 0, m);

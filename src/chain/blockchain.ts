@@ -11,10 +11,11 @@
  *   receipts, its undo record and the new `stateBlock`, and drops the marker. `open()` finds a
  *   marker only after a crash mid-import and applies it, so the state is again `stateBlock`'s.
  *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
- * - Power loss (docs/design/storage.md "Durability"): batches are written without fsync, in order, so an OS
- *   crash keeps a prefix of them, at least up to the last synced one, and every prefix opens as a
- *   consistent chain. `persist()` syncs the head and labels written since its last call: engine
- *   forkchoice calls it before answering VALID, the node every DURABLE_INTERVAL_MS, import per batch.
+ * - Power loss (docs/design/storage.md "Durability"): batches are written without fsync, in order,
+ *   so an OS crash keeps a prefix of them, at least up to the last synced one, and every prefix
+ *   opens as a consistent chain. `persist()` syncs the head and labels written since its last call:
+ *   engine forkchoice calls it before answering VALID, the node every DURABLE_INTERVAL_MS, import
+ *   after each committed batch.
  */
 
 import { GAS_PER_BLOB } from "../block/blobGas.js";
@@ -204,8 +205,6 @@ export class Blockchain implements ChainView {
   private readonly invalid = new Set<string>();
   /** A head or label change was written without sync since the last `persist()`. */
   private unsynced = false;
-  /** Synced writes `persist()` made (tests and metrics). */
-  syncs = 0;
   /** Time spent by imports (insertBlock) in execution, flat-state writes and the state root, summed. */
   readonly importTimings: ImportTimings = newImportTimings();
   tracer: Tracer | null = null;
@@ -699,7 +698,6 @@ export class Blockchain implements ChainView {
     if (!this.unsynced) return;
     this.kv.write(new WriteBatch().put("meta", META_HEAD, this.headHash), SYNC);
     this.unsynced = false;
-    this.syncs++;
   }
 
   private txHashesOf(blockHash: Uint8Array): Uint8Array[] {

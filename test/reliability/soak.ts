@@ -110,6 +110,8 @@ export interface LoadFigures {
   inclusionMs: number[];
   reads: number;
   readsByMethod: Record<string, number>;
+  /** The slowest answer of each read, ms (which read holds the readers up). */
+  readMaxMsByMethod: Record<string, number>;
   /** Txs not sent because `maxInFlightSends` sends were already waiting for their answers. */
   sendsSkipped: number;
   /** Times a reader fell more than one period behind its schedule (its answers came too slowly). */
@@ -456,6 +458,7 @@ async function loadAndMeasure(
     inclusionMs: [],
     reads: 0,
     readsByMethod: {},
+    readMaxMsByMethod: {},
     sendsSkipped: 0,
     readsLate: 0,
   };
@@ -704,7 +707,7 @@ async function loadAndMeasure(
     {
       name: "debug_traceBlockByNumber (struct logs)",
       run: async () => {
-        const r = await rpc(verEl, "debug_traceBlockByNumber", [qty(Math.max(1, head - 5)), { disableStorage: true }]);
+        const r = await rpc(seqEl, "debug_traceBlockByNumber", [qty(Math.max(1, head - 1)), { disableStorage: true }]);
         if (!Array.isArray(r)) throw new TypeError("debug_traceBlockByNumber returned no array");
       },
     },
@@ -737,9 +740,11 @@ async function loadAndMeasure(
       next += periodMs;
       const r = reads[k++ % reads.length]!;
       try {
+        const started = Date.now();
         await r.run();
         load.reads++;
         load.readsByMethod[r.name] = (load.readsByMethod[r.name] ?? 0) + 1;
+        load.readMaxMsByMethod[r.name] = Math.max(load.readMaxMsByMethod[r.name] ?? 0, Date.now() - started);
       } catch (e) {
         error(`read ${r.name}: ${(e as Error).message}`);
       }
@@ -822,6 +827,15 @@ async function loadAndMeasure(
 
 /** RSS growth bound per process. */
 export const RSS_GROWTH_LIMIT = 0.1;
+/** The three reads with the slowest answers: "method max ms", slowest first. */
+function slowestReads(maxMs: Record<string, number>): string {
+  return Object.entries(maxMs)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([m, v]) => `${m} ${v} ms`)
+    .join(", ");
+}
+
 /** Event-loop delay p99 above which a process is flagged (not failed). */
 export const LAG_FLAG_SECONDS = 0.1;
 /** Shorter runs cannot show an RSS trend: their growth is reported, not judged. */
@@ -891,7 +905,7 @@ export function judgeSoak(r: SoakReport): SoakVerdict {
       `${txs} txs (${l.transfersSent} transfers, ${l.callsSent} calls; ${(txs / secs).toFixed(1)}/s), ` +
       `${l.receiptsOk} receipts ok, inclusion p99 ${(percentile(l.inclusionMs, 99) / 1000).toFixed(1)} s; ` +
       `${l.reads} reads (${(l.reads / secs).toFixed(1)}/s); counter ${r.counter.value}, ${r.counter.logs} logs; ` +
-      `${l.sendsSkipped} sends skipped, ${l.readsLate} reads late; ${r.errors.length} errors`,
+      `${l.sendsSkipped} sends skipped, ${l.readsLate} reads late (slowest: ${slowestReads(l.readMaxMsByMethod)}); ${r.errors.length} errors`,
     result: loadOk
       ? "ok"
       : `FAIL ${r.errors.length} errors${r.errors.length > 0 ? `: ${r.errors[0]!.slice(0, 100)}` : ""}`,

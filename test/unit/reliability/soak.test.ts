@@ -47,6 +47,7 @@ function report(seconds: number, processes: ProcessFigures[], over: Partial<Soak
       inclusionMs: [1000, 2000],
       reads: 500,
       readsByMethod: {},
+      readMaxMsByMethod: {},
       sendsSkipped: 0,
       readsLate: 0,
     },

@@ -88,12 +88,16 @@ export function fillChannel(
   o: ChannelOptions,
   due = true,
 ): { blocks: readonly BlockBatch[]; data: Uint8Array | null; full: boolean } {
-  if (!due) {
+  let data: Uint8Array;
+  if (due) {
+    data = channelData(blocks, o);
+  } else {
+    const strings = batchStrings(blocks, o);
     let raw = 0;
-    for (const b of batchStrings(blocks, o)) raw += stringLength(b);
+    for (const b of strings) raw += stringLength(b);
     if (compressedBound(raw) <= maxBytes) return { blocks, data: null, full: false };
+    data = compressChannel(strings, o.algo); // the strings already built, not encoded again
   }
-  let data = channelData(blocks, o);
   if (data.length <= maxBytes) return { blocks, data, full: false };
   // Binary search on the prefix length; compression is monotone enough in the block count.
   let lo = 1;

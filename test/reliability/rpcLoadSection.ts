@@ -7,12 +7,13 @@
  * eth_blockNumber's p99 (bound: 50 ms). OPAL_RPCLOAD_BIN runs another build's launcher (A/B runs).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { call as rpcCall } from "../utils/jsonRpc.js";
 import type { Section, SectionResult } from "./section.js";
+import { readRss } from "./soak.js";
 
 const BIN = process.env.OPAL_RPCLOAD_BIN ?? join(import.meta.dirname, "..", "..", "bin", "opal-exec.mjs");
 const PORTS = { http: 18745, auth: 18751 };
@@ -38,9 +39,9 @@ const INIT = `0x6013600c60003960136000f3${RUNTIME}`;
 const URL = `http://127.0.0.1:${PORTS.http}`;
 const call = (method: string, params: unknown[] = []): Promise<unknown> => rpcCall(URL, method, params);
 
+/** The process's VmRSS in MB (soak.ts `readRss`); 0 once it is gone. */
 function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m === null ? 0 : Number(m[1]) / 1024;
+  return (readRss(pid)?.rssKb ?? 0) / 1024;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,6 +6,7 @@
  * Shutdown order matters once workers read a shared native DB handle: destroy pools first, then close
  * the DB (storage-bindings.md §3: the other order segfaults).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { Piscina } from "piscina";
 import type { WorkerStoreRef } from "../storage/engine.js";
 import type { TaskPool } from "../util/taskPool.js";
@@ -20,22 +21,23 @@ export function workerUrl(name: WorkerName): string {
 }
 
 /**
- * What Piscina loads: the entry itself when built, or, from .ts sources, workers/tsxBoot.mjs, which
- * registers tsx inside the worker first (Node 20's tsx hooks do not reach worker threads).
- * Workers read their own data from `workerData.data` either way.
+ * What Piscina loads: workers/boot.cjs in both trees (CommonJS, so Piscina's require() never runs a
+ * synchronous require(esm) that a termination could abort; see the file), which imports the real
+ * entry named in workerData. From .ts sources it registers tsx in the worker first (Node 20's tsx
+ * hooks do not reach worker threads). Workers read their own data from `workerData.data`.
  */
 function piscinaTarget(name: WorkerName, data: unknown): { filename: string; workerData: WorkerData } {
-  const entry = workerUrl(name);
-  if (EXT === ".js") return { filename: entry, workerData: { opalEntry: entry, data } };
   return {
-    filename: new URL("../../workers/tsxBoot.mjs", import.meta.url).href,
-    workerData: { opalEntry: entry, data },
+    filename: new URL("../../workers/boot.cjs", import.meta.url).href,
+    workerData: { opalEntry: workerUrl(name), tsx: EXT === ".ts", data },
   };
 }
 
 /** The workerData every Opal worker receives. */
 export interface WorkerData {
   opalEntry: string;
+  /** Register tsx in the worker before importing the entry (running from .ts sources). */
+  tsx: boolean;
   data: unknown;
 }
 
@@ -66,12 +68,18 @@ export interface PoolStats {
   readonly waitMs: { readonly p50: number; readonly p99: number };
 }
 
+/** How long destroy() waits for workers still loading, and how often it looks. */
+const LOAD_WAIT_MS = 30_000;
+const LOAD_POLL_MS = 10;
+
 export class PiscinaPool implements TaskPool {
   readonly threads: number;
   readonly name: WorkerName;
   private readonly pool: Piscina;
   private readonly maxQueue: number;
   private inFlight = 0;
+  /** Threads whose entry module has loaded (or failed to): workers/boot.cjs reports each. */
+  private readonly loaded = new Set<number>();
 
   constructor(name: WorkerName, opts: PoolOptions, workerData?: unknown) {
     if (!Number.isInteger(opts.threads) || opts.threads < 1) {
@@ -90,6 +98,17 @@ export class PiscinaPool implements TaskPool {
       concurrentTasksPerWorker: opts.tasksPerWorker ?? 1,
       workerData: target.workerData,
     });
+    this.pool.on("message", (m: unknown) => {
+      const id = (m as { opalWorkerLoaded?: unknown } | null)?.opalWorkerLoaded;
+      if (typeof id === "number") this.loaded.add(id);
+    });
+  }
+
+  /** Worker threads alive that are still loading their entry module. */
+  loadingThreads(): number {
+    let n = 0;
+    for (const w of this.pool.threads) if (!this.loaded.has(w.threadId)) n++;
+    return n;
   }
 
   get queueSize(): number {
@@ -138,7 +157,14 @@ export class PiscinaPool implements TaskPool {
     await Promise.all(Array.from({ length: this.threads }, () => this.run({ kind: "ping" })));
   }
 
-  async destroy(): Promise<void> {
+  /**
+   * Terminates the workers, once none is still loading its entry: a worker terminated while Node
+   * instantiates its module graph or a native addon runs its init aborts the whole process
+   * (workers/boot.cjs). The wait is bounded by `loadWaitMs`; loading takes ~0.1-1 s.
+   */
+  async destroy(loadWaitMs = LOAD_WAIT_MS): Promise<void> {
+    const end = Date.now() + loadWaitMs;
+    while (this.loadingThreads() > 0 && Date.now() < end) await sleep(LOAD_POLL_MS);
     await this.pool.destroy();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Worker pools end to end: real Piscina workers (through the tsx bootstrap under tests), pools of 1
+ * Worker pools end to end: real Piscina workers (through workers/boot.cjs, tsx registered under tests), pools of 1
  * and 2, sender recovery results equal to the main-thread path, queue/busy counters, bad options.
  */
 import { strict as assert } from "node:assert";
@@ -51,6 +51,22 @@ describe("node/pools: worker pools", function () {
     assert.equal(defaultThreads(1), 1);
     assert.equal(defaultThreads(2), 1);
     assert.equal(defaultThreads(8), 7);
+  });
+
+  it("destroy() waits until no worker is still loading its entry (a termination then aborts the process)", async () => {
+    const pool = new PiscinaPool("sigRecover", { threads: 1 });
+    // Piscina starts the pool's first worker in its constructor; its entry cannot have loaded before
+    // this turn of the event loop ends.
+    assert.equal(pool.loadingThreads(), 1);
+    const inner = (pool as unknown as { pool: { destroy(): Promise<void> } }).pool;
+    const terminate = inner.destroy.bind(inner);
+    let loadingAtTermination = -1;
+    inner.destroy = () => {
+      loadingAtTermination = pool.loadingThreads();
+      return terminate();
+    };
+    await pool.destroy();
+    assert.equal(loadingAtTermination, 0);
   });
 
   it("rejects a pool without threads", () => {

@@ -1154,12 +1154,16 @@ class NodeAdmin implements Subject {
     };
     const entries = [...this.safeAnswers];
     const checked = entries.length;
+    // The safe head before the answers: it only rises while they are read (opal-node writes a
+    // safe-head entry in the same step as it moves the safe head), so an entry whose safe head it had
+    // already reached must be found. Read after them, a safe head that rose in between made a "not
+    // found" that was true when answered look lost (cycle 6 of a 50-cycle run).
+    const safeNow = (await this.net.syncStatus("seqNode")).safe_l2.number;
     const answers = await callMany(
       node,
       "optimism_safeHeadAtL1Block",
       entries.map(([l1]) => [hexNum(l1)]),
     );
-    const safeNow = (await this.net.syncStatus("seqNode")).safe_l2.number;
     for (const [i, [l1, answer]] of entries.entries()) {
       const got = answers[i];
       const now = got instanceof RpcError ? got.message : got;

@@ -5,7 +5,9 @@ import type { Receipt } from "../../block/receipt.js";
 import type { ChainView } from "../../chain/blockchain.js";
 import { META_FINALIZED, META_SAFE } from "../../chain/chainStore.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
+import { keccak256 } from "../../crypto/keccak.js";
 import { l1ReceiptFields } from "../../executor/op/l1Cost.js";
+import { bloomHasHash } from "../../primitives/bloom.js";
 import { bytesKey, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
@@ -63,6 +65,47 @@ function logCount(b: DecodedBlock): number {
   let n = 0;
   if (b.receipts !== null) for (const r of b.receipts) n += r.logs.length;
   return n;
+}
+
+/**
+ * What a log query reads of a block (`blockMatches`); a `DecodedBlock` is one. Read for a log query
+ * (`ChainReader.logBlock`), `txHashes` holds the hashes of the txs whose receipts have logs only (the
+ * others are empty): a log needs its tx's hash, not the tx decoded nor its sender recovered.
+ */
+export interface LogBlock {
+  readonly hash: Uint8Array;
+  readonly header: Header;
+  readonly txHashes: readonly Uint8Array[];
+  readonly receipts: readonly Receipt[] | null;
+}
+
+const NO_HASH = new Uint8Array(0);
+const NO_RECEIPTS: readonly Receipt[] = Object.freeze([]);
+
+/**
+ * A log criteria's addresses and topics hashed once for the blocks' bloom checks (geth `bloomFilter`):
+ * a block whose header bloom lacks every address asked for, or every alternative of a topic
+ * position, has no matching log, and one with an empty bloom has no log at all.
+ */
+export class BloomQuery {
+  private readonly addresses: Uint8Array[];
+  private readonly topics: Uint8Array[][];
+
+  constructor(addresses: readonly Uint8Array[] | null, topics: readonly (readonly Uint8Array[] | null)[]) {
+    this.addresses = (addresses ?? []).map((a) => keccak256(a));
+    this.topics = [];
+    for (const t of topics) if (t !== null && t.length > 0) this.topics.push(t.map((x) => keccak256(x)));
+  }
+
+  /** False when no log of a block with header bloom `bloom` can match. */
+  mayMatch(bloom: Uint8Array): boolean {
+    let any = 0;
+    for (let i = 0; i < bloom.length; i++) any |= bloom[i];
+    if (any === 0) return false;
+    if (this.addresses.length > 0 && !this.addresses.some((h) => bloomHasHash(bloom, h))) return false;
+    for (const alts of this.topics) if (!alts.some((h) => bloomHasHash(bloom, h))) return false;
+    return true;
+  }
 }
 
 export class ChainReader {
@@ -158,6 +201,31 @@ export class ChainReader {
       this.cachedLogs -= logCount(old);
     }
     return b;
+  }
+
+  /**
+   * The part of block `hash` a log query reads, without decoding its txs or recovering their
+   * senders (`block` does both, for every tx): the header, and when its bloom may match `query` the
+   * receipts and the hashes of the txs with logs. A block the decoded-block cache holds is taken from
+   * it; one read here is not put in it, so a query over the whole chain does not push out the recent
+   * blocks the other reads ask for. Null for an unknown block.
+   */
+  logBlock(hash: Uint8Array, query: BloomQuery): LogBlock | null {
+    const hit = this.cache.get(bytesKey(hash));
+    if (hit !== undefined) return hit;
+    const store = this.chain.store;
+    const header = store.header(hash);
+    if (header === null) return null;
+    if (!query.mayMatch(header.logsBloom)) return { hash, header, txHashes: [], receipts: NO_RECEIPTS };
+    const receipts = store.receipts(hash);
+    const txHashes: Uint8Array[] = [];
+    if (receipts?.some((r) => r.logs.length > 0)) {
+      const body = store.body(hash);
+      if (body === null) return null;
+      for (let i = 0; i < receipts.length; i++)
+        txHashes.push(receipts[i].logs.length > 0 ? keccak256(body.transactions[i]) : NO_HASH);
+    }
+    return { hash, header, txHashes, receipts };
   }
 
   blockJson(hash: Uint8Array, fullTxs: boolean): Record<string, JsonValue> | null {
@@ -292,7 +360,7 @@ export interface LogMatch {
 
 /** A block's logs matching address/topic filters, as `ChainReader.blockLogs` selects them. */
 export function* blockMatches(
-  b: DecodedBlock,
+  b: LogBlock,
   addresses: readonly Uint8Array[] | null,
   topics: readonly (readonly Uint8Array[] | null)[],
   removed = false,

@@ -5,7 +5,9 @@ import type { Receipt } from "../../block/receipt.js";
 import type { ChainView } from "../../chain/blockchain.js";
 import { META_FINALIZED, META_SAFE } from "../../chain/chainStore.js";
 import { headerBlobBaseFee } from "../../chain/importBlock.js";
+import { keccak256 } from "../../crypto/keccak.js";
 import { l1ReceiptFields } from "../../executor/op/l1Cost.js";
+import { bloomHasHash } from "../../primitives/bloom.js";
 import { bytesKey, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
@@ -56,6 +58,10 @@ export interface ChainReaderLimits {
   readonly blocks?: number;
   readonly txs?: number;
   readonly logs?: number;
+  /** Bytes of the log queries' cache (`LOG_CACHE_BYTES`). */
+  readonly logBytes?: number;
+  /** The most one block may take of it (`LOG_CACHE_BLOCK_BYTES`). */
+  readonly logBlockBytes?: number;
 }
 
 /** The logs of a block's receipts. */
@@ -63,6 +69,78 @@ function logCount(b: DecodedBlock): number {
   let n = 0;
   if (b.receipts !== null) for (const r of b.receipts) n += r.logs.length;
   return n;
+}
+
+/**
+ * What a log query reads of a block (`blockMatches`); a `DecodedBlock` is one. Read for a log query
+ * (`ChainReader.logBlock`), `txHashes` holds the hashes of the txs whose receipts have logs only (the
+ * others are empty): a log needs its tx's hash, not the tx decoded nor its sender recovered.
+ */
+export interface LogBlock {
+  readonly hash: Uint8Array;
+  readonly header: Pick<Header, "number" | "timestamp" | "logsBloom">;
+  readonly txHashes: readonly Uint8Array[];
+  readonly receipts: readonly { readonly logs: readonly ReceiptLog[] }[] | null;
+}
+
+const NO_HASH = new Uint8Array(0);
+const NO_LOGS: { readonly logs: readonly ReceiptLog[] } = Object.freeze({ logs: Object.freeze([]) });
+
+/**
+ * Bytes of logs kept for log queries (`ChainReader.logBlock`). A query over the whole chain reads
+ * every block with logs twice (the reply is measured, then built): without a cache each read is a
+ * receipts and a body row copied out of the store and decoded, some 10 KB of short-lived buffers a
+ * block on an OP chain of 40-tx blocks, which at a few such queries a second made V8's old space and
+ * the process's RSS climb through the soak (issue 26). 16 MiB holds every log of a small chain, or
+ * the last ~100k small logs of a busy one; a block whose logs alone would take more than
+ * `LOG_CACHE_BLOCK_BYTES` is read each time instead (views into its rows, not copies).
+ */
+export const LOG_CACHE_BYTES = 16 * 2 ** 20;
+/** The most one block may take of the log cache, a 64th (blocks of thousands of logs are not kept). */
+export const LOG_CACHE_BLOCK_BYTES = LOG_CACHE_BYTES / 64;
+/** Estimated heap bytes of a cached block without its logs: the entry, its key, header fields and bloom. */
+const LOG_BLOCK_BYTES = 640;
+/** Estimated heap bytes of a cached log past its address, topics and data (objects, array, views). */
+const LOG_BYTES = 160;
+
+interface CachedLogBlock extends LogBlock {
+  readonly bytes: number;
+}
+
+/** The heap bytes a `CachedLogBlock` of these receipts' logs holds (see the constants above). */
+function logBlockBytes(receipts: readonly Receipt[]): number {
+  let n = LOG_BLOCK_BYTES + 8 * receipts.length;
+  for (const r of receipts) {
+    if (r.logs.length > 0) n += 32 + 64; // the tx hash and its view
+    for (const l of r.logs) n += LOG_BYTES + 20 + 32 * l.topics.length + l.data.length;
+  }
+  return n;
+}
+
+/**
+ * A log criteria's addresses and topics hashed once for the blocks' bloom checks (geth `bloomFilter`):
+ * a block whose header bloom lacks every address asked for, or every alternative of a topic
+ * position, has no matching log, and one with an empty bloom has no log at all.
+ */
+export class BloomQuery {
+  private readonly addresses: Uint8Array[];
+  private readonly topics: Uint8Array[][];
+
+  constructor(addresses: readonly Uint8Array[] | null, topics: readonly (readonly Uint8Array[] | null)[]) {
+    this.addresses = (addresses ?? []).map((a) => keccak256(a));
+    this.topics = [];
+    for (const t of topics) if (t !== null && t.length > 0) this.topics.push(t.map((x) => keccak256(x)));
+  }
+
+  /** False when no log of a block with header bloom `bloom` can match. */
+  mayMatch(bloom: Uint8Array): boolean {
+    let any = 0;
+    for (let i = 0; i < bloom.length; i++) any |= bloom[i];
+    if (any === 0) return false;
+    if (this.addresses.length > 0 && !this.addresses.some((h) => bloomHasHash(bloom, h))) return false;
+    for (const alts of this.topics) if (!alts.some((h) => bloomHasHash(bloom, h))) return false;
+    return true;
+  }
 }
 
 export class ChainReader {
@@ -73,6 +151,11 @@ export class ChainReader {
   private readonly maxBlocks: number;
   private readonly maxTxs: number;
   private readonly maxLogs: number;
+  /** Log queries' cache (`logBlock`), least recently used first. */
+  private readonly logCache = new Map<string, CachedLogBlock>();
+  private logCacheBytes = 0;
+  private readonly maxLogCacheBytes: number;
+  private readonly maxLogBlockBytes: number;
 
   constructor(
     readonly chain: ChainView,
@@ -81,11 +164,18 @@ export class ChainReader {
     this.maxBlocks = limits.blocks ?? CACHE_BLOCKS;
     this.maxTxs = limits.txs ?? CACHE_TXS;
     this.maxLogs = limits.logs ?? CACHE_LOGS;
+    this.maxLogCacheBytes = limits.logBytes ?? LOG_CACHE_BYTES;
+    this.maxLogBlockBytes = limits.logBlockBytes ?? LOG_CACHE_BLOCK_BYTES;
   }
 
   /** What the decoded-block cache holds: blocks, their txs and their logs. */
   cacheStats(): { blocks: number; txs: number; logs: number } {
     return { blocks: this.cache.size, txs: this.cachedTxs, logs: this.cachedLogs };
+  }
+
+  /** What the log queries' cache holds: blocks and their estimated bytes. */
+  logCacheStats(): { blocks: number; bytes: number } {
+    return { blocks: this.logCache.size, bytes: this.logCacheBytes };
   }
 
   /** The hash a selector names, or null (unknown block, or a non-canonical hash when canonical is required). */
@@ -156,6 +246,66 @@ export class ChainReader {
       this.cache.delete(k);
       this.cachedTxs -= old.txs.length;
       this.cachedLogs -= logCount(old);
+    }
+    return b;
+  }
+
+  /**
+   * The part of block `hash` a log query reads, without decoding its txs or recovering their
+   * senders (`block` does both, for every tx): the header fields, and when its bloom may match
+   * `query` the logs and the hashes of the txs with logs. Blocks read so are kept in a cache of their
+   * logs bounded in bytes (`LOG_CACHE_BYTES`, least recently used out first), apart from the
+   * decoded-block cache, so a query over the whole chain does not push out the recent blocks the
+   * other reads ask for, and the next one reads nothing from the store but the canonical hashes.
+   * Null for an unknown block.
+   */
+  logBlock(hash: Uint8Array, query: BloomQuery): LogBlock | null {
+    const key = bytesKey(hash);
+    const hit = this.logCache.get(key);
+    if (hit !== undefined) {
+      this.logCache.delete(key);
+      this.logCache.set(key, hit);
+      return query.mayMatch(hit.header.logsBloom) ? hit : { hash, header: hit.header, txHashes: [], receipts: [] };
+    }
+    const store = this.chain.store;
+    const header = store.header(hash);
+    if (header === null) return null;
+    if (!query.mayMatch(header.logsBloom)) return { hash, header, txHashes: [], receipts: [] };
+    const receipts = store.receipts(hash);
+    if (receipts === null) return { hash, header, txHashes: [], receipts: null };
+    const txHashes: Uint8Array[] = [];
+    if (receipts.some((r) => r.logs.length > 0)) {
+      const body = store.body(hash);
+      if (body === null) return null;
+      for (let i = 0; i < receipts.length; i++)
+        txHashes.push(receipts[i].logs.length > 0 ? keccak256(body.transactions[i]) : NO_HASH);
+    }
+    const bytes = logBlockBytes(receipts);
+    if (bytes > this.maxLogBlockBytes) return { hash, header, txHashes, receipts };
+    // Copies, so the cache holds the logs and not the receipts rows (blooms, gas) they were read from.
+    const b: CachedLogBlock = {
+      hash: hash.slice(),
+      header: { number: header.number, timestamp: header.timestamp, logsBloom: header.logsBloom.slice() },
+      txHashes,
+      receipts: receipts.map((r) =>
+        r.logs.length === 0
+          ? NO_LOGS
+          : {
+              logs: r.logs.map((l) => ({
+                address: l.address.slice(),
+                topics: l.topics.map((t) => t.slice()),
+                data: l.data.slice(),
+              })),
+            },
+      ),
+      bytes,
+    };
+    this.logCache.set(key, b);
+    this.logCacheBytes += bytes;
+    while (this.logCacheBytes > this.maxLogCacheBytes) {
+      const [k, old] = this.logCache.entries().next().value as [string, CachedLogBlock];
+      this.logCache.delete(k);
+      this.logCacheBytes -= old.bytes;
     }
     return b;
   }
@@ -292,7 +442,7 @@ export interface LogMatch {
 
 /** A block's logs matching address/topic filters, as `ChainReader.blockLogs` selects them. */
 export function* blockMatches(
-  b: DecodedBlock,
+  b: LogBlock,
   addresses: readonly Uint8Array[] | null,
   topics: readonly (readonly Uint8Array[] | null)[],
   removed = false,

@@ -17,7 +17,7 @@ import { JsonText } from "../methodTable.js";
 import { type BlockNumberSelector, blockNumber, hash, type ParamDecoder, ParamError } from "../params.js";
 import { newSubscriptionId, type Subscription } from "../subscriptions.js";
 import { pendingTxJson } from "../txpoolApi.js";
-import { blockMatches, type ChainReader, type DecodedBlock } from "./chainReader.js";
+import { BloomQuery, blockMatches, type ChainReader, type LogBlock } from "./chainReader.js";
 
 /** geth `maxTopics`: topic positions in a criteria (LOG0 … LOG4). */
 export const MAX_TOPICS = 4;
@@ -189,8 +189,9 @@ export function* queryLogs(
   crit: FilterCriteria,
   limits: LogQueryLimits = DEFAULT_LOG_QUERY_LIMITS,
 ): SliceJob<JsonText> {
+  const query = new BloomQuery(crit.addresses, crit.topics);
   if (crit.blockHash !== null) {
-    const b = reader.block(crit.blockHash);
+    const b = reader.logBlock(crit.blockHash, query);
     if (b === null) throw RpcError.server("unknown block");
     return yield* logsJson(() => [b], crit, limits.resultSizeLimit);
   }
@@ -213,14 +214,22 @@ export function* queryLogs(
   if (end === HEAD_END) end = head;
   if (begin > end) throw RpcError.invalidParams("invalid block range params");
   if (end > head) throw RpcError.invalidParams("block range extends beyond current head block");
-  return yield* logsJson(() => canonicalBlocks(reader, begin, end), crit, limits.resultSizeLimit);
+  return yield* logsJson(() => canonicalBlocks(reader, begin, end, query), crit, limits.resultSizeLimit);
 }
 
-/** The canonical blocks `begin..end`, read one at a time as the query reaches them. */
-function* canonicalBlocks(reader: ChainReader, begin: number, end: number): Generator<DecodedBlock, void, void> {
+/**
+ * The canonical blocks `begin..end`, read one at a time as the query reaches them, as much of each
+ * as the query needs (`ChainReader.logBlock`: nothing past the header when its bloom rules it out).
+ */
+function* canonicalBlocks(
+  reader: ChainReader,
+  begin: number,
+  end: number,
+  query: BloomQuery,
+): Generator<LogBlock, void, void> {
   for (let n = begin; n <= end; n++) {
     const h = reader.chain.store.canonicalHash(n);
-    const b = h === null ? null : reader.block(h);
+    const b = h === null ? null : reader.logBlock(h, query);
     if (b !== null) yield b;
   }
 }
@@ -229,7 +238,7 @@ function* canonicalBlocks(reader: ChainReader, begin: number, end: number): Gene
  * The JSON array of the matching logs of the blocks `blocks()` reads (once to measure when there is
  * a cap, once to build); the job yields between units.
  */
-function* logsJson(blocks: () => Iterable<DecodedBlock>, crit: FilterCriteria, sizeLimit: number): SliceJob<JsonText> {
+function* logsJson(blocks: () => Iterable<LogBlock>, crit: FilterCriteria, sizeLimit: number): SliceJob<JsonText> {
   if (sizeLimit > 0) {
     let unit = 0;
     let size = 1; // "[" and "]", less the comma the first log does not have

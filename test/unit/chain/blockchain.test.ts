@@ -41,6 +41,15 @@ class CrashingKv extends MemoryKv {
   }
 }
 
+/** A store that logs each write's sync flag and size. */
+class SyncCountingKv extends MemoryKv {
+  readonly log: { sync: boolean; ops: number }[] = [];
+  override write(batch: WriteBatch, opts?: { sync?: boolean }): void {
+    this.log.push({ sync: opts?.sync === true, ops: batch.ops.length });
+    super.write(batch);
+  }
+}
+
 describe("chain/blockchain", function () {
   this.timeout(120_000);
   const blocks = blocksOf(join(DIR, "chain.rlp"));
@@ -105,6 +114,44 @@ describe("chain/blockchain", function () {
     const again = Blockchain.open(kv);
     assert.equal(bytesToHex(again.headBlockHash), bytesToHex(want));
     assert.deepEqual(computeStateRoot(kv).root, again.head.stateRoot);
+  });
+
+  it("applyForkchoice: the head move and the labels in one synced write, the same rows as setHead + setSafeAndFinalized", () => {
+    const plain = initChain(new MemoryKv());
+    const kv = new SyncCountingKv();
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 12)) {
+      assert.equal(plain.insertBlock(rlp).status, "VALID");
+      assert.equal(chain.insertBlock(rlp).status, "VALID");
+    }
+    const hashes = blocks.slice(0, 12).map((rlp) => headerHash(decodeBlock(rlp).header));
+    const [head, safe, finalized] = [hashes[11]!, hashes[9]!, hashes[5]!];
+    plain.setHead(head);
+    plain.setSafeAndFinalized(safe, finalized);
+    kv.log.length = 0;
+    const change = chain.applyForkchoice(head, safe, finalized);
+    assert.deepEqual(
+      kv.log.map((w) => w.sync),
+      [true],
+    );
+    assert.equal(change?.added.length, 12);
+    assert.equal(change?.newHead.number, 12);
+    assert.deepEqual(chain.headBlockHash, head);
+    for (const t of ["meta", "canonical", "txLookup"] as const) {
+      assert.deepEqual([...chain.kv.iterate(t)], [...plain.kv.iterate(t)], t);
+    }
+    // Nothing moved and nothing unsynced: no write; a head moved by setHead is synced by the next one.
+    kv.log.length = 0;
+    assert.equal(chain.applyForkchoice(head, safe, finalized), null);
+    assert.equal(kv.log.length, 0);
+    chain.setHead(hashes[10]!);
+    kv.log.length = 0;
+    assert.equal(chain.applyForkchoice(hashes[10]!, null, null), null);
+    assert.deepEqual(
+      kv.log.map((w) => [w.sync, w.ops]),
+      [[true, 1]],
+    );
+    assert.deepEqual(Blockchain.open(kv).headBlockHash, hashes[10]);
   });
 
   it("init on a store that holds a chain writes nothing: same genesis reopens, another is refused", () => {

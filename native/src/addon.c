@@ -9,10 +9,14 @@
  *   keccak256MemWord(mem: Uint8Array, offset: number, length: number): bigint
  *       // keccak-256 of mem[offset .. offset+length) as the 256-bit word its digest spells big-endian
  *   mulmod(a: bigint, b: bigint, n: bigint): bigint      // (a · b) mod n, words in [0, 2^256), 0 when n = 0
+ *   evmRun(code, jumpdests, mem: Uint8Array, stack: bigint[], cfg: Int32Array, io: Float64Array): void
+ *       // runs EVM code natively from io's pc/sp/gas/memSize/jump budget until an opcode it leaves
+ *       // to the TS loop (interp.c); io gets the new pc, sp, gas, opcodes run and budget left
  */
 #include <node_api.h>
 #include <stdint.h>
 #include "keccak.h"
+#include "interp.h"
 #include "u256.h"
 
 #define CHECK(call)                                                                                     \
@@ -134,12 +138,75 @@ static napi_value js_mulmod(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/*
+ * evmRun's stack: the top EVM_WINDOW bigints are read into limbs, run, and the slots from the lowest
+ * one written up to the new top are written back as bigints. One per thread (worker threads run
+ * their own EVMs; a run never re-enters JS).
+ */
+#define EVM_WINDOW 32
+static _Thread_local uint64_t evm_stack[1024 * 4];
+
+enum { IO_PC, IO_SP, IO_GAS, IO_MEM_SIZE, IO_OPS, IO_JUMPS, IO_LEN };
+
+static napi_value js_evm_run(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint8_t *code, *jumpdests, *mem, *cfg_raw, *io_raw;
+  size_t code_len, jd_len, mem_len, cfg_len, io_len;
+  if (argc < 6 || !typed_bytes(env, argv[0], napi_uint8_array, &code, &code_len) ||
+      !typed_bytes(env, argv[1], napi_uint8_array, &jumpdests, &jd_len) ||
+      !typed_bytes(env, argv[2], napi_uint8_array, &mem, &mem_len) ||
+      !typed_bytes(env, argv[4], napi_int32_array, &cfg_raw, &cfg_len) ||
+      !typed_bytes(env, argv[5], napi_float64_array, &io_raw, &io_len) || jd_len < code_len || cfg_len < 1024 ||
+      io_len < IO_LEN)
+    return throw_type(env, "evmRun(code, jumpdests, mem, stack, cfg, io) needs Uint8Arrays, an array, Int32Array, Float64Array");
+  double *io = (double *)io_raw;
+  double pc = io[IO_PC], sp = io[IO_SP], gas = io[IO_GAS], mem_size = io[IO_MEM_SIZE], jumps = io[IO_JUMPS];
+  if (!(pc >= 0 && sp >= 0 && sp <= 1024 && gas >= 0 && gas < 9007199254740992.0 && mem_size >= 0 &&
+        mem_size <= (double)mem_len && jumps >= 0 && jumps < 9007199254740992.0))
+    return throw_type(env, "evmRun: io holds a bad pc, sp, gas, memory size or jump budget");
+  opal_evm_run_t r;
+  r.code = code;
+  r.code_len = code_len;
+  r.jumpdests = jumpdests;
+  r.mem = mem;
+  r.mem_size = (size_t)mem_size;
+  r.stack = evm_stack;
+  r.cfg = (const int32_t *)cfg_raw;
+  r.pc = (size_t)pc;
+  r.sp = (int)sp;
+  r.gas = (int64_t)gas;
+  r.jumps = (int64_t)jumps;
+  r.lo = r.sp > EVM_WINDOW ? r.sp - EVM_WINDOW : 0;
+  r.low = r.sp;
+  for (int i = r.lo; i < r.sp; i++) {
+    napi_value v;
+    CHECK(napi_get_element(env, argv[3], (uint32_t)i, &v));
+    if (!word_arg(env, v, evm_stack + 4 * i)) return throw_type(env, "evmRun: a stack slot is not a word");
+  }
+  opal_evm_run(&r);
+  int from = r.low > r.lo ? r.low : r.lo;
+  for (int i = from; i < r.sp; i++) {
+    napi_value v;
+    CHECK(napi_create_bigint_words(env, 0, 4, evm_stack + 4 * i, &v));
+    CHECK(napi_set_element(env, argv[3], (uint32_t)i, v));
+  }
+  io[IO_PC] = (double)r.pc;
+  io[IO_SP] = (double)r.sp;
+  io[IO_GAS] = (double)r.gas;
+  io[IO_OPS] = (double)r.ops;
+  io[IO_JUMPS] = (double)r.jumps;
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"keccak256", NULL, js_keccak256, NULL, NULL, NULL, napi_default, NULL},
     {"keccak256Batch", NULL, js_keccak256_batch, NULL, NULL, NULL, napi_default, NULL},
     {"keccak256MemWord", NULL, js_keccak256_mem_word, NULL, NULL, NULL, napi_default, NULL},
     {"mulmod", NULL, js_mulmod, NULL, NULL, NULL, napi_default, NULL},
+    {"evmRun", NULL, js_evm_run, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props));
   return exports;

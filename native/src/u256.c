@@ -5,17 +5,25 @@
  * __int128 (GCC, Clang). PERF: ~95 ns here, against ~210 ns for V8's 512-by-256-bit bigint
  * remainder (compute-keccak bench, bench/README.md `evm`).
  */
+#include <stddef.h>
 #include "u256.h"
 
 typedef unsigned __int128 u128;
 
 static int clz64(uint64_t x) { return __builtin_clzll(x); }
 
-/* r = u mod v, u has ulen limbs (ulen ≥ vlen), v has vlen limbs with v[vlen-1] != 0. r gets vlen limbs. */
-static void mod_knuth(const uint64_t *u, int ulen, const uint64_t *v, int vlen, uint64_t *r) {
+/*
+ * r = u mod v, u has ulen limbs (ulen ≥ vlen), v has vlen limbs with v[vlen-1] != 0. r gets vlen
+ * limbs; q, when not NULL, gets the quotient's ulen - vlen + 1 limbs.
+ */
+static void divmod_knuth(const uint64_t *u, int ulen, const uint64_t *v, int vlen, uint64_t *q, uint64_t *r) {
   if (vlen == 1) {
     uint64_t rem = 0;
-    for (int i = ulen - 1; i >= 0; i--) rem = (uint64_t)((((u128)rem << 64) | u[i]) % v[0]);
+    for (int i = ulen - 1; i >= 0; i--) {
+      u128 cur = ((u128)rem << 64) | u[i];
+      if (q != NULL) q[i] = (uint64_t)(cur / v[0]);
+      rem = (uint64_t)(cur % v[0]);
+    }
     r[0] = rem;
     return;
   }
@@ -60,7 +68,9 @@ static void mod_knuth(const uint64_t *u, int ulen, const uint64_t *v, int vlen, 
         c = (uint64_t)(sum >> 64);
       }
       un[j + vlen] += c;
+      qhat--;
     }
+    if (q != NULL) q[j] = (uint64_t)qhat;
   }
   /* D8: the remainder is un's low vlen digits, shifted back. */
   for (int i = 0; i < vlen - 1; i++) r[i] = (un[i] >> s) | (s == 0 ? 0 : un[i + 1] << (64 - s));
@@ -86,5 +96,46 @@ void opal_mulmod256(const uint64_t a[4], const uint64_t b[4], const uint64_t n[4
   int plen = 8;
   while (plen > 0 && p[plen - 1] == 0) plen--;
   if (plen < nlen) { for (int i = 0; i < plen; i++) r[i] = p[i]; return; }
-  mod_knuth(p, plen, n, nlen, r);
+  divmod_knuth(p, plen, n, nlen, NULL, r);
+}
+
+static int used_limbs(const uint64_t *x, int len) {
+  while (len > 0 && x[len - 1] == 0) len--;
+  return len;
+}
+
+void opal_divmod256(const uint64_t a[4], const uint64_t b[4], uint64_t q[4], uint64_t r[4]) {
+  int blen = used_limbs(b, 4), alen = used_limbs(a, 4);
+  uint64_t qq[4] = {0, 0, 0, 0}, rr[4] = {0, 0, 0, 0};
+  if (blen == 0) {
+    /* division by zero: both 0 (the EVM's DIV and MOD) */
+  } else if (alen < blen) {
+    for (int i = 0; i < 4; i++) rr[i] = a[i];
+  } else {
+    divmod_knuth(a, alen, b, blen, qq, rr);
+  }
+  for (int i = 0; i < 4; i++) {
+    if (q != NULL) q[i] = qq[i];
+    if (r != NULL) r[i] = rr[i];
+  }
+}
+
+void opal_addmod256(const uint64_t a[4], const uint64_t b[4], const uint64_t n[4], uint64_t r[4]) {
+  int nlen = used_limbs(n, 4);
+  r[0] = r[1] = r[2] = r[3] = 0;
+  if (nlen == 0) return;
+  uint64_t s[5];
+  u128 c = 0;
+  for (int i = 0; i < 4; i++) {
+    c += (u128)a[i] + b[i];
+    s[i] = (uint64_t)c;
+    c >>= 64;
+  }
+  s[4] = (uint64_t)c;
+  int slen = used_limbs(s, 5);
+  if (slen < nlen) {
+    for (int i = 0; i < slen; i++) r[i] = s[i];
+    return;
+  }
+  divmod_knuth(s, slen, n, nlen, NULL, r);
 }

@@ -6,6 +6,8 @@
  */
 
 import { keccak256, keccak256MemWord } from "../crypto/keccak.js";
+import type { NativeBinding } from "../native/binding.js";
+import { native } from "../native/load.js";
 import { MAX_U64, TWO_256 } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { ForkRules } from "../spec/forks.js";
@@ -33,6 +35,39 @@ const MAX_DEPTH = 1024;
 const MAX_NONCE = MAX_U64;
 /** JUMP/JUMPI between two reads of the clock under a deadline (~0.1 ms of the tightest loop). */
 const DEADLINE_CHECK_JUMPS = 1024;
+/**
+ * The native core (native/src/interp.c), null without the addon: the untraced loop hands it a run of
+ * stack, arithmetic, memory and jump opcodes on a limb stack, from a backward jump's destination
+ * (a loop), and carries on from where it stopped. Its pure twin is the loop itself.
+ */
+const EVM_RUN: NativeBinding["evmRun"] | null = native?.evmRun ?? null;
+/** evmRun's in/out: pc, sp, gas, memory size, opcodes run, jumps it may run. */
+const NATIVE_IO = new Float64Array(6);
+/** The jump budget without a deadline. */
+const NO_JUMP_LIMIT = 2 ** 52;
+/** An entry that ran fewer opcodes than this did not pay for itself (stack conversion, the call)... */
+const NATIVE_MIN_OPS = 32;
+/** ...and after this many such entries at a position, the loop stops entering there. */
+const NATIVE_TRIES = 2;
+/**
+ * When the untraced loop enters the native core: Off (never: the pure loop, for differential tests),
+ * Loops (the default: backward jumps), Eager (tests: wherever the loop can — frame start, after
+ * every table opcode, every jump — however little it then runs, so spec and differential tests
+ * exercise it on all code rather than only on loops).
+ */
+export enum NativeCore {
+  Off,
+  Loops,
+  Eager,
+}
+let nativeCore = NativeCore.Loops;
+let nativeEager = false;
+/** Tests only. No effect without the addon (OPAL_NATIVE=0): the loop then never enters it. */
+export function setNativeCore(mode: NativeCore): void {
+  nativeCore = mode;
+  nativeEager = mode === NativeCore.Eager;
+}
+
 /** The untraced loop's exit on a failed check: the frame as the check found it, and the halt. */
 function stopAt(f: Frame, pc: number, sp: number, gas: number, h: Halt): Halt {
   f.pc = pc;
@@ -81,6 +116,8 @@ export class Evm {
   private readonly viewCache = new WeakMap<Uint8Array, DataView>();
   /** Per code: the values of the PUSH2..PUSH32 already run (Frame.pushes). */
   private readonly pushCache = new WeakMap<Uint8Array, PushChunk[]>();
+  /** Per code: Frame.nativeTries. */
+  private readonly triesCache = new WeakMap<Uint8Array, Uint8Array>();
   /** Child frame prepared by a CALL/CREATE opcode that returned Halt.Call. */
   child: Frame | null = null;
   /** Result of the last message that ended (see MessageResult). */
@@ -252,6 +289,9 @@ export class Evm {
     const jumpdests = f.jumpdests;
     const pushes = f.pushes;
     const nWord = BigInt(n);
+    // Loops go native from a backward jump (PERF: compute-keccak, bench/README.md `import`).
+    const run = nativeCore !== NativeCore.Off ? EVM_RUN : null;
+    if (run !== null && nativeEager) this.runNative(f, run);
     let pc = f.pc;
     let sp = f.sp;
     let left = f.gas;
@@ -353,22 +393,29 @@ export class Evm {
         }
         // A jump past a deadline or to a bad destination leaves the switch: its table function
         // stops the frame.
-        case 0x56: {
-          if (this.deadline !== 0 && this.pastDeadline()) break;
-          const dest = s[sp - 1];
-          if (dest >= nWord || jumpdests[Number(dest)] !== 1) break;
-          sp--;
-          pc = Number(dest);
-          continue;
-        }
+        // JUMP and JUMPI. A backward jump (a loop) runs on in the native core from its destination.
+        case 0x56:
         case 0x57: {
           if (this.deadline !== 0 && this.pastDeadline()) break;
-          if (s[sp - 2] !== 0n) {
-            const dest = s[sp - 1];
-            if (dest >= nWord || jumpdests[Number(dest)] !== 1) break;
-            pc = Number(dest);
+          if (op === 0x57 && s[sp - 2] === 0n) {
+            sp -= 2;
+            continue;
           }
-          sp -= 2;
+          const dest = s[sp - 1];
+          if (dest >= nWord || jumpdests[Number(dest)] !== 1) break;
+          sp -= op - 0x55;
+          const to = Number(dest);
+          if (run !== null && (to < pc || nativeEager)) {
+            f.pc = to;
+            f.sp = sp;
+            f.gas = left;
+            this.runNative(f, run);
+            pc = f.pc;
+            sp = f.sp;
+            left = f.gas;
+            continue;
+          }
+          pc = to;
           continue;
         }
         case 0x5b:
@@ -476,10 +523,46 @@ export class Evm {
       f.gas = left;
       const st = fns[op](this, f);
       if (st !== Halt.Continue) return st;
+      if (run !== null && nativeEager) this.runNative(f, run);
       pc = f.pc;
       sp = f.sp;
       left = f.gas;
     }
+  }
+
+  /**
+   * Runs `f` natively from f.pc (f.pc, f.sp, f.gas in and out; under a deadline, the jumps before
+   * the next clock read too), unless entries at that position have
+   * twice run too few opcodes to be worth it: the call and the bigint ↔ limb conversion of the
+   * stack's top cost ~0.3-1 µs, which a loop repays and a few opcodes between two SLOADs do not.
+   */
+  private runNative(f: Frame, run: NativeBinding["evmRun"]): void {
+    let tries = f.nativeTries;
+    if (tries.length === 0) {
+      const code = f.code;
+      let t = this.triesCache.get(code);
+      if (t === undefined) {
+        t = new Uint8Array(code.length + 1);
+        this.triesCache.set(code, t);
+      }
+      f.nativeTries = tries = t;
+    }
+    const start = f.pc;
+    if (start >= tries.length || (tries[start] >= NATIVE_TRIES && !nativeEager)) return;
+    const io = NATIVE_IO;
+    io[0] = start;
+    io[1] = f.sp;
+    io[2] = f.gas;
+    io[3] = f.memSize;
+    // Under a deadline the core runs the jumps that pastDeadline would let pass without the clock.
+    const deadline = this.deadline !== 0;
+    io[5] = !deadline ? NO_JUMP_LIMIT : this.aborted ? 0 : this.jumpsToCheck - 1;
+    run(f.code, f.jumpdests, f.mem, f.stack, this.table.nativeCfg, io);
+    if (io[4] < NATIVE_MIN_OPS) tries[start]++;
+    f.pc = io[0];
+    f.sp = io[1];
+    f.gas = io[2];
+    if (deadline) this.jumpsToCheck = io[5] + 1;
   }
 
   /**
@@ -710,6 +793,7 @@ export class Evm {
     f.kind = kind;
     f.code = code;
     f.jumpdests = this.jumpdests(code);
+    f.nativeTries = EMPTY;
     let pushes = this.pushCache.get(code);
     if (pushes === undefined) {
       pushes = new Array<PushChunk>(Math.ceil(code.length / (PUSH_CHUNK_MASK + 1)));

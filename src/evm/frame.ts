@@ -36,6 +36,11 @@ export class Frame {
    * pushes[p >>> PUSH_CHUNK_BITS]?.[p & PUSH_CHUNK_MASK]. Shared by the frames running the same code.
    */
   pushes: PushChunk[] = [];
+  /**
+   * Per code position, how many times the native core entered there ran too few opcodes to be
+   * worth its entry (Evm.runNative); empty until the frame first enters it. Shared like `pushes`.
+   */
+  nativeTries: Uint8Array = EMPTY;
   pc = 0;
   gas = 0;
   readonly stack: bigint[] = new Array<bigint>(STACK_LIMIT).fill(0n);

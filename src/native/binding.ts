@@ -8,4 +8,17 @@ export interface NativeBinding {
   keccak256MemWord(mem: Uint8Array, offset: number, length: number): bigint;
   /** (a · b) mod n for a, b, n in [0, 2^256), n ≠ 0. */
   mulmod(a: bigint, b: bigint, n: bigint): bigint;
+  /**
+   * Runs EVM code from `io` = [pc, sp, gas, memSize, -, jump budget] on `stack` until an opcode it
+   * leaves to the TS loop (native/src/interp.c; its twin is that loop); writes back the new pc, sp
+   * and gas, the number of opcodes run (io[4]) and the budget left. `cfg` is JumpTable.nativeCfg.
+   */
+  evmRun(
+    code: Uint8Array,
+    jumpdests: Uint8Array,
+    mem: Uint8Array,
+    stack: bigint[],
+    cfg: Int32Array,
+    io: Float64Array,
+  ): void;
 }

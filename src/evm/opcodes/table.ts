@@ -25,7 +25,53 @@ export interface JumpTable {
   readonly maxStack: Int32Array;
   /** PUSH0 is defined (Shanghai on): the loop runs it inline. */
   readonly push0: boolean;
+  /**
+   * The native core's view of the table (native/src/interp.c): `gas`, `minStack`, `maxStack` and a
+   * mask of the opcodes it runs (those of NATIVE_OPS this fork defines), 256 entries each.
+   */
+  readonly nativeCfg: Int32Array;
 }
+
+/**
+ * Opcodes the native core runs (stack, arithmetic without EXP/SDIV/SMOD/SIGNEXTEND, memory within
+ * its active size, jumps); it leaves every other one to the TS loop.
+ */
+const NATIVE_OPS: readonly number[] = [
+  0x01,
+  0x02,
+  0x03,
+  0x04,
+  0x06,
+  0x08,
+  0x09,
+  0x10,
+  0x11,
+  0x12,
+  0x13,
+  0x14,
+  0x15,
+  0x16,
+  0x17,
+  0x18,
+  0x19,
+  0x1a,
+  0x1b,
+  0x1c,
+  0x1d,
+  0x20,
+  0x50,
+  0x51,
+  0x52,
+  0x53,
+  0x56,
+  0x57,
+  0x58,
+  0x59,
+  0x5a,
+  0x5b,
+  0x5f,
+  ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
+];
 
 const cache = new Map<Fork, JumpTable>();
 
@@ -140,5 +186,10 @@ function build(fork: Fork): JumpTable {
   def(0xfd, X.opRevert, 0, 2, 0, Fork.Byzantium);
   def(0xfe, X.opInvalid, 0, 0, 0);
   def(0xff, X.opSelfdestruct, sc.selfdestruct, 1, 0);
-  return Object.freeze({ fns: Object.freeze(fns), gas, minStack, maxStack, push0: fork >= Fork.Shanghai });
+  const nativeCfg = new Int32Array(1024);
+  nativeCfg.set(gas, 0);
+  nativeCfg.set(minStack, 256);
+  nativeCfg.set(maxStack, 512);
+  for (const op of NATIVE_OPS) if (fns[op] !== X.opInvalid) nativeCfg[768 + op] = 1;
+  return Object.freeze({ fns: Object.freeze(fns), gas, minStack, maxStack, push0: fork >= Fork.Shanghai, nativeCfg });
 }

@@ -109,7 +109,12 @@ function requests(): string[] {
   return out;
 }
 
-/** An endless loop put in place by a state override: JUMPDEST PUSH1 0 JUMP. */
+/**
+ * An endless loop put in place by a state override: JUMPDEST, eight times KECCAK256 of nothing
+ * (PUSH0 PUSH0 KECCAK256 POP), PUSH1 0 JUMP. A hash per 36 gas keeps the 50M gas busy for ~0.3 s
+ * or more even in the interpreter's native core, where a bare JUMPDEST PUSH1 0 JUMP ran out of gas
+ * in well under the 100 ms timeouts these tests need it to outlast.
+ */
 const LOOP_CALL = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
@@ -117,7 +122,7 @@ const LOOP_CALL = JSON.stringify({
   params: [
     { to: "0x00000000000000000000000000000000000000aa", gas: "0x2faf080" },
     "latest",
-    { "0x00000000000000000000000000000000000000aa": { code: "0x5b600056" } },
+    { "0x00000000000000000000000000000000000000aa": { code: `0x5b${"5f5f2050".repeat(8)}600056` } },
   ],
 });
 

@@ -1146,19 +1146,28 @@ class NodeAdmin implements Subject {
     }
     const resetSafe = Math.min(...resets.map((m) => Number(m[1])));
     const lost: string[] = [];
-    // Only entries under their own key are kept to compare next time (see load()).
-    const keep = (l1: number, now: unknown): void => {
-      if ((now as { l1Block?: { number: number } }).l1Block?.number === l1)
-        this.safeAnswers.set(l1, JSON.stringify(now));
-      else this.safeAnswers.delete(l1);
-    };
     const entries = [...this.safeAnswers];
     const checked = entries.length;
     // The safe head before the answers: it only rises while they are read (opal-node writes a
     // safe-head entry in the same step as it moves the safe head), so an entry whose safe head it had
     // already reached must be found. Read after them, a safe head that rose in between made a "not
     // found" that was true when answered look lost (cycle 6 of a 50-cycle run).
-    const safeNow = (await this.net.syncStatus("seqNode")).safe_l2.number;
+    const status = await this.net.syncStatus("seqNode");
+    const safeNow = status.safe_l2.number;
+    // The latest entry's key, also before the answers: that entry is still overwritten while
+    // re-derivation promotes more L2 blocks derived from its L1 block (a channel of blocks 13-19
+    // answered "L1 14 → 16"), so, as in load(), only answers below it are final and kept to compare
+    // exactly next time — keeping a partial one failed the next cycle (cycle 8 of a 50-cycle run).
+    const top = (await call(node, "optimism_safeHeadAtL1Block", [hexNum(status.current_l1.number)]).catch(
+      () => null,
+    )) as { l1Block: { number: number } } | null;
+    const finalBelow = top?.l1Block.number ?? 0;
+    // Only final entries under their own key are kept to compare next time (see load()).
+    const keep = (l1: number, now: unknown): void => {
+      if ((now as { l1Block?: { number: number } }).l1Block?.number === l1 && l1 < finalBelow)
+        this.safeAnswers.set(l1, JSON.stringify(now));
+      else this.safeAnswers.delete(l1);
+    };
     const answers = await callMany(
       node,
       "optimism_safeHeadAtL1Block",
@@ -1188,7 +1197,14 @@ class NodeAdmin implements Subject {
           else this.unverifiedSafeAnswers++;
         } else {
           keep(l1, now);
-          const e = now as { safeHead: BlockRef };
+          const e = now as { l1Block: { number: number }; safeHead: BlockRef };
+          // Since opal-node records the L2 genesis at L1 0 (op-node), a lost entry answers with an
+          // earlier one rather than "not found": past the entry's safe head it must be under its key.
+          if (e.l1Block.number !== l1) {
+            if (safeNow >= was.safeHead.number)
+              lost.push(`safe head at L1 ${l1}: ${JSON.stringify(now)} (safe head ${safeNow}), was ${answer}`);
+            else this.unverifiedSafeAnswers++;
+          }
           const b = (await call(this.net.url("seqHttp"), "eth_getBlockByNumber", [
             hexNum(e.safeHead.number),
             false,
@@ -1207,7 +1223,7 @@ class NodeAdmin implements Subject {
   private injections = 0;
 
   note(): string {
-    return `safe-head answers: ${this.strictSafeAnswers} kept exactly, ${this.resetSafeAnswers} behind a reset re-checked (${this.unverifiedSafeAnswers} of them "not found" before re-derivation, not verifiable)`;
+    return `safe-head answers: ${this.strictSafeAnswers} kept exactly, ${this.resetSafeAnswers} behind a reset re-checked (${this.unverifiedSafeAnswers} of them not re-derived yet, not verifiable)`;
   }
 
   /**

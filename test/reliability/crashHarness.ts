@@ -1088,6 +1088,13 @@ class NodeAdmin implements Subject {
   private readonly safeAnswers = new Map<number, string>();
   private unsafeAtKill = -1;
   private safeAtKill = -1;
+  /**
+   * `safeAtKill` as the kill found it: load() runs again from the restart on, concurrently with
+   * afterCatchUp(), and overwrites `safeAtKill` with the post-reset safe head.
+   */
+  private safeBeforeKill = -1;
+  private finalizedAtKill = -1;
+  private finalizedBeforeKill = -1;
 
   constructor(
     private readonly net: RollupNet,
@@ -1127,12 +1134,6 @@ class NodeAdmin implements Subject {
   async afterCatchUp(): Promise<[string[], number]> {
     const node = this.net.url("seqNode");
     const end = Date.now() + 90_000;
-    for (;;) {
-      const s = await this.net.syncStatus("seqNode");
-      if (s.safe_l2.number >= this.safeAtKill) break;
-      check(Date.now() < end, `safe head ${s.safe_l2.number} not back at ${this.safeAtKill} within 90 s`);
-      await sleep(200);
-    }
     // Entries whose safe head is below every reset safe head since the restart are kept as they
     // were; later ones may have been deleted or re-recorded by a reset (op-stack.md §1.6), and must
     // now be absent or name a canonical L2 block.
@@ -1144,6 +1145,15 @@ class NodeAdmin implements Subject {
       await sleep(100);
       resets = resetLines();
     }
+    // Then the safe head back past its pre-kill value, so that the entries re-derivation must write
+    // again can be checked (waiting on load()'s post-reset value left 86 of 120 unverifiable).
+    for (;;) {
+      const s = await this.net.syncStatus("seqNode");
+      if (s.safe_l2.number >= this.safeBeforeKill) break;
+      check(Date.now() < end, `safe head ${s.safe_l2.number} not back at ${this.safeBeforeKill} within 90 s`);
+      await sleep(200);
+    }
+    resets = resetLines();
     const resetSafe = Math.min(...resets.map((m) => Number(m[1])));
     const lost: string[] = [];
     const entries = [...this.safeAnswers];
@@ -1236,8 +1246,17 @@ class NodeAdmin implements Subject {
       this.inFlight = null;
       return `the admin state (sequencer ${this.active ? "active" : "stopped"})`;
     }
-    const keys = [...this.safeAnswers.keys()];
-    if (keys.length === 0) return "";
+    // An entry whose safe head is below the finalized head at the kill: the restart's reset safe head
+    // is at or above it (sync start stops at the finalized block), so a reset keeps that entry and
+    // never re-records it — the loss must be reported. A later entry may be truncated and re-derived
+    // legitimately, as is the genesis entry at L1 0 by a reset to genesis.
+    const keys = [...this.safeAnswers]
+      .filter(([, a]) => (JSON.parse(a) as { safeHead: BlockRef }).safeHead.number < this.finalizedBeforeKill)
+      .map(([l1]) => l1);
+    if (keys.length === 0) {
+      this.injections--; // nothing finalized below an entry yet: the safe-head DB's turn comes next kill
+      return "";
+    }
     const l1 = Math.min(...keys);
     const db = await RocksKv.open(this.net.safeDbPath("sequencer"));
     try {
@@ -1260,6 +1279,7 @@ class NodeAdmin implements Subject {
         const s = await this.net.syncStatus("seqNode");
         this.unsafeAtKill = s.unsafe_l2.number;
         this.safeAtKill = s.safe_l2.number;
+        this.finalizedAtKill = s.finalized_l2.number;
         // An entry is final once a later one exists: the latest entry's key is still overwritten
         // while more L2 blocks are derived from that L1 block. Recorded: entries by their own key,
         // below the latest one.
@@ -1305,6 +1325,8 @@ class NodeAdmin implements Subject {
 
   async kill(): Promise<string> {
     const was = this.active ? "active" : "stopped";
+    this.safeBeforeKill = this.safeAtKill;
+    this.finalizedBeforeKill = this.finalizedAtKill;
     await this.net.kill("sequencer-node");
     return `opal-node (sequencer ${was})`;
   }

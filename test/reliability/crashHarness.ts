@@ -1088,6 +1088,13 @@ class NodeAdmin implements Subject {
   private readonly safeAnswers = new Map<number, string>();
   private unsafeAtKill = -1;
   private safeAtKill = -1;
+  /**
+   * `safeAtKill` as the kill found it: load() runs again from the restart on, concurrently with
+   * afterCatchUp(), and overwrites `safeAtKill` with the post-reset safe head.
+   */
+  private safeBeforeKill = -1;
+  private finalizedAtKill = -1;
+  private finalizedBeforeKill = -1;
 
   constructor(
     private readonly net: RollupNet,
@@ -1127,12 +1134,6 @@ class NodeAdmin implements Subject {
   async afterCatchUp(): Promise<[string[], number]> {
     const node = this.net.url("seqNode");
     const end = Date.now() + 90_000;
-    for (;;) {
-      const s = await this.net.syncStatus("seqNode");
-      if (s.safe_l2.number >= this.safeAtKill) break;
-      check(Date.now() < end, `safe head ${s.safe_l2.number} not back at ${this.safeAtKill} within 90 s`);
-      await sleep(200);
-    }
     // Entries whose safe head is below every reset safe head since the restart are kept as they
     // were; later ones may have been deleted or re-recorded by a reset (op-stack.md §1.6), and must
     // now be absent or name a canonical L2 block.
@@ -1144,21 +1145,39 @@ class NodeAdmin implements Subject {
       await sleep(100);
       resets = resetLines();
     }
+    // Then the safe head back past its pre-kill value, so that the entries re-derivation must write
+    // again can be checked (waiting on load()'s post-reset value left 86 of 120 unverifiable).
+    for (;;) {
+      const s = await this.net.syncStatus("seqNode");
+      if (s.safe_l2.number >= this.safeBeforeKill) break;
+      check(Date.now() < end, `safe head ${s.safe_l2.number} not back at ${this.safeBeforeKill} within 90 s`);
+      await sleep(200);
+    }
+    resets = resetLines();
     const resetSafe = Math.min(...resets.map((m) => Number(m[1])));
     const lost: string[] = [];
-    // Only entries under their own key are kept to compare next time (see load()).
-    const keep = (l1: number, now: unknown): void => {
-      if ((now as { l1Block?: { number: number } }).l1Block?.number === l1)
-        this.safeAnswers.set(l1, JSON.stringify(now));
-      else this.safeAnswers.delete(l1);
-    };
     const entries = [...this.safeAnswers];
     const checked = entries.length;
     // The safe head before the answers: it only rises while they are read (opal-node writes a
     // safe-head entry in the same step as it moves the safe head), so an entry whose safe head it had
     // already reached must be found. Read after them, a safe head that rose in between made a "not
     // found" that was true when answered look lost (cycle 6 of a 50-cycle run).
-    const safeNow = (await this.net.syncStatus("seqNode")).safe_l2.number;
+    const status = await this.net.syncStatus("seqNode");
+    const safeNow = status.safe_l2.number;
+    // The latest entry's key, also before the answers: that entry is still overwritten while
+    // re-derivation promotes more L2 blocks derived from its L1 block (a channel of blocks 13-19
+    // answered "L1 14 → 16"), so, as in load(), only answers below it are final and kept to compare
+    // exactly next time — keeping a partial one failed the next cycle (cycle 8 of a 50-cycle run).
+    const top = (await call(node, "optimism_safeHeadAtL1Block", [hexNum(status.current_l1.number)]).catch(
+      () => null,
+    )) as { l1Block: { number: number } } | null;
+    const finalBelow = top?.l1Block.number ?? 0;
+    // Only final entries under their own key are kept to compare next time (see load()).
+    const keep = (l1: number, now: unknown): void => {
+      if ((now as { l1Block?: { number: number } }).l1Block?.number === l1 && l1 < finalBelow)
+        this.safeAnswers.set(l1, JSON.stringify(now));
+      else this.safeAnswers.delete(l1);
+    };
     const answers = await callMany(
       node,
       "optimism_safeHeadAtL1Block",
@@ -1188,7 +1207,14 @@ class NodeAdmin implements Subject {
           else this.unverifiedSafeAnswers++;
         } else {
           keep(l1, now);
-          const e = now as { safeHead: BlockRef };
+          const e = now as { l1Block: { number: number }; safeHead: BlockRef };
+          // Since opal-node records the L2 genesis at L1 0 (op-node), a lost entry answers with an
+          // earlier one rather than "not found": past the entry's safe head it must be under its key.
+          if (e.l1Block.number !== l1) {
+            if (safeNow >= was.safeHead.number)
+              lost.push(`safe head at L1 ${l1}: ${JSON.stringify(now)} (safe head ${safeNow}), was ${answer}`);
+            else this.unverifiedSafeAnswers++;
+          }
           const b = (await call(this.net.url("seqHttp"), "eth_getBlockByNumber", [
             hexNum(e.safeHead.number),
             false,
@@ -1207,7 +1233,7 @@ class NodeAdmin implements Subject {
   private injections = 0;
 
   note(): string {
-    return `safe-head answers: ${this.strictSafeAnswers} kept exactly, ${this.resetSafeAnswers} behind a reset re-checked (${this.unverifiedSafeAnswers} of them "not found" before re-derivation, not verifiable)`;
+    return `safe-head answers: ${this.strictSafeAnswers} kept exactly, ${this.resetSafeAnswers} behind a reset re-checked (${this.unverifiedSafeAnswers} of them not re-derived yet, not verifiable)`;
   }
 
   /**
@@ -1220,8 +1246,17 @@ class NodeAdmin implements Subject {
       this.inFlight = null;
       return `the admin state (sequencer ${this.active ? "active" : "stopped"})`;
     }
-    const keys = [...this.safeAnswers.keys()];
-    if (keys.length === 0) return "";
+    // An entry whose safe head is below the finalized head at the kill: the restart's reset safe head
+    // is at or above it (sync start stops at the finalized block), so a reset keeps that entry and
+    // never re-records it — the loss must be reported. A later entry may be truncated and re-derived
+    // legitimately, as is the genesis entry at L1 0 by a reset to genesis.
+    const keys = [...this.safeAnswers]
+      .filter(([, a]) => (JSON.parse(a) as { safeHead: BlockRef }).safeHead.number < this.finalizedBeforeKill)
+      .map(([l1]) => l1);
+    if (keys.length === 0) {
+      this.injections--; // nothing finalized below an entry yet: the safe-head DB's turn comes next kill
+      return "";
+    }
     const l1 = Math.min(...keys);
     const db = await RocksKv.open(this.net.safeDbPath("sequencer"));
     try {
@@ -1244,6 +1279,7 @@ class NodeAdmin implements Subject {
         const s = await this.net.syncStatus("seqNode");
         this.unsafeAtKill = s.unsafe_l2.number;
         this.safeAtKill = s.safe_l2.number;
+        this.finalizedAtKill = s.finalized_l2.number;
         // An entry is final once a later one exists: the latest entry's key is still overwritten
         // while more L2 blocks are derived from that L1 block. Recorded: entries by their own key,
         // below the latest one.
@@ -1289,6 +1325,8 @@ class NodeAdmin implements Subject {
 
   async kill(): Promise<string> {
     const was = this.active ? "active" : "stopped";
+    this.safeBeforeKill = this.safeAtKill;
+    this.finalizedBeforeKill = this.finalizedAtKill;
     await this.net.kill("sequencer-node");
     return `opal-node (sequencer ${was})`;
   }

@@ -5,6 +5,7 @@
  * takes the L1 head, safe and finalized signals from the L1 pollers. Every step is explicit
  * (`step`), so action tests drive it without timers; `run` is the production loop around it.
  */
+import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { Logger } from "../../util/log.js";
 import type { RollupConfig } from "../config/rollupConfig.js";
@@ -364,9 +365,21 @@ export class Driver {
     }
     if (this.controller.elSyncing) return { kind: "idle" };
     const heads = await findL2Heads(this.cfg, this.deps.l1, engine, { unsafe, safe, finalized }, this.opts);
+    // op-node onEngineConfirmedReset: a reset to the rollup genesis records it as safe from L1 block
+    // 0 (not genesis.l1: the contracts may predate it). A later reset never deletes that entry, so it
+    // always finds an earlier one and re-records its safe head under the first L1 block it truncates;
+    // without it, a reset whose safe head was the DB's first entry deleted that entry for good
+    // (re-derivation starts after the reset safe head).
+    const gen = this.cfg.genesis.l2;
+    let l1Genesis: L1BlockRef | null = null;
+    if (this.deps.safeDb && heads.safe.number === gen.number && equalBytes(heads.safe.hash, gen.hash)) {
+      l1Genesis = await this.deps.l1.l1BlockRefByNumber(0);
+      if (l1Genesis === null) throw new DeriveError("temporary", "L1 has no genesis block to record the L2 genesis at");
+    }
     await this.controller.reset(heads);
     const base = await this.pipeline.reset(heads.safe);
     this.deps.safeDb?.safeHeadReset(heads.safe);
+    if (l1Genesis !== null) this.deps.safeDb?.safeHeadUpdated(heads.safe, l1Genesis);
     this.needReset = false;
     this.counters.resets++;
     this.deps.metrics?.recordPipelineReset();

@@ -33,6 +33,7 @@ import { encodeFramesTxData, type Frame } from "../../../src/rollup/derive/frame
 import { encodeSpanBatch } from "../../../src/rollup/derive/rawSpanBatch.js";
 import { spanBatchFromSingulars } from "../../../src/rollup/derive/spanBatchBuilder.js";
 import { Driver, type DriverOptions } from "../../../src/rollup/driver/driver.js";
+import type { SafeDb } from "../../../src/rollup/driver/safeDb.js";
 import { EngineClient, type PayloadEnvelope } from "../../../src/rollup/engine/engineClient.js";
 import { EngineController } from "../../../src/rollup/engine/engineController.js";
 import { L1Client } from "../../../src/rollup/l1/l1Client.js";
@@ -216,8 +217,8 @@ export class Rollup {
    * engine that kept its chain) and a Driver following L1 only, with `driver` in place of the
    * rollup's driver options when given.
    */
-  verifier(log: Logger = SILENT_LOG, driver?: DriverOptions, exec?: InProcessExec): Verifier {
-    return new Verifier(this, log, driver, exec);
+  verifier(log: Logger = SILENT_LOG, driver?: DriverOptions, exec?: InProcessExec, safeDb?: SafeDb): Verifier {
+    return new Verifier(this, log, driver, exec, safeDb);
   }
 }
 
@@ -262,7 +263,7 @@ export class Verifier {
   readonly driver: Driver;
   readonly l1: L1Source;
 
-  constructor(rollup: Rollup, log: Logger, driver?: DriverOptions, exec?: InProcessExec) {
+  constructor(rollup: Rollup, log: Logger, driver?: DriverOptions, exec?: InProcessExec, safeDb?: SafeDb) {
     this.exec = exec ?? InProcessExec.create(rollup.l2Genesis);
     this.rpc = new EngineRpcBridge(this.exec.rpc);
     this.engine = new EngineClient(this.rpc, rollup.cfg);
@@ -281,6 +282,7 @@ export class Verifier {
         altDa: rollup.opts.altDa ?? null,
         l1Chain: null,
         log,
+        safeDb: safeDb ?? null,
       },
       driver ?? rollup.opts.driver ?? {},
     );

@@ -257,13 +257,10 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
         name: `engine_forkchoiceUpdatedV${version}`,
         params: [forkchoiceState, optional(object("engine.PayloadAttributes"))],
         handler: ([state, attrs]) =>
-          engineCall(() =>
-            // After any block import under way: its block may be the new head or the payload's parent.
-            api.chain.exclusive(() => {
-              if (attrs !== undefined) checkAttributes(version, attrs, attributesFork(api, attrs));
-              return api.forkchoiceUpdated(version, state, attrs ?? null);
-            }),
-          ),
+          engineCall(() => {
+            if (attrs !== undefined) checkAttributes(version, attrs, attributesFork(api, attrs));
+            return api.forkchoiceUpdated(version, state, attrs ?? null);
+          }),
       }),
     );
   }
@@ -361,17 +358,15 @@ export function testingMethods(api: EngineApi): AnyMethod[] {
         optional(hexData),
       ],
       handler: ([parent, attrs, txs, extra]) =>
-        engineCall(() =>
-          api.chain.exclusive(() => {
-            checkAttributes(3, attrs, null);
-            return api.buildForTesting(
-              hexToBytes(parent),
-              attrs,
-              txs === undefined || txs === null ? null : txs.map((t) => hexToBytes(t)),
-              extra === undefined ? null : hexToBytes(extra),
-            );
-          }),
-        ),
+        engineCall(() => {
+          checkAttributes(3, attrs, null);
+          return api.buildForTesting(
+            hexToBytes(parent),
+            attrs,
+            txs === undefined || txs === null ? null : txs.map((t) => hexToBytes(t)),
+            extra === undefined ? null : hexToBytes(extra),
+          );
+        }),
     }),
   ];
 }

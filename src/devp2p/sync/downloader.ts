@@ -7,7 +7,7 @@
  *     does not link is its peer's lie: the peer is dropped and the range asked again elsewhere);
  *  2. downloads the bodies forwards, checks each against its header's tx, ommers and withdrawals
  *     commitments (bodyCheck.ts; a mismatch drops the peer), and
- *  3. executes them in order through `Blockchain.insertBlockSliced`, making each batch canonical with
+ *  3. executes them in order through `Blockchain.insertBlock`, making each batch canonical with
  *     `setHead`, and on reaching the target applies the forkchoice (head, safe, finalized).
  * Linked headers and the range are on disk (skeleton.ts), so after a restart `resume()` continues
  * where it stopped; executed blocks are the chain's own. Requests carry a deadline; a slow peer rests.
@@ -375,13 +375,8 @@ export class Downloader {
         else r = await this.executeForward(gen);
         if (r === "stopped" || r === "failed") return;
         if (r === "done" && gen === this.generation) {
-          // Queued behind any chain mutation under way, which may have moved the sync on.
-          const finished = await this.chain.exclusive(() => {
-            if (gen !== this.generation || this.state === null) return false;
-            this.finish();
-            return true;
-          });
-          if (finished) return;
+          this.finish();
+          return;
         }
       }
     } catch (e) {
@@ -766,15 +761,11 @@ export class Downloader {
     let sinceCommit = 0;
     const first = next;
     this.meter.begin("execution", next - 1);
-    // Head changes go through the chain's mutation queue, after any Engine API import under way.
-    const commit = async (): Promise<void> => {
+    const commit = (): void => {
       if (uncommitted === null) return;
-      const to = uncommitted;
+      if (!equalBytes(this.chain.headBlockHash, uncommitted)) this.headChanged(this.chain.setHead(uncommitted));
       uncommitted = null;
       sinceCommit = 0;
-      await this.chain.exclusive(() => {
-        if (!equalBytes(this.chain.headBlockHash, to)) this.headChanged(this.chain.setHead(to));
-      });
     };
     const take = (): Range | null => {
       const r = retry.shift();
@@ -787,7 +778,7 @@ export class Downloader {
     };
     for (;;) {
       if (this.stopped || gen !== this.generation) {
-        await commit();
+        commit();
         return this.stopped ? "stopped" : "again";
       }
       const body = ready.get(next);
@@ -795,24 +786,23 @@ export class Downloader {
         ready.delete(next);
         const sh = this.skeleton.header(next);
         if (sh === null) throw new Error(`sync skeleton is missing header #${next}`);
-        // In slices and queued with the other chain mutations (an Engine API payload meanwhile).
-        const r = await this.chain.insertBlockSliced(encodeBlock({ header: sh.header, body }));
+        const r = this.chain.insertBlock(encodeBlock({ header: sh.header, body }));
         if (r.status === "INVALID" || r.status === "UNKNOWN_PARENT") {
-          await commit();
+          commit();
           this.fail(s, sh, r.error ?? r.status);
           return "failed";
         }
         this.counters.executed++;
         uncommitted = sh.hash;
         next++;
-        if (++sinceCommit >= this.opts.commitBatch || next > s.topNumber) await commit();
+        if (++sinceCommit >= this.opts.commitBatch || next > s.topNumber) commit();
         this.meter.report(next - 1, s.topNumber, next - 1, s.topNumber);
-        // A block's commit is synchronous: let the event loop serve RPC and answers between blocks.
+        // Execution is synchronous: let the event loop serve RPC and answers between blocks.
         await new Promise<void>((resolve) => setImmediate(resolve));
         continue;
       }
       if (next > s.topNumber) {
-        await commit();
+        commit();
         if (next > first) this.meter.report(next - 1, s.topNumber, next - 1, s.topNumber, true);
         return "done";
       }

@@ -43,7 +43,7 @@ export interface StoreOptions {
   readonly cacheMb?: number | undefined;
 }
 
-/** RocksDB's memtables get `--cache` / 32 (32 MiB at geth's default 1024; 48 MiB resident at most). */
+/** RocksDB's memtables get `--cache` / 32 (32 MiB at geth's default 1024; ~51 MiB resident at most with the floors). */
 export const MEMTABLE_CACHE_DIVISOR = 32;
 
 /** The engine whose files are in `path`, if any. */

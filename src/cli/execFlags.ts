@@ -325,14 +325,15 @@ export const EXEC_CLI = defineCli({
       help: "Maximum amount of time non-executable transaction are queued",
     },
 
-    // cmd/utils/flags.go CacheFlag (Value 1024). Opal spends it on the execution read cache
-    // (storage/cachedKv.ts) instead of geth's database/trie/snapshot split.
+    // cmd/utils/flags.go CacheFlag (Value 1024). Opal spends 1/32 of it on RocksDB's memtables
+    // (storage/engine.ts MEMTABLE_CACHE_DIVISOR); the execution read cache (storage/cachedKv.ts) is
+    // bounded in entries, not by this flag yet.
     cache: {
       type: "int",
       default: 1024,
       min: 0,
       category: PERF,
-      help: "Megabytes of memory allocated to internal caching (the state read cache)",
+      help: "Megabytes of memory allocated to internal caching (RocksDB's memtables take 1/32)",
     },
     // Opal only: geth's importBatchSize (cmd/utils ImportChain) as a flag, so a run can commit sooner.
     "import.batch": {

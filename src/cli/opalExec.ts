@@ -70,7 +70,7 @@ async function openChaindata(config: ExecConfig): Promise<KvStore> {
 
 async function openChaindataStore(config: ExecConfig): Promise<OpenedStore> {
   try {
-    return await openStore(join(config.datadir, "chaindata"), config["db.engine"]);
+    return await openStore(join(config.datadir, "chaindata"), config["db.engine"], { cacheMb: config.cache });
   } catch (e) {
     throw new ExitError(errText(e), EXIT_FAILED);
   }

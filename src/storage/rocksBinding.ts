@@ -20,6 +20,15 @@ export interface RocksColumnOptions {
   compression?: boolean;
   /** "point-lookup": Ribbon filter, binary+hash data-block index, memtable whole-key bloom. */
   optimize?: "point-lookup";
+  /**
+   * "level": RocksDB's OptimizeLevelStyleCompaction for `memtableMemoryBudget` (B, read as uint64,
+   * default 256 MiB): write_buffer_size B/4, min_write_buffer_number_to_merge 2,
+   * max_write_buffer_number 6, L0 compaction trigger 2, target_file_size_base B/8,
+   * max_bytes_for_level_base B, no compression on L0–L1 (ZSTD below). Without it the binding sets no
+   * memtable option at all (RocksDB's 64 MiB write buffers) and ignores the budget.
+   */
+  compaction?: "level";
+  memtableMemoryBudget?: number;
 }
 
 /** `db.open()` options read by binding.cc `db_open`. `default` must be listed in `columns`. */

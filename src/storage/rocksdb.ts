@@ -37,12 +37,70 @@ export interface RocksKvOptions {
   readonly compression?: boolean;
   /** RocksDB background threads for flush and compaction (default: the binding's cores / 2). */
   readonly parallelism?: number;
+  /**
+   * Memtable budget of the whole store in bytes (default DEFAULT_MEMTABLE_BYTES), split between the
+   * tables by MEMTABLE_WEIGHTS with at least MIN_TABLE_MEMTABLE_BYTES each (memtableBudgets). A
+   * table's memtables hold 0.75 of its budget before a flush and 1.5 of it at most.
+   */
+  readonly memtableBytes?: number;
 }
 
 /** The binding's own default per column family; production config passes larger values per table. */
 export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
 /** Largest block cache the binding can take per column family (uint32). */
 export const MAX_CACHE_BYTES = 0xffff_ffff;
+
+/**
+ * Memtables. Without a size each column family keeps RocksDB's default 64 MiB write buffer (two of
+ * them), so a store's memory grew with every byte written, unbounded by `--cache`, until a table had
+ * written 64 MiB (a 10-minute devnet soak: +26 MB RSS per opal-exec, no flush). The binding sets a
+ * write buffer only through `compaction: "level"` + `memtableMemoryBudget` (binding.cc InitOptions,
+ * RocksDB's OptimizeLevelStyleCompaction): for a budget B, write buffers of B/4, a flush once two
+ * are full (0.75 B resident with the active one), at most 6 (1.5 B), L0→L1 compaction at 2 files,
+ * SST files of B/8, L1 of B, L0–L1 uncompressed and ZSTD below.
+ * The store's budget is `--cache` / MEMTABLE_CACHE_DIVISOR (storage/engine.ts; 32 MiB at the default
+ * 1024), split by weight: the tables written by every block's state commit 4, the chain's per-block
+ * rows 2, the rest 1, each at least MIN_TABLE_MEMTABLE_BYTES.
+ */
+export const DEFAULT_MEMTABLE_BYTES = 32 * 1024 * 1024;
+/** Smallest budget of a table: 256 KiB write buffers, 128 KiB SST files. */
+export const MIN_TABLE_MEMTABLE_BYTES = 1024 * 1024;
+/** `default` holds nothing but RocksDB always has it. */
+const DEFAULT_CF_MEMTABLE_BYTES = MIN_TABLE_MEMTABLE_BYTES;
+/** Largest budget the binding's uint64 read takes exactly as a JS number. */
+const MAX_MEMTABLE_BYTES = Number.MAX_SAFE_INTEGER;
+
+const MEMTABLE_WEIGHTS: Readonly<Record<TableName, number>> = Object.freeze({
+  meta: 1,
+  hashedAccounts: 4,
+  hashedStorage: 4,
+  accountTrie: 4,
+  storageTrie: 4,
+  code: 1,
+  headers: 2,
+  bodies: 2,
+  receipts: 2,
+  difficulty: 1,
+  canonical: 1,
+  txLookup: 2,
+  history: 4,
+  safeHeads: 1,
+  badBlocks: 1,
+  syncHeaders: 1,
+  blobSidecars: 1,
+});
+
+/** Each table's memtable budget (whole bytes) for a store budget of `total` bytes. */
+export function memtableBudgets(total: number): Record<TableName, number> {
+  checkSize("memtableBytes", total, 0, MAX_MEMTABLE_BYTES);
+  let weights = 0;
+  for (const t of TABLE_NAMES) weights += MEMTABLE_WEIGHTS[t];
+  const out = {} as Record<TableName, number>;
+  for (const t of TABLE_NAMES) {
+    out[t] = Math.max(MIN_TABLE_MEMTABLE_BYTES, Math.floor((total * MEMTABLE_WEIGHTS[t]) / weights));
+  }
+  return out;
+}
 
 /**
  * Iteration chunking. `querySync` materializes a whole chunk, so chunks are bounded by rows and by
@@ -284,13 +342,27 @@ function columnOptions(opts: RocksKvOptions): Record<string, RocksColumnOptions>
   const compression = opts.compression ?? true;
   const base = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
   checkSize("cacheBytes", base, 0, MAX_CACHE_BYTES);
+  const memtables = memtableBudgets(opts.memtableBytes ?? DEFAULT_MEMTABLE_BYTES);
   // `default` is unused by Opal but RocksDB always has it and the binding requires it to be listed.
-  const columns: Record<string, RocksColumnOptions> = { default: { cacheSize: 1024 * 1024, compression } };
+  const columns: Record<string, RocksColumnOptions> = {
+    default: {
+      cacheSize: 1024 * 1024,
+      compression,
+      compaction: "level",
+      memtableMemoryBudget: DEFAULT_CF_MEMTABLE_BYTES,
+    },
+  };
   for (const t of TABLE_NAMES) {
     const cacheSize = opts.tableCacheBytes?.[t] ?? base;
     checkSize(`tableCacheBytes.${t}`, cacheSize, 0, MAX_CACHE_BYTES);
     // Every table is read by exact key far more than it is scanned; the hash index still seeks.
-    columns[t] = { cacheSize, compression, optimize: "point-lookup" };
+    columns[t] = {
+      cacheSize,
+      compression,
+      optimize: "point-lookup",
+      compaction: "level",
+      memtableMemoryBudget: memtables[t],
+    };
   }
   return columns;
 }

@@ -47,7 +47,7 @@ import { txpoolApi } from "../../rpc/txpoolApi.js";
 import { web3Api } from "../../rpc/web3.js";
 import { RpcWsServer } from "../../rpc/wsServer.js";
 import { CachedKv } from "../../storage/cachedKv.js";
-import { type DbEngine, type OpenedStore, openStore } from "../../storage/engine.js";
+import { type DbEngine, type OpenedStore, openStore, type StoreOptions } from "../../storage/engine.js";
 import { decodeTx } from "../../tx/envelope.js";
 import { BlobSidecarStore } from "../../txpool/blobSidecars.js";
 import { LOCALS_RECHECK_MS, LocalTxTracker } from "../../txpool/localTxTracker.js";
@@ -149,6 +149,8 @@ export interface ExecNodeConfig {
   readonly "workers.triehash": number;
   readonly "workers.evmcall": number;
   readonly "db.engine": DbEngine;
+  /** `--cache` in MiB (RocksDB's memtable budget is a share of it; default 1024). */
+  readonly cache?: number;
   readonly "workers.evmcall.queue": number;
   readonly "workers.evmcall.inline": number;
   readonly "rpc.callcache": number;
@@ -387,7 +389,7 @@ export interface ExecNodeDeps {
   /** Clock for the engine JWT check, Unix seconds (tests). */
   readonly jwtClock?: () => number;
   /** Opens the chain database (default `openStore`; the power-loss tests hand in a fault-injecting store). */
-  readonly openStore?: (path: string, engine: DbEngine) => Promise<OpenedStore>;
+  readonly openStore?: (path: string, engine: DbEngine, opts?: StoreOptions) => Promise<OpenedStore>;
 }
 
 export interface NodeEndpoints {
@@ -436,7 +438,7 @@ export class ExecNode {
     const chaindata = join(config.datadir, "chaindata");
     let store: OpenedStore;
     try {
-      store = await (deps.openStore ?? openStore)(chaindata, config["db.engine"]);
+      store = await (deps.openStore ?? openStore)(chaindata, config["db.engine"], { cacheMb: config.cache });
     } catch (e) {
       throw new NodeError((e as Error).message);
     }

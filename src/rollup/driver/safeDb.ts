@@ -44,7 +44,8 @@ export class SafeDb {
   constructor(private readonly kv: KvStore) {}
 
   static async open(path: string): Promise<SafeDb> {
-    return new SafeDb(await RocksKv.open(path));
+    // One row per L1 block: every table at the smallest memtable budget.
+    return new SafeDb(await RocksKv.open(path, { memtableBytes: 0 }));
   }
 
   /** `safe` was the safe head after processing L1 block `l1`. */

@@ -5,16 +5,38 @@
  * crash durability: crash.test.ts; engine-neutral behaviour: conformance.test.ts.
  */
 import { strict as assert } from "node:assert";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { openStore } from "../../../src/storage/engine.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { type RocksLevelDb, rocksBindingVersion, rocksLevel } from "../../../src/storage/rocksBinding.js";
-import { MAX_CACHE_BYTES, RocksKv } from "../../../src/storage/rocksdb.js";
+import {
+  DEFAULT_MEMTABLE_BYTES,
+  MAX_CACHE_BYTES,
+  MIN_TABLE_MEMTABLE_BYTES,
+  memtableBudgets,
+  RocksKv,
+} from "../../../src/storage/rocksdb.js";
 import { TABLE_NAMES } from "../../../src/storage/tables.js";
 import { REPO_ROOT } from "../../utils/fixtures.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 
 const u8 = (...b: number[]): Uint8Array => new Uint8Array(b);
+
+/** write_buffer_size of each column family as RocksDB recorded it in the newest OPTIONS file of `dir`. */
+function writeBufferSizes(dir: string): Map<string, number> {
+  const files = readdirSync(dir).filter((f) => f.startsWith("OPTIONS-"));
+  const newest = files.sort((a, b) => Number(a.slice(8)) - Number(b.slice(8))).at(-1)!;
+  const out = new Map<string, number>();
+  let cf = "";
+  for (const line of readFileSync(join(dir, newest), "utf8").split("\n")) {
+    const head = /^\[CFOptions "(.*)"\]/.exec(line);
+    if (head !== null) cf = head[1]!;
+    const m = /^\s*write_buffer_size=(\d+)/.exec(line);
+    if (m !== null && cf !== "") out.set(cf, Number(m[1]));
+  }
+  return out;
+}
 const ENC = { keyEncoding: "buffer", valueEncoding: "buffer" } as const;
 
 function storageError(code: string): (e: unknown) => boolean {
@@ -232,6 +254,60 @@ describe("storage/rocksdb", () => {
       });
       kv.write(new WriteBatch().put("meta", u8(1), u8(1)));
       assert.deepEqual(kv.get("meta", u8(1)), u8(1));
+      await kv.close();
+    });
+
+    it("memtableBudgets: split by weight, at least the floor each, within the total above the floors", () => {
+      const total = 64 * 1024 * 1024;
+      const b = memtableBudgets(total);
+      assert.deepEqual(Object.keys(b).sort(), [...TABLE_NAMES].sort());
+      let sum = 0;
+      for (const t of TABLE_NAMES) {
+        assert.ok(Number.isInteger(b[t]) && b[t] >= MIN_TABLE_MEMTABLE_BYTES, t);
+        sum += b[t];
+      }
+      assert.ok(sum <= total, `${sum} > ${total}`);
+      assert.ok(sum > total - TABLE_NAMES.length, `${sum} leaves budget unused`);
+      // The state commit's tables get more than the rarely written ones.
+      assert.ok(b.accountTrie > b.headers && b.headers > b.meta);
+      assert.equal(b.accountTrie, b.history);
+      for (const t of TABLE_NAMES) assert.equal(memtableBudgets(0)[t], MIN_TABLE_MEMTABLE_BYTES, t);
+      assert.throws(() => memtableBudgets(-1), storageError("BAD_OPTION"));
+      assert.throws(() => memtableBudgets(0.5), storageError("BAD_OPTION"));
+    });
+
+    it("every column family gets a write buffer of a quarter of its memtable budget (RocksDB's OPTIONS file)", async () => {
+      const kv = await RocksKv.open(dir);
+      await kv.close();
+      const sizes = writeBufferSizes(dir);
+      const budgets = memtableBudgets(DEFAULT_MEMTABLE_BYTES);
+      for (const t of TABLE_NAMES) assert.equal(sizes.get(t), Math.floor(budgets[t] / 4), t);
+      assert.equal(sizes.get("default"), MIN_TABLE_MEMTABLE_BYTES / 4);
+
+      // openStore takes the budget from --cache; a reopen applies the new sizes to the old store.
+      const store = await openStore(dir, "rocksdb", { cacheMb: 256 });
+      await store.close();
+      const after = writeBufferSizes(dir);
+      const bigger = memtableBudgets((256 * 1024 * 1024) / 32);
+      for (const t of TABLE_NAMES) assert.equal(after.get(t), Math.floor(bigger[t] / 4), t);
+    });
+
+    it("a table's memtables flush once its budget is written (SST files), not after RocksDB's default 64 MiB", async () => {
+      // 1 MiB budgets: 256 KiB write buffers, at most 6 of them; a write finding 6 full waits for a
+      // flush, so after 8 MiB written at least 6.5 MiB are in SST files whatever the scheduling.
+      const kv = await RocksKv.open(dir, { memtableBytes: 0, compression: false });
+      const value = new Uint8Array(1024);
+      for (let i = 0; i < 8 * 64; i++) {
+        const b = new WriteBatch();
+        for (let j = 0; j < 16; j++) {
+          value[0] = j;
+          b.put("history", u8(i >> 8, i & 255, j), value.slice());
+        }
+        kv.write(b);
+      }
+      const sst = readdirSync(dir).filter((f) => f.endsWith(".sst"));
+      assert.ok(sst.length > 0, "no memtable flushed");
+      for (let i = 0; i < 8 * 64; i += 37) assert.equal(kv.get("history", u8(i >> 8, i & 255, 3))?.[0], 3);
       await kv.close();
     });
 

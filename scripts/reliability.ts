@@ -5,12 +5,20 @@
  */
 import { crashSection } from "../test/reliability/crashSection.js";
 import { fuzzSection } from "../test/reliability/fuzzSection.js";
+import { rpcHeavySection } from "../test/reliability/rpcHeavySection.js";
 import { rpcLoadSection } from "../test/reliability/rpcLoadSection.js";
 import { scenariosSection } from "../test/reliability/scenariosSection.js";
 import type { Section, SectionResult } from "../test/reliability/section.js";
 import { soakSection } from "../test/reliability/soakSection.js";
 
-const SECTIONS: readonly Section[] = [fuzzSection, crashSection, soakSection, scenariosSection, rpcLoadSection];
+const SECTIONS: readonly Section[] = [
+  fuzzSection,
+  crashSection,
+  soakSection,
+  scenariosSection,
+  rpcLoadSection,
+  rpcHeavySection,
+];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !SECTIONS.some((s) => s.name === w));

@@ -188,6 +188,8 @@ export interface PoolsConfig {
     readonly maxQueue?: number;
     readonly store: { shareWithWorkers(): WorkerStoreRef | null; releaseWorkers(): void };
     readonly gasCap: bigint;
+    /** The node's reply cap (--rpc.batch-response-max-size; 0 = none): traces in the pool are held to it. */
+    readonly replyMaxSize?: number;
   };
 }
 
@@ -228,7 +230,7 @@ export function createPools(cfg: PoolsConfig): Pools {
         tasksPerWorker: EVM_CALL_TASKS_PER_WORKER,
         ...(ec.maxQueue === undefined ? {} : { maxQueue: ec.maxQueue }),
       },
-      { store: ref, gasCap: ec.gasCap },
+      { store: ref, gasCap: ec.gasCap, replyMaxSize: ec.replyMaxSize ?? 0 },
     );
   }
   let destroyed = false;

@@ -1,7 +1,8 @@
 /**
  * Read-only execution off the main thread (design card; issue 9): eth_call, eth_estimateGas,
- * eth_createAccessList, eth_simulateV1, debug_traceCall and trace_call run in the `evmCall` worker
- * pool while the main thread only parses, dispatches and answers.
+ * eth_createAccessList, eth_simulateV1, debug_traceCall, trace_call and the replays of stored blocks
+ * (issue 26: `TRACE_METHODS`) run in the `evmCall` worker pool while the main thread only parses,
+ * dispatches and answers.
  *
  * Main thread (`offloadCalls`): each of those methods keeps its name and arity but takes its
  * arguments raw; the handler posts `{method, params, head}` to the pool — `head` being the chain
@@ -16,18 +17,23 @@
  * optimistic: the view is the committed state (`committedView`: an import between its writes is
  * undone by its pending record), the DB's sequence number is read before and after the call, and
  * a call that saw a write is run again (at most three times; then the last answer stands, as a
- * call that raced a block may also see in geth). A per-worker read cache is kept while the
- * sequence stands still and dropped when it moves.
+ * call that raced a block may also see in geth). A replay of stored blocks (TRACE_METHODS) notes
+ * the keys it reads and runs again only when a block committed meanwhile wrote one of them
+ * (`ReadLog`, `CallWorker.readsHeld`). A per-worker read cache is kept while the sequence stands
+ * still and dropped when it moves.
  */
 import type { Header } from "../block/header.js";
 import type { ChainView } from "../chain/blockchain.js";
-import { ChainStore, HeaderCache, META_CONFIG, META_STATE } from "../chain/chainStore.js";
-import { committedView } from "../chain/stateAt.js";
+import { ChainStore, HeaderCache, META_CONFIG, META_PENDING, META_STATE } from "../chain/chainStore.js";
+import { committedView, layerUndo } from "../chain/stateAt.js";
 import { CallTimeoutError } from "../executor/simulate.js";
+import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
 import { CachedKv, type CachedKvOptions, EXECUTION_CACHE } from "../storage/cachedKv.js";
-import type { KvReader, KvStore } from "../storage/kv.js";
+import type { KvCursor, KvCursorOptions, KvRange, KvReader, KvStore } from "../storage/kv.js";
+import type { Overlay } from "../storage/overlayKv.js";
+import type { TableName } from "../storage/tables.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { debugApi } from "./debug/api.js";
 import { traceApi } from "./debug/traceApi.js";
@@ -35,8 +41,27 @@ import { RpcError, type RpcErrorJson, toRpcError } from "./errors.js";
 import { ethCallMethods } from "./eth/api.js";
 import { type CallDeps, EthBackend } from "./eth/backend.js";
 import { ChainReader } from "./eth/chainReader.js";
+import { JsonText } from "./methodTable.js";
 import { decodePositional, type ParamDecoder } from "./params.js";
 import { type AnyMethod, type CallContext, defineMethod } from "./registry.js";
+
+/**
+ * The re-executions of history (issue 26): a trace of a big block runs for seconds (a 51 M-gas block
+ * of 16 txs: 1–2 s), far past a slice of the main thread, and one tx cannot be cut into slices. They
+ * run in the pool, bounded per tx by their trace timeout (debug_*) and as a whole by
+ * `TRACE_TASK_TIMEOUT_MS`, and answer JSON text already measured against the reply cap.
+ */
+export const TRACE_METHODS: readonly string[] = [
+  "debug_traceTransaction",
+  "debug_traceBlockByNumber",
+  "debug_traceBlockByHash",
+  "debug_traceBlock",
+  "debug_intermediateRoots",
+  "trace_block",
+  "trace_transaction",
+  "trace_replayBlockTransactions",
+  "trace_filter",
+];
 
 /** The methods that run in the pool. */
 export const OFFLOADED_METHODS: readonly string[] = [
@@ -46,7 +71,27 @@ export const OFFLOADED_METHODS: readonly string[] = [
   "eth_simulateV1",
   "debug_traceCall",
   "trace_call",
+  ...TRACE_METHODS,
 ];
+
+/**
+ * The methods whose worker answers JSON text (`{json}`) rather than a value: their results can be
+ * large (traces, simulated blocks), and a value crosses to the main thread as a structured clone that
+ * the main thread must rebuild and then serialize; text crosses as one string and is sent as it is.
+ */
+const TEXT_METHODS: ReadonlySet<string> = new Set([
+  "eth_simulateV1",
+  "debug_traceCall",
+  "trace_call",
+  ...TRACE_METHODS,
+]);
+
+/**
+ * How long a trace task may hold its worker: geth's HTTP WriteTimeout (30 s), past which an HTTP
+ * client has had its -32002 "request timed out" and no longer waits for the answer. geth bounds
+ * each traced tx (TraceConfig.timeout, 5 s) but not a block trace or trace_filter as a whole.
+ */
+export const TRACE_TASK_TIMEOUT_MS = 30_000;
 
 /** JSON-RPC code for a full call queue (EIP-1474 "limit exceeded"). */
 export const QUEUE_FULL_CODE = -32005;
@@ -59,7 +104,7 @@ export interface CallTask {
   readonly head: Uint8Array;
 }
 
-export type CallReply = { readonly result: unknown } | { readonly error: RpcErrorJson };
+export type CallReply = { readonly result: unknown } | { readonly json: string } | { readonly error: RpcErrorJson };
 
 /** A pool that can abort a task (Piscina replaces the worker). */
 export interface AbortablePool extends TaskPool {
@@ -73,7 +118,7 @@ export interface OffloadOptions {
   readonly pool: AbortablePool;
   /** The chain head to call against ("latest"). */
   readonly head: () => Uint8Array;
-  /** --rpc.evmtimeout in ms (0: no limit). */
+  /** --rpc.evmtimeout in ms (0: no limit); trace tasks have TRACE_TASK_TIMEOUT_MS instead. */
   readonly timeoutMs: number;
   /** Answers kept per head (0: no cache); default REPLY_CACHE_ENTRIES. */
   readonly cacheEntries?: number;
@@ -136,8 +181,8 @@ class ReplyCache {
   /** Keeps a reply computed under `head`, unless the head has moved on meanwhile. */
   put(key: string, head: string, reply: CallReply): void {
     if (head !== this.head) return;
-    if ("result" in reply) {
-      const r = reply.result;
+    if ("result" in reply || "json" in reply) {
+      const r = "json" in reply ? reply.json : reply.result;
       const size = typeof r === "string" ? r.length : JSON.stringify(r ?? null).length;
       if (size > REPLY_CACHE_MAX_CHARS) return;
     }
@@ -222,7 +267,7 @@ export function offloadCalls<
 
 function unwrap(reply: CallReply): unknown {
   if ("error" in reply) throw new RpcError(reply.error.code, reply.error.message, reply.error.data);
-  return reply.result;
+  return "json" in reply ? new JsonText([reply.json]) : reply.result;
 }
 
 /**
@@ -285,13 +330,14 @@ async function runOffloaded(
     throw new RpcError(QUEUE_FULL_CODE, `too many calls in flight: the ${method} queue is full`);
   }
   const task: CallTask = { kind: "rpc", method, params: args, head };
-  const signal = opts.timeoutMs > 0 ? AbortSignal.timeout(opts.timeoutMs) : undefined;
+  const timeoutMs = TRACE_METHODS.includes(method) ? TRACE_TASK_TIMEOUT_MS : opts.timeoutMs;
+  const signal = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
   let reply: CallReply;
   try {
     reply = await pool.run<CallReply>(task, [], signal);
   } catch (e) {
     if (signal?.aborted === true) {
-      throw RpcError.executionAborted(opts.timeoutMs);
+      throw RpcError.executionAborted(timeoutMs);
     }
     // The hop itself failed (the worker died, or its task threw past CallWorker.run): geth's answer
     // for a handler that crashed, with the cause logged, not sent (it names threads and files).
@@ -331,6 +377,51 @@ const WORKER_CACHE: CachedKvOptions = {
   tables: { ...EXECUTION_CACHE.tables, meta: 64, headers: 1024, canonical: 1024, bodies: 256 },
 };
 const MAX_ATTEMPTS = 3;
+/** Blocks committed during a trace that `CallWorker.readsHeld` follows back before it gives up (and runs it again). */
+const MAX_FOLLOWED_BLOCKS = 64;
+
+/**
+ * A reader that notes every key read through it (issue 26). A trace runs for seconds, so on a live
+ * chain a block is nearly always committed meanwhile; rather than run it again for that alone, the
+ * worker checks the keys the trace read against the keys the committed blocks wrote (their undo
+ * records): when none of them was, every read saw the state it started on.
+ */
+class ReadLog implements KvReader {
+  readonly keys = new Map<TableName, Set<string>>();
+  /** A range was read (iterate, cursor): the reads cannot be checked key by key. */
+  ranged = false;
+
+  constructor(private readonly base: KvReader) {}
+
+  get(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    this.note(table, key);
+    return this.base.get(table, key);
+  }
+
+  getMany(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    for (const k of keys) this.note(table, k);
+    return this.base.getMany(table, keys);
+  }
+
+  iterate(table: TableName, range?: KvRange): Iterable<[Uint8Array, Uint8Array]> {
+    this.ranged = true;
+    return this.base.iterate(table, range);
+  }
+
+  cursor(table: TableName, opts?: KvCursorOptions): KvCursor {
+    this.ranged = true;
+    return this.base.cursor(table, opts);
+  }
+
+  private note(table: TableName, key: Uint8Array): void {
+    let set = this.keys.get(table);
+    if (set === undefined) {
+      set = new Set();
+      this.keys.set(table, set);
+    }
+    set.add(bytesKey(key));
+  }
+}
 
 /** The worker's side: runs call tasks on its own view of the node's store. */
 export class CallWorker {
@@ -340,27 +431,34 @@ export class CallWorker {
   private cacheSeq = -1;
   /** Decoded headers by hash: immutable, so kept across blocks. */
   private readonly headers = new HeaderCache();
-  /** Calls run again because a block was committed meanwhile (tests). */
+  /** Calls run again because a block was committed while it ran (tests). */
   retries = 0;
+  /** Traces kept although a block was committed while they ran: it wrote none of their keys (tests). */
+  held = 0;
 
+  /**
+   * `replyMaxSize`: the node's reply cap (`--rpc.batch-response-max-size`, 0 = none); a text answer
+   * past it is -32003 "response too large" here, and traces stop recording there.
+   */
   constructor(
     private readonly kv: KvStore & { readonly sequence: number },
     config: ChainConfig,
     gasCap: bigint,
+    private readonly replyMaxSize = 0,
   ) {
     this.cache = new CachedKv(kv, WORKER_CACHE);
     this.chain = new WorkerChain(config, kv);
     const reader = new ChainReader(this.chain);
-    const deps = { chain: this.chain, reader, gasCap };
+    const deps = { chain: this.chain, reader, gasCap, resultSizeLimit: replyMaxSize };
     const all = [...ethCallMethods(new EthBackend(deps)), ...debugApi(deps), ...traceApi(deps)];
     this.methods = new Map(all.filter((m) => OFFLOADED_METHODS.includes(m.name)).map((m) => [m.name, m]));
   }
 
   /** A worker over a store written by `Blockchain.init`: the chain config comes from the store. */
-  static open(kv: KvStore & { readonly sequence: number }, gasCap: bigint): CallWorker {
+  static open(kv: KvStore & { readonly sequence: number }, gasCap: bigint, replyMaxSize = 0): CallWorker {
     const raw = new ChainStore(kv).meta(META_CONFIG);
     if (raw === null) throw new Error("call worker: the store holds no chain config");
-    return new CallWorker(kv, parseChainConfig(JSON.parse(new TextDecoder().decode(raw))), gasCap);
+    return new CallWorker(kv, parseChainConfig(JSON.parse(new TextDecoder().decode(raw))), gasCap, replyMaxSize);
   }
 
   async run(task: CallTask): Promise<CallReply> {
@@ -376,27 +474,69 @@ export class CallWorker {
     }
     if (typeof args === "string") return { error: RpcError.invalidParams(args).toJSON() };
     let reply: CallReply | null = null;
+    const trace = TRACE_METHODS.includes(task.method);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const seq = this.kv.sequence;
+      const log = trace ? new ReadLog(this.cache) : null;
       try {
-        this.prepare(seq, task.head);
-        reply = { result: await (def.handler as (p: unknown[], c: CallContext) => unknown)(args, CTX) };
+        this.prepare(seq, task.head, log);
+        const result = await (def.handler as (p: unknown[], c: CallContext) => unknown)(args, CTX);
+        reply = TEXT_METHODS.has(task.method) ? this.text(result) : { result };
       } catch (e) {
         reply = { error: toRpcError(e).toJSON() };
       }
       if (this.kv.sequence === seq) return reply;
+      if (log !== null && this.readsHeld(log)) {
+        this.held++;
+        return reply;
+      }
       this.retries++;
     }
     return reply as CallReply;
   }
 
-  /** Points the chain view at the committed state as of now. */
-  private prepare(seq: number, head: Uint8Array): void {
+  /** A result as JSON text, held to the reply cap. */
+  private text(result: unknown): CallReply {
+    const json = result instanceof JsonText ? result.toString() : JSON.stringify(result ?? null);
+    const max = this.replyMaxSize;
+    return max > 0 && json.length > max ? { error: RpcError.responseTooLarge().toJSON() } : { json };
+  }
+
+  /**
+   * Whether every key `log` read still holds the value it had when the run began, though the DB has
+   * moved on: the blocks committed since (from the state block now back to the one the run began
+   * on, and an import between its writes) wrote none of them. A rewind, a reorg, more than
+   * MAX_FOLLOWED_BLOCKS blocks or a range read: no (the run goes again).
+   */
+  private readsHeld(log: ReadLog): boolean {
+    if (log.ranged) return false;
+    const store = new ChainStore(this.kv);
+    const written: Overlay = new Map();
+    const pending = this.kv.get("meta", META_PENDING);
+    if (pending !== undefined) layerUndo(written, pending);
+    let cursor = store.meta(META_STATE);
+    for (let n = 0; cursor !== null && !equalBytes(cursor, this.chain.stateBlockHash); n++) {
+      const rec = n < MAX_FOLLOWED_BLOCKS ? this.kv.get("history", cursor) : undefined;
+      const h = rec === undefined ? null : store.header(cursor);
+      if (rec === undefined || h === null) return false;
+      layerUndo(written, rec);
+      cursor = h.parentHash;
+    }
+    if (cursor === null) return false;
+    for (const [table, keys] of written) {
+      const read = log.keys.get(table);
+      if (read !== undefined) for (const k of keys.keys()) if (read.has(k)) return false;
+    }
+    return true;
+  }
+
+  /** Points the chain view at the committed state as of now (read through `log` when there is one). */
+  private prepare(seq: number, head: Uint8Array, log: ReadLog | null = null): void {
     if (seq !== this.cacheSeq) {
       this.cache = new CachedKv(this.kv, WORKER_CACHE);
       this.cacheSeq = seq;
     }
-    const store = new ChainStore(committedView(this.cache), this.headers);
+    const store = new ChainStore(committedView(log ?? this.cache), this.headers);
     const c = this.chain;
     c.store = store;
     c.stateBlockHash = store.meta(META_STATE) ?? new Uint8Array(32);

@@ -493,6 +493,21 @@ function raceTimeout(p: Promise<Reply>, ms: number, onTimeout: () => Reply): Pro
   });
 }
 
+/**
+ * The batch's array. A batch holding a chunked reply (a log query, a trace from the pool) stays in
+ * chunks: joining them would copy up to the batch cap (25 MB) on the main thread (issue 26).
+ */
 function finishBatch(out: (string | JsonText)[]): Reply {
-  return out.length === 0 ? null : `[${out.join(",")}]`;
+  if (out.length === 0) return null;
+  if (!out.some((r) => r instanceof JsonText)) return `[${out.join(",")}]`;
+  const chunks: string[] = [];
+  out.forEach((r, i) => {
+    const sep = i === 0 ? "[" : ",";
+    if (r instanceof JsonText) {
+      chunks.push(sep);
+      for (const c of r.chunks) chunks.push(c);
+    } else chunks.push(`${sep}${r}`);
+  });
+  chunks.push("]");
+  return new JsonText(chunks);
 }

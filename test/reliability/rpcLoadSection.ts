@@ -34,19 +34,24 @@ const ROUND_MS = 15_000;
  * Init code: copy the 19 runtime bytes to memory and return them.
  */
 const RUNTIME = "610fa05b8060006000a16001900380600357" + "00";
-const INIT = `0x6013600c60003960136000f3${RUNTIME}`;
+const LOGGER_INIT = `0x6013600c60003960136000f3${RUNTIME}`;
 
 const URL = `http://127.0.0.1:${PORTS.http}`;
 const call = (method: string, params: unknown[] = []): Promise<unknown> => rpcCall(URL, method, params);
 
 /** The process's VmRSS in MB (soak.ts `readRss`); 0 once it is gone. */
-function rssMb(pid: number): number {
+export function rssMb(pid: number): number {
   return (readRss(pid)?.rssKb ?? 0) / 1024;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function startNode(dir: string): Promise<ChildProcess> {
+/** `opal-exec --dev` (OPAL_RPCLOAD_BIN's) on `ports`, with `extra` flags; resolves once it answers. */
+export async function startDevNode(
+  dir: string,
+  ports: { readonly http: number; readonly auth: number },
+  extra: readonly string[] = ["--http.api=eth"],
+): Promise<ChildProcess> {
   const proc = spawn(
     process.execPath,
     [
@@ -55,18 +60,18 @@ async function startNode(dir: string): Promise<ChildProcess> {
       `--datadir=${dir}`,
       "--http",
       "--http.addr=127.0.0.1",
-      `--http.port=${PORTS.http}`,
-      "--http.api=eth",
+      `--http.port=${ports.http}`,
       "--authrpc.addr=127.0.0.1",
-      `--authrpc.port=${PORTS.auth}`,
+      `--authrpc.port=${ports.auth}`,
       "--verbosity=2",
+      ...extra,
     ],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
   for (let i = 0; ; i++) {
     if (proc.exitCode !== null) throw new Error("opal-exec exited");
     try {
-      await call("eth_blockNumber");
+      await rpcCall(`http://127.0.0.1:${ports.http}`, "eth_blockNumber");
       return proc;
     } catch {
       if (i > 600) throw new Error("opal-exec did not start");
@@ -75,16 +80,22 @@ async function startNode(dir: string): Promise<ChildProcess> {
   }
 }
 
+/** Deploys the logger from the first dev account over `rpc`: that account and the logger's address. */
+export async function deployLogger(
+  rpc: (method: string, params?: unknown[]) => Promise<unknown>,
+): Promise<{ from: string; logger: string }> {
+  const [from] = (await rpc("eth_accounts")) as string[];
+  const deployHash = await rpc("eth_sendTransaction", [{ from, data: LOGGER_INIT, gas: "0x30000" }]);
+  for (;;) {
+    const r = (await rpc("eth_getTransactionReceipt", [deployHash])) as { contractAddress: string } | null;
+    if (r !== null) return { from: from!, logger: r.contractAddress };
+    await sleep(100);
+  }
+}
+
 /** Deploys the logger and sends `TXS` calls to it; resolves with the number of logs stored. */
 async function fill(): Promise<number> {
-  const [from] = (await call("eth_accounts")) as string[];
-  const deployHash = await call("eth_sendTransaction", [{ from, data: INIT, gas: "0x30000" }]);
-  let to: string | null = null;
-  while (to === null) {
-    const r = (await call("eth_getTransactionReceipt", [deployHash])) as { contractAddress: string } | null;
-    if (r !== null) to = r.contractAddress;
-    else await sleep(100);
-  }
+  const { from, logger: to } = await deployLogger(call);
   let logs = 0;
   // One at a time: dev mode seals a block per pending tx, so the chain has a block of 4,000 logs per tx.
   for (let i = 0; i < TXS; i++) {
@@ -119,7 +130,8 @@ async function nonReader(from: string, to: string): Promise<Socket> {
   return s;
 }
 
-interface Round {
+/** What `probe` measured: eth_blockNumber's latencies and the node's RSS before and at its peak. */
+export interface Probed {
   readonly baseMb: number;
   readonly peakMb: number;
   readonly p99Ms: number;
@@ -127,8 +139,11 @@ interface Round {
   readonly probes: number;
 }
 
-async function round(pid: number, ranges: readonly [string, string][]): Promise<Round> {
-  await sleep(1000);
+/**
+ * Times eth_blockNumber over `url` every 10 ms, from its own connection, and samples the RSS of
+ * process `pid` every 50 ms, until the returned `stop` is called.
+ */
+export function probe(url: string, pid: number): () => Promise<Probed> {
   const baseMb = rssMb(pid);
   let peakMb = baseMb;
   let running = true;
@@ -142,19 +157,28 @@ async function round(pid: number, ranges: readonly [string, string][]): Promise<
   const prober = (async () => {
     while (running) {
       const t0 = performance.now();
-      await call("eth_blockNumber");
+      await rpcCall(url, "eth_blockNumber");
       lat.push(performance.now() - t0);
       await sleep(10);
     }
   })();
+  return async () => {
+    running = false;
+    await Promise.all([sampler, prober]);
+    lat.sort((a, b) => a - b);
+    const p99Ms = lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] ?? Number.POSITIVE_INFINITY;
+    return { baseMb, peakMb, p99Ms, maxMs: lat[lat.length - 1] ?? 0, probes: lat.length };
+  };
+}
+
+async function round(pid: number, ranges: readonly [string, string][]): Promise<Probed> {
+  await sleep(1000);
+  const stop = probe(URL, pid);
   const socks = await Promise.all(ranges.map(([a, b]) => nonReader(a, b)));
   await sleep(ROUND_MS);
-  running = false;
-  await Promise.all([sampler, prober]);
+  const r = await stop();
   for (const s of socks) s.destroy();
-  lat.sort((a, b) => a - b);
-  const p99Ms = lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] ?? Number.POSITIVE_INFINITY;
-  return { baseMb, peakMb, p99Ms, maxMs: lat[lat.length - 1] ?? 0, probes: lat.length };
+  return r;
 }
 
 export const rpcLoadSection: Section = {
@@ -163,7 +187,7 @@ export const rpcLoadSection: Section = {
     const dir = mkdtempSync(join(tmpdir(), "opal-rpcload-"));
     let proc: ChildProcess | null = null;
     try {
-      proc = await startNode(dir);
+      proc = await startDevNode(dir, PORTS);
       const t0 = performance.now();
       const logs = await fill();
       const head = Number((await call("eth_blockNumber")) as string);

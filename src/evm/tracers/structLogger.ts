@@ -17,7 +17,37 @@ export interface StructLoggerConfig {
   readonly enableReturnData?: boolean;
   /** Maximum number of logs (0: unlimited). */
   readonly limit?: number;
+  /** The reply size the struct logs of one request may take, shared by its loggers (issue 26). */
+  readonly budget?: TraceBudget;
 }
+
+/**
+ * The characters the traces of one request may take in its reply (the reply cap,
+ * `--rpc.batch-response-max-size`), shared by the tracers of a block trace. A struct logger adds a
+ * lower bound of each log's JSON length as it records it and records no more once `over`: the
+ * request is then answered -32003 "response too large", as the reply would be, without holding
+ * the rest (a 50 M-gas trace is millions of logs, GBs as objects).
+ */
+export class TraceBudget {
+  /** Characters counted so far. */
+  used = 0;
+
+  /** `max` 0: no cap. */
+  constructor(readonly max: number) {}
+
+  get over(): boolean {
+    return this.max > 0 && this.used > this.max;
+  }
+}
+
+/**
+ * The least characters of a struct log's JSON besides its stack, memory, storage and return data:
+ * `{"pc":0,"op":"OR","gas":0,"gasCost":0,"depth":1}` and the comma before the next one.
+ */
+const ENTRY_MIN_CHARS = 49;
+/** `,"storage":{}`, then per slot `"0x…64":"0x…64"` (and a comma but for the last). */
+const STORAGE_FRAME_CHARS = 13;
+const SLOT_CHARS = 2 * 68 + 1;
 
 interface Entry {
   pc: number;
@@ -66,7 +96,8 @@ export class StructLogger implements EvmTracer {
 
   onStep(f: Frame, op: number, refund: number): void {
     const cfg = this.cfg;
-    if (cfg.limit !== undefined && cfg.limit > 0 && this.entries.length >= cfg.limit) {
+    const budget = cfg.budget;
+    if ((cfg.limit !== undefined && cfg.limit > 0 && this.entries.length >= cfg.limit) || budget?.over === true) {
       this.pending = null;
       return;
     }
@@ -111,6 +142,7 @@ export class StructLogger implements EvmTracer {
     };
     this.entries.push(e);
     this.pending = e;
+    if (budget !== undefined && budget.max > 0) budget.used += entryChars(e);
   }
 
   onStepCost(cost: number): void {
@@ -142,6 +174,23 @@ export class StructLogger implements EvmTracer {
     const ret = failed && this.halt !== Halt.Revert ? "0x" : bytesToHex(this.output);
     return { gas: this.usedGas, failed, returnValue: ret, structLogs: this.entries.map(entryJson) };
   }
+}
+
+/** A lower bound of `JSON.stringify(entryJson(e)).length + 1` (values as recorded; fields in entryJson). */
+function entryChars(e: Entry): number {
+  let n = ENTRY_MIN_CHARS;
+  // `,"stack":[` … `]`: each value quoted, comma-separated.
+  if (e.stack !== null) {
+    n += 10;
+    for (const v of e.stack) n += v.length + 3;
+  }
+  if (e.memory !== null) n += 11 + e.memory.length * 69;
+  if (e.returnData !== null) n += 16 + e.returnData.length;
+  if (e.storage !== null) {
+    n += STORAGE_FRAME_CHARS;
+    for (const _ in e.storage) n += SLOT_CHARS;
+  }
+  return n;
 }
 
 function snapshot(slots: Map<bigint, bigint>): Record<string, string> {

@@ -204,6 +204,8 @@ export interface NodeApiContext {
   readonly evmTimeoutMs: number;
   /** --rpc.logquerylimit and --rpc.rangelimit (geth's defaults when absent). */
   readonly logQueryLimits?: LogQueryLimits;
+  /** The node's slicer for long reads (util/slicer.ts); absent: one of its own. */
+  readonly slicer?: Slicer;
   /** The --dev accounts (empty otherwise). */
   readonly devAccounts: readonly DevAccount[];
   /** --rpc.allow-unprotected-txs: eth_sendRawTransaction takes pre-EIP-155 legacy txs. */
@@ -318,7 +320,7 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
   ctx.pool.onPending((txs) => events.emitPending(txs));
   const reader = new ChainReader(ctx.chain);
   // One slicer for the node's long reads: its per-turn budget and its running jobs are shared.
-  const slicer = new Slicer();
+  const slicer = ctx.slicer ?? new Slicer();
   const logQueryLimits = ctx.logQueryLimits ?? DEFAULT_LOG_QUERY_LIMITS;
   const eth = ethApi({
     chain: ctx.chain,
@@ -357,6 +359,7 @@ export function coreApis(ctx: NodeApiContext): NodeApis {
         chain: ctx.chain,
         reader,
         gasCap: ctx.gasCap,
+        resultSizeLimit: logQueryLimits.resultSizeLimit,
         ...(ctx.onDebugSetHead === undefined ? {} : { onHead: ctx.onDebugSetHead }),
       }),
       ...traceApi({
@@ -475,6 +478,7 @@ export class ExecNode {
           maxQueue: config["workers.evmcall.queue"],
           store,
           gasCap: config["rpc.gascap"],
+          replyMaxSize: config["rpc.batch-response-max-size"],
         },
       });
       cleanup.push(() => pools.destroy());

@@ -6,8 +6,9 @@
  * eth/api_debug.go (debug_storageRangeAt, debug_getBadBlocks), the raw-data methods of
  * internal/ethapi (debug_getRawBlock, _getRawHeader, _getRawReceipts, _getRawTransaction,
  * debug_dbGet, debug_setHead), and reth's debug_executionWitness(ByBlockHash), which op-reth serves
- * for OP proofs. The replays run on the main thread like the block traces (only debug_traceCall
- * goes to the evmCall workers, rpc/callOffload.ts).
+ * for OP proofs. The traces, debug_traceCall and debug_intermediateRoots run in the evmCall workers
+ * when the node has them (rpc/callOffload.ts `TRACE_METHODS`); struct logs are held to the reply
+ * cap as they are recorded (`TraceBudget`).
  */
 import { headerHash } from "../../block/header.js";
 import { encodeReceiptsForRoot } from "../../block/receipt.js";
@@ -17,12 +18,13 @@ import type { EvmTracer } from "../../evm/tracer.js";
 import { CallTracer } from "../../evm/tracers/callTracer.js";
 import { FourByteTracer } from "../../evm/tracers/fourByteTracer.js";
 import { PrestateTracer } from "../../evm/tracers/prestateTracer.js";
-import { StructLogger } from "../../evm/tracers/structLogger.js";
+import { StructLogger, TraceBudget } from "../../evm/tracers/structLogger.js";
 import { equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import { rulesAt } from "../../spec/chainConfig.js";
 import { RpcError } from "../errors.js";
 import type { ChainReader, DecodedBlock } from "../eth/chainReader.js";
+import { DEFAULT_LOG_QUERY_LIMITS } from "../eth/filters.js";
 import { blockJson } from "../format.js";
 import {
   address,
@@ -51,6 +53,11 @@ export interface DebugDeps {
   readonly gasCap: bigint;
   /** Told of the head change debug_setHead made (the pool and subscriptions, as engine forkchoice tells them). */
   readonly onHead?: (change: HeadChange) => void;
+  /**
+   * Characters the struct logs of one trace may take (the reply cap, `--rpc.batch-response-max-size`;
+   * 0 = none; default 25,000,000): past it the trace stops recording and answers -32003.
+   */
+  readonly resultSizeLimit?: number;
 }
 
 /** reth's EthRpcErrorCode::ResourceNotFound, its code for HeaderNotFound. */
@@ -70,8 +77,17 @@ function flag(cfg: Record<string, unknown>, name: string): boolean {
   return v;
 }
 
-/** The tracer `opts` names (the struct logger when none), for a block at `number`/`timestamp`. */
-export function makeTracer(chain: ChainView, opts: TraceOptions, number: number, timestamp: number): ResultTracer {
+/**
+ * The tracer `opts` names (the struct logger when none), for a block at `number`/`timestamp`; a
+ * struct logger counts what it records against `budget` (shared by a request's tracers).
+ */
+export function makeTracer(
+  chain: ChainView,
+  opts: TraceOptions,
+  number: number,
+  timestamp: number,
+  budget: TraceBudget | null = null,
+): ResultTracer {
   const cfg = opts.tracerConfig;
   switch (opts.tracer) {
     case null:
@@ -81,6 +97,7 @@ export function makeTracer(chain: ChainView, opts: TraceOptions, number: number,
         enableMemory: opts.enableMemory,
         enableReturnData: opts.enableReturnData,
         limit: opts.limit,
+        ...(budget === null ? {} : { budget }),
       });
     case "callTracer":
       return new CallTracer({ onlyTopCall: flag(cfg, "onlyTopCall"), withLog: flag(cfg, "withLog") });
@@ -129,6 +146,11 @@ function rethSelector(sel: BlockNumberSelector): string {
 
 export function debugApi(deps: DebugDeps): AnyMethod[] {
   const { chain, reader } = deps;
+  const sizeLimit = deps.resultSizeLimit ?? DEFAULT_LOG_QUERY_LIMITS.resultSizeLimit;
+  /** Past its budget a trace's reply is past the cap: geth's -32003, without building it. */
+  const checkBudget = (budget: TraceBudget): void => {
+    if (budget.over) throw RpcError.responseTooLarge();
+  };
 
   const blockOf = (sel: BlockSelector): DecodedBlock => {
     const h = reader.resolve(sel);
@@ -146,12 +168,14 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
   const traceBlock = (b: DecodedBlock, opts: TraceOptions): unknown[] => {
     const timeoutMs = traceTimeoutMs(opts.timeout);
     if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
+    const budget = new TraceBudget(sizeLimit);
     const { traced, timedOut } = replayBlockTimed(
       chain,
       b,
-      () => makeTracer(chain, opts, b.header.number, b.header.timestamp),
+      () => makeTracer(chain, opts, b.header.number, b.header.timestamp, budget),
       timeoutMs,
     );
+    checkBudget(budget);
     const out: { index: number; entry: Record<string, unknown> }[] = traced.map((t) => ({
       index: t.index,
       entry: { txHash: bytesToHex(b.txHashes[t.index]), result: (t.tracer as ResultTracer).result() },
@@ -218,9 +242,11 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
         const b = at.block;
         if (b.header.number === 0) throw RpcError.server("genesis is not traceable");
         const o = opts ?? (traceOptions.decode(null) as TraceOptions);
-        const tracer = makeTracer(chain, o, b.header.number, b.header.timestamp);
+        const budget = new TraceBudget(sizeLimit);
+        const tracer = makeTracer(chain, o, b.header.number, b.header.timestamp, budget);
         const r = replayBlockTimed(chain, b, (i) => (i === at.index ? tracer : null), timeoutMs, at.index);
         if (r.timedOut.length > 0) throw RpcError.server(TRACE_TIMEOUT);
+        checkBudget(budget);
         return tracer.result();
       },
     }),
@@ -233,8 +259,10 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
         const h = reader.resolve(sel);
         const header = h === null ? null : chain.store.header(h);
         if (h === null || header === null) throw RpcError.server("header not found");
-        const tracer = makeTracer(chain, o, header.number, header.timestamp);
+        const budget = new TraceBudget(sizeLimit);
+        const tracer = makeTracer(chain, o, header.number, header.timestamp, budget);
         traceMessage(chain, header, h, msg, deps.gasCap, tracer, timeoutMs);
+        checkBudget(budget);
         return tracer.result();
       },
     }),

@@ -56,6 +56,7 @@ import { type AnyMethod, type AnySubscription, defineMethod, defineSubscription 
 import { pendingTxJson } from "../txpoolApi.js";
 import { createAccessList } from "./accessList.js";
 import { EthBackend, LATEST, unpricedEnv } from "./backend.js";
+import { blockReceiptsJson } from "./blockReceipts.js";
 import { callMessage, checkFeeArgs, revertError, txArgs } from "./callArgs.js";
 import type { ChainReader, DecodedBlock } from "./chainReader.js";
 import { CostRateLimiter, checkConditionalAtHead, conditionalJson, txConditional, waitForCost } from "./conditional.js";
@@ -571,7 +572,8 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       handler: ([sel]) => {
         if (sel.kind === "tag" && sel.tag === "pending") throw RpcError.server("pending receipts is not available");
         const b = blockBySel(sel);
-        return b === null ? null : reader.receiptsJson(b);
+        // In slices, measured against the reply cap before it is built (a big block's receipts).
+        return b === null ? null : slicer.run(blockReceiptsJson(reader, b, logLimits.resultSizeLimit));
       },
     }),
     defineMethod({

@@ -11,12 +11,12 @@ import { bloomHasHash } from "../../primitives/bloom.js";
 import { bytesKey, equalBytes } from "../../primitives/bytes.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { JsonValue } from "../../primitives/json.js";
-import { blobParamsAt, rulesAt } from "../../spec/chainConfig.js";
+import { rulesAt } from "../../spec/chainConfig.js";
 import { decodeTx, txHash } from "../../tx/envelope.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
 import { recoverSenders } from "../../tx/recoverPacked.js";
 import { type Tx, TxType } from "../../tx/tx.js";
-import { blockJson, type LogPlace, logJson, receiptJson, txJson } from "../format.js";
+import { blockJson, type LogPlace, logJson, type ReceiptPlace, receiptJson, type TxExtras, txJson } from "../format.js";
 
 /** A resolved block selector: a canonical tag/number or an explicit hash. */
 export type BlockSelector =
@@ -367,44 +367,48 @@ export class ChainReader {
 
   receiptsJson(b: DecodedBlock): Record<string, JsonValue>[] | null {
     if (b.receipts === null) return null;
+    const out: Record<string, JsonValue>[] = [];
+    for (const e of this.receiptEntries(b)) out.push(receiptJson(e.receipt, e.tx, e.extras, e.place));
+    return out;
+  }
+
+  /** Each receipt of `b` (stored: `b.receipts` is not null) with what its JSON needs: its tx and place. */
+  *receiptEntries(b: DecodedBlock): Generator<ReceiptEntry, void, void> {
+    const receipts = b.receipts;
+    if (receipts === null) return;
     const cfg = this.chain.config;
     const rules = rulesAt(cfg, b.header.number, b.header.timestamp);
-    const _blob = blobParamsAt(cfg, b.header.timestamp);
     const blobFee =
       b.header.excessBlobGas === null ? null : headerBlobBaseFee(cfg, b.header.excessBlobGas, b.header.timestamp);
     let l1Info: L1BlockInfo | null = null;
     if (rules.op !== null && b.txs.length > 0 && b.txs[0].type === TxType.Deposit)
       l1Info = parseL1BlockInfo(b.txs[0].data);
-    const out: Record<string, JsonValue>[] = [];
     let logIndex = 0;
     let prevGas = 0;
-    for (let i = 0; i < b.receipts.length; i++) {
-      const r = b.receipts[i];
+    for (let i = 0; i < receipts.length; i++) {
+      const r = receipts[i];
       const tx = b.txs[i];
       const l1 =
         l1Info !== null && tx.type !== TxType.Deposit ? l1ReceiptFields(b.body.transactions[i], l1Info, rules) : null;
-      out.push(
-        receiptJson(
-          r,
-          tx,
-          { hash: b.txHashes[i], from: b.senders[i] },
-          {
-            blockHash: b.hash,
-            blockNumber: b.header.number,
-            blockTimestamp: b.header.timestamp,
-            index: i,
-            firstLogIndex: logIndex,
-            previousCumulativeGas: prevGas,
-            baseFee: b.header.baseFeePerGas,
-            blobBaseFee: blobFee,
-            l1,
-          },
-        ),
-      );
+      yield {
+        receipt: r,
+        tx,
+        extras: { hash: b.txHashes[i], from: b.senders[i] },
+        place: {
+          blockHash: b.hash,
+          blockNumber: b.header.number,
+          blockTimestamp: b.header.timestamp,
+          index: i,
+          firstLogIndex: logIndex,
+          previousCumulativeGas: prevGas,
+          baseFee: b.header.baseFeePerGas,
+          blobBaseFee: blobFee,
+          l1,
+        },
+      };
       logIndex += r.logs.length;
       prevGas = r.cumulativeGasUsed;
     }
-    return out;
   }
 
   receiptByTxHash(hash: Uint8Array): Record<string, JsonValue> | null {
@@ -432,6 +436,14 @@ export class ChainReader {
   ): Generator<Record<string, JsonValue>, void, void> {
     for (const m of blockMatches(b, addresses, topics, removed)) yield logJson(m.log, m.place);
   }
+}
+
+/** A stored receipt with its tx and its place in the block (`ChainReader.receiptEntries`). */
+export interface ReceiptEntry {
+  readonly receipt: Receipt;
+  readonly tx: Tx;
+  readonly extras: TxExtras;
+  readonly place: ReceiptPlace;
 }
 
 /** A log that matched a filter, and where it is. */

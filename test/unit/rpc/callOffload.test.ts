@@ -17,6 +17,7 @@ import { META_PENDING } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { committedView } from "../../../src/chain/stateAt.js";
 import { PiscinaPool } from "../../../src/node/pools.js";
+import { bytesToHex } from "../../../src/primitives/hex.js";
 import { decodeHeader } from "../../../src/rlp/decode.js";
 import {
   CallWorker,
@@ -24,6 +25,7 @@ import {
   InlineRunner,
   OFFLOADED_METHODS,
   offloadCalls,
+  TRACE_METHODS,
 } from "../../../src/rpc/callOffload.js";
 import { debugApi } from "../../../src/rpc/debug/api.js";
 import { traceApi } from "../../../src/rpc/debug/traceApi.js";
@@ -36,6 +38,7 @@ import { encodeBatch } from "../../../src/storage/batchCodec.js";
 import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
+import type { TableName } from "../../../src/storage/tables.js";
 import { fixturePath } from "../../utils/fixtures.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 
@@ -176,8 +179,31 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     return p;
   }
 
+  /** Traces of stored blocks (issue 26): of a block with txs, its first tx, and trace_filter over all. */
+  function traceRequests(): string[] {
+    const reader = new ChainReader(chain);
+    let n = chain.head.number;
+    while (n > 1 && (reader.block(chain.store.canonicalHash(n)!)?.txs.length ?? 0) === 0) n--;
+    const b = reader.block(chain.store.canonicalHash(n)!)!;
+    const num = `0x${n.toString(16)}`;
+    const req = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: "2.0", id: 9, method, params });
+    return [
+      req("debug_traceBlockByNumber", [num]),
+      req("debug_traceBlockByNumber", [num, { tracer: "callTracer", tracerConfig: { withLog: true } }]),
+      req("debug_traceBlockByHash", [bytesToHex(b.hash), { tracer: "prestateTracer" }]),
+      req("debug_traceTransaction", [bytesToHex(b.txHashes[0]!), { enableMemory: true }]),
+      req("debug_traceTransaction", [`0x${"11".repeat(32)}`]),
+      req("debug_intermediateRoots", [bytesToHex(b.hash)]),
+      req("trace_block", [num]),
+      req("trace_transaction", [bytesToHex(b.txHashes[0]!)]),
+      req("trace_replayBlockTransactions", [num, ["trace", "stateDiff"]]),
+      req("trace_filter", [{ fromBlock: "0x1", toBlock: num }]),
+      req("debug_traceBlockByNumber", ["0x0"]),
+    ];
+  }
+
   it("answers every request exactly as the main thread does", async () => {
-    const reqs = requests();
+    const reqs = [...requests(), ...traceRequests()];
     assert.ok(reqs.length > 80, `${reqs.length} requests`);
     let errors = 0;
     for (const r of reqs) {
@@ -188,6 +214,40 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     }
     // The set covers refusals as well as results.
     assert.ok(errors >= 10, `${errors} error answers`);
+  });
+
+  it("traces of stored blocks run in the pool, as one task each, and answer text held to the reply cap (issue 26)", async () => {
+    const counting = countingPool();
+    const d = new Registry(
+      offloadCalls(callMethods(chain), {
+        pool: counting,
+        head: () => chain.headBlockHash,
+        timeoutMs: 0,
+        cacheEntries: 0,
+      }) as AnyMethod[],
+    ).forApis(["eth", "debug", "trace"]);
+    const reqs = traceRequests();
+    for (const r of reqs) assert.equal(await answer(d, r), await answer(main, r), r);
+    assert.equal(counting.runs, reqs.length);
+    for (const m of TRACE_METHODS) assert.ok(OFFLOADED_METHODS.includes(m), m);
+    // A worker whose reply cap is under a trace's text answers -32003 for it, the rest as before.
+    const w = CallWorker.open(kv, GAS_CAP, 200);
+    const task = (method: string, params: unknown[]) => ({
+      kind: "rpc" as const,
+      method,
+      params,
+      head: chain.headBlockHash,
+    });
+    const traced = JSON.parse(reqs[1]!).params as unknown[];
+    assert.deepEqual(await w.run(task("debug_traceBlockByNumber", traced)), {
+      error: { code: -32003, message: "response too large" },
+    });
+    assert.deepEqual(
+      await w.run(task("eth_call", [{ to: "0x17e7eedce4ac02ef114a7ed9fe6e2f33feba1667", input: "0xff01" }, "latest"])),
+      {
+        result: "0xffee",
+      },
+    );
   });
 
   it("no answer names a worker, a class or a stack: argument errors, a dead worker, a missing head", async () => {
@@ -361,6 +421,52 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     });
     assert.deepEqual(r, { result: "0xffee" });
     assert.equal(w.retries, 1);
+  });
+
+  it("a trace keeps its answer when the blocks committed meanwhile wrote none of its keys, else runs again (issue 26)", async () => {
+    const mem = new MemoryKv();
+    const c = load(mem);
+    const [, traced] = traceRequests().map((r) => JSON.parse(r));
+    const want = JSON.parse(await answer(main, JSON.stringify(traced))).result;
+    /**
+     * A worker over `mem` whose sequence moves at the 5th read after the first one outside `meta`;
+     * `write` runs then, with that read's table and key.
+     */
+    const racing = async (write: (table: TableName, key: Uint8Array) => void) => {
+      let seq = 0;
+      let reads = 0;
+      let first: [TableName, Uint8Array] | null = null;
+      const view = new Proxy(mem, {
+        get(target, prop, recv) {
+          if (prop === "sequence") return seq;
+          if (prop === "get") {
+            return (table: TableName, key: Uint8Array) => {
+              if (first === null && table !== "meta") first = [table, key];
+              if (first !== null && ++reads === 5) {
+                seq++;
+                write(...first);
+              }
+              return target.get(table, key);
+            };
+          }
+          return Reflect.get(target, prop, recv);
+        },
+      }) as MemoryKv & { sequence: number };
+      const w = CallWorker.open(view, GAS_CAP);
+      const r = await w.run({ kind: "rpc", method: traced.method, params: traced.params, head: c.headBlockHash });
+      assert.ok("json" in r, JSON.stringify(r));
+      assert.deepEqual(JSON.parse(r.json), want);
+      return w;
+    };
+    // The sequence moved, nothing the trace read was written: kept, not run again.
+    const quiet = await racing(() => undefined);
+    assert.deepEqual([quiet.retries, quiet.held], [0, 1]);
+    // An import between its writes, whose undo record holds a key the trace read: run again.
+    const touched = await racing((table, key) => {
+      const undo = new WriteBatch().put(table, key, mem.get(table, key)!);
+      mem.write(new WriteBatch().put("meta", META_PENDING, encodeBatch(undo)));
+    });
+    assert.deepEqual([touched.retries, touched.held], [1, 0]);
   });
 
   /** A dispatcher whose eth_calls run inline first within `budgetMs`, over a counting pool. */

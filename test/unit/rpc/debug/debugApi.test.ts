@@ -8,9 +8,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Blockchain } from "../../../../src/chain/blockchain.js";
 import { parseGenesis } from "../../../../src/chain/genesis.js";
+import { StructLogger, TraceBudget } from "../../../../src/evm/tracers/structLogger.js";
 import { hexToBytes } from "../../../../src/primitives/hex.js";
 import { decodeHeader } from "../../../../src/rlp/decode.js";
 import { debugApi } from "../../../../src/rpc/debug/api.js";
+import { replayBlock } from "../../../../src/rpc/debug/replay.js";
 import { traceApi } from "../../../../src/rpc/debug/traceApi.js";
 import type { Dispatcher, RpcConnection } from "../../../../src/rpc/dispatch.js";
 import { ChainReader } from "../../../../src/rpc/eth/chainReader.js";
@@ -174,6 +176,66 @@ describe("rpc/debug vs rpc-compat", function () {
       );
     assert.deepEqual((await ask(capped(len))).result, all.result);
     assert.deepEqual((await ask(capped(len - 1))).error, { code: -32003, message: "response too large" });
+  });
+
+  /** The block of the chain whose struct-log trace is longest, and that trace. */
+  let longest: { num: string; result: any[]; logs: number } | null = null;
+  async function longestStructTrace(): Promise<{ num: string; result: any[]; logs: number }> {
+    if (longest !== null) return longest;
+    let best = { num: "0x1", result: [] as any[], logs: -1 };
+    for (let n = 1; n <= chain.head.number; n++) {
+      const num = `0x${n.toString(16)}`;
+      const r = (await q("debug_traceBlockByNumber", [num, { enableMemory: true, enableReturnData: true }])).result;
+      const logs = r.reduce((a: number, x: any) => a + x.result.structLogs.length, 0);
+      if (logs > best.logs) best = { num, result: r, logs };
+    }
+    longest = best;
+    return best;
+  }
+
+  it("struct logs are held to the reply cap as they are recorded: exactly the reply answers, less is -32003 (issue 26)", async () => {
+    const { num, result, logs } = await longestStructTrace();
+    assert.ok(logs >= 50, `${logs} struct logs`);
+    const opts = { enableMemory: true, enableReturnData: true };
+    const len = JSON.stringify(result).length;
+    const capped = (resultSizeLimit: number) =>
+      new Registry(debugApi({ chain, reader, gasCap: 50_000_000n, resultSizeLimit })).forApis(["debug"]);
+    const ask = async (d2: Dispatcher, method: string, params: unknown[]) =>
+      JSON.parse((await d2.handleText(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), HTTP)) as string);
+    assert.deepEqual((await ask(capped(len), "debug_traceBlockByNumber", [num, opts])).result, result);
+    const over = { code: -32003, message: "response too large" };
+    assert.deepEqual((await ask(capped(len >> 2), "debug_traceBlockByNumber", [num, opts])).error, over);
+    const txHash = result[result.length - 1].txHash;
+    assert.deepEqual((await ask(capped(100), "debug_traceTransaction", [txHash, opts])).error, over);
+    // Other tracers are bounded by gas, and held to the cap by the dispatcher.
+    assert.equal(
+      (await ask(capped(100), "debug_traceTransaction", [txHash, { tracer: "callTracer" }])).error,
+      undefined,
+    );
+  });
+
+  it("a struct logger's count is a lower bound of its logs' JSON, and it stops recording past its budget", async () => {
+    const { num } = await longestStructTrace();
+    const b = reader.block(reader.resolve({ kind: "number", number: Number(num) }) as Uint8Array)!;
+    const opts = { enableMemory: true, enableReturnData: true };
+    const run = (budget: TraceBudget) => {
+      const loggers = b.txs.map(() => new StructLogger({ ...opts, budget }));
+      replayBlock(chain, b, (i) => loggers[i]!);
+      return loggers.map((l) => l.result().structLogs);
+    };
+    const free = new TraceBudget(Number.MAX_SAFE_INTEGER);
+    const all = run(free);
+    const chars = all.reduce((a, logs) => a + logs.reduce((c, e) => c + JSON.stringify(e).length + 1, 0), 0);
+    assert.ok(free.used > 0 && free.used <= chars, `${free.used} counted, ${chars} in JSON`);
+    // A budget of a tenth: recording stops once it is spent, one log past it at most.
+    const tenth = new TraceBudget(Math.floor(free.used / 10));
+    const cut = run(tenth);
+    assert.ok(tenth.over);
+    const largest = Math.max(...all.flat().map((e) => JSON.stringify(e).length + 1));
+    assert.ok(tenth.used <= tenth.max + largest, `${tenth.used} counted for a budget of ${tenth.max}`);
+    const kept = cut.reduce((a, logs) => a + logs.length, 0);
+    const total = all.reduce((a, logs) => a + logs.length, 0);
+    assert.ok(kept < total, `${kept} of ${total} logs kept`);
   });
 
   it("trace_replayBlockTransactions with stateDiff: the created contract is born, the sender changes", async () => {

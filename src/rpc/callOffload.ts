@@ -377,6 +377,8 @@ const WORKER_CACHE: CachedKvOptions = {
   tables: { ...EXECUTION_CACHE.tables, meta: 64, headers: 1024, canonical: 1024, bodies: 256 },
 };
 const MAX_ATTEMPTS = 3;
+/** Reads of the view's sequence before a run gives up waiting for the DB to stand still (each ~µs). */
+const PREPARE_TRIES = 8;
 /** Blocks committed during a trace that `CallWorker.readsHeld` follows back before it gives up (and runs it again). */
 const MAX_FOLLOWED_BLOCKS = 64;
 
@@ -476,10 +478,17 @@ export class CallWorker {
     let reply: CallReply | null = null;
     const trace = TRACE_METHODS.includes(task.method);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const seq = this.kv.sequence;
-      const log = trace ? new ReadLog(this.cache) : null;
+      let seq = -1;
+      let log: ReadLog | null = null;
       try {
-        this.prepare(seq, task.head, log);
+        // The view is fixed at one sequence: its pending undo and state block are read with no write
+        // between them (a commit in between pairs the new state block with the old undo, and
+        // `readsHeld`, which follows the blocks from the view's state block, could not see it).
+        for (let i = 0; i < PREPARE_TRIES && seq !== this.kv.sequence; i++) {
+          seq = this.kv.sequence;
+          log = trace ? new ReadLog(this.cacheAt(seq)) : null;
+          this.prepare(seq, task.head, log);
+        }
         const result = await (def.handler as (p: unknown[], c: CallContext) => unknown)(args, CTX);
         reply = TEXT_METHODS.has(task.method) ? this.text(result) : { result };
       } catch (e) {
@@ -531,12 +540,21 @@ export class CallWorker {
   }
 
   /** Points the chain view at the committed state as of now (read through `log` when there is one). */
-  private prepare(seq: number, head: Uint8Array, log: ReadLog | null = null): void {
+  /**
+   * The read cache for the DB at sequence `seq`, a fresh one when the DB has moved on. A trace's
+   * `ReadLog` must wrap this one: over the cache of an earlier sequence it read rows from before the
+   * last commit next to rows after it (soak: NONCE_TOO_LOW replaying the head block).
+   */
+  private cacheAt(seq: number): CachedKv {
     if (seq !== this.cacheSeq) {
       this.cache = new CachedKv(this.kv, WORKER_CACHE);
       this.cacheSeq = seq;
     }
-    const store = new ChainStore(committedView(log ?? this.cache), this.headers);
+    return this.cache;
+  }
+
+  private prepare(seq: number, head: Uint8Array, log: ReadLog | null = null): void {
+    const store = new ChainStore(committedView(log ?? this.cacheAt(seq)), this.headers);
     const c = this.chain;
     c.store = store;
     c.stateBlockHash = store.meta(META_STATE) ?? new Uint8Array(32);

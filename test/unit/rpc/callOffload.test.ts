@@ -469,6 +469,43 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     assert.deepEqual([touched.retries, touched.held], [1, 0]);
   });
 
+  it("a trace after a commit reads through a cache of the new sequence, not the one filled before it (issue 26)", async () => {
+    const mem = new MemoryKv();
+    const c = load(mem);
+    const [, traced] = traceRequests().map((r) => JSON.parse(r));
+    const want = JSON.parse(await answer(main, JSON.stringify(traced))).result;
+    let seq = 0;
+    let first: Uint8Array | null = null;
+    const view = new Proxy(mem, {
+      get(target, prop, recv) {
+        if (prop === "sequence") return seq;
+        if (prop === "get") {
+          return (table: TableName, key: Uint8Array) => {
+            if (first === null && table === "canonical") first = key.slice();
+            return target.get(table, key);
+          };
+        }
+        return Reflect.get(target, prop, recv);
+      },
+    }) as MemoryKv & { sequence: number };
+    const task = { kind: "rpc" as const, method: traced.method, params: traced.params, head: c.headBlockHash };
+    const w = CallWorker.open(view, GAS_CAP);
+    // Twice at this sequence, so the worker's cache for it is the one filled.
+    await w.run(task);
+    const before = await w.run(task);
+    assert.ok("json" in before, JSON.stringify(before));
+    assert.deepEqual(JSON.parse(before.json), want);
+    // A write removes the canonical-index row the trace read (a row the worker's cache keeps), and
+    // the DB's sequence moves: the answer is now what a worker that never saw the old row gives, not
+    // the one the old cache still holds.
+    assert.ok(first !== null, "the trace read no canonical-index row");
+    mem.write(new WriteBatch().del("canonical", first));
+    seq++;
+    const fresh = await CallWorker.open(view, GAS_CAP).run(task);
+    assert.notDeepEqual(fresh, before);
+    assert.deepEqual(await w.run(task), fresh);
+  });
+
   /** A dispatcher whose eth_calls run inline first within `budgetMs`, over a counting pool. */
   function inlineFirst(budgetMs: number, timeoutMs: number) {
     const counting = countingPool();

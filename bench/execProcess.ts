@@ -79,6 +79,8 @@ export class ExecProcess {
       spawn(
         process.execPath,
         [
+          // Node's own flags for the node under test, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+          ...(process.env.OPAL_BENCH_EXEC_NODE_ARGS ?? "").split(" ").filter((a) => a !== ""),
           BIN,
           "--datadir",
           datadir,

@@ -32,7 +32,7 @@ const GWEI = 10n ** 9n;
 const BIN = join(import.meta.dirname, "..", "bin", "opal-exec.mjs");
 
 /** Builds the L2 chain in memory; returns its blocks as the Engine API carries them. */
-function buildChain(genesis: Record<string, unknown>, n: number): EngineBlock[] {
+export function buildChain(genesis: Record<string, unknown>, n: number): EngineBlock[] {
   const chain = Blockchain.init(new MemoryKv(), parseGenesis(genesis), genesis.config);
   const accounts = devAccounts();
   const nonces = accounts.map(() => 0n);

@@ -462,12 +462,43 @@ export class Blockchain implements ChainView {
    * and tx lookups are rewritten from the common ancestor, and `meta.head` is updated, in one batch.
    */
   setHead(hash: Uint8Array, opts: { readonly clearSafeAbove?: boolean } = {}): HeadChange {
+    const b = new WriteBatch();
+    const change = this.stageHead(hash, b, opts);
+    this.kv.write(b);
+    this.unsynced = true;
+    this.headHash = hash;
+    this.headHeader = change.newHead;
+    return change;
+  }
+
+  /**
+   * engine_forkchoiceUpdated's writes, made durable before it answers VALID (docs/design/storage.md
+   * "Durability"): the head moved to `head` when it is elsewhere (as `setHead`), the labels recorded
+   * (as `setSafeAndFinalized`), in one synced batch instead of two writes and `persist()`'s synced
+   * one. Returns the head change, or null when the head stays.
+   */
+  applyForkchoice(head: Uint8Array, safe: Uint8Array | null, finalized: Uint8Array | null): HeadChange | null {
+    const b = new WriteBatch();
+    const change = equalBytes(this.headHash, head) ? null : this.stageHead(head, b, {});
+    this.stageLabels(b, safe, finalized);
+    if (b.size === 0 && !this.unsynced) return null;
+    if (change === null) b.put("meta", META_HEAD, this.headHash);
+    this.kv.write(b, SYNC);
+    this.unsynced = false;
+    if (change !== null) {
+      this.headHash = head;
+      this.headHeader = change.newHead;
+    }
+    return change;
+  }
+
+  /** setHead's state move and its canonical-index and head rows, into `b` (the head fields are the caller's). */
+  private stageHead(hash: Uint8Array, b: WriteBatch, opts: { readonly clearSafeAbove?: boolean }): HeadChange {
     const newHead = this.mustHeader(hash);
     if (!this.isExecuted(hash)) throw new ChainError(`block ${bytesToHex(hash)} has not been executed`);
     const oldHead = this.headHeader;
     this.moveStateTo(hash);
     const { back, forward } = this.path(this.headHash, hash);
-    const b = new WriteBatch();
     const removed: Header[] = [];
     const added: Header[] = [];
     for (const h of back) {
@@ -488,10 +519,6 @@ export class Blockchain implements ChainView {
         if (at !== null && at.number > newHead.number) b.del("meta", k);
       }
     }
-    this.kv.write(b);
-    this.unsynced = true;
-    this.headHash = hash;
-    this.headHeader = newHead;
     return { oldHead, newHead, removed, added };
   }
 
@@ -682,12 +709,17 @@ export class Blockchain implements ChainView {
   /** Records the safe and finalized blocks (Engine API forkchoice); a label already there is not rewritten. */
   setSafeAndFinalized(safe: Uint8Array | null, finalized: Uint8Array | null): void {
     const b = new WriteBatch();
-    if (safe !== null && !equalBytes(safe, this.store.meta(META_SAFE) ?? ZERO_HASH)) b.put("meta", META_SAFE, safe);
-    if (finalized !== null && !equalBytes(finalized, this.store.meta(META_FINALIZED) ?? ZERO_HASH))
-      b.put("meta", META_FINALIZED, finalized);
+    this.stageLabels(b, safe, finalized);
     if (b.size === 0) return;
     this.kv.write(b);
     this.unsynced = true;
+  }
+
+  /** The label rows that change, into `b`. */
+  private stageLabels(b: WriteBatch, safe: Uint8Array | null, finalized: Uint8Array | null): void {
+    if (safe !== null && !equalBytes(safe, this.store.meta(META_SAFE) ?? ZERO_HASH)) b.put("meta", META_SAFE, safe);
+    if (finalized !== null && !equalBytes(finalized, this.store.meta(META_FINALIZED) ?? ZERO_HASH))
+      b.put("meta", META_FINALIZED, finalized);
   }
 
   /**

@@ -22,7 +22,7 @@ import { createPools, type Pools } from "../node/pools.js";
 import { PprofServer, ProfileOnExit, validateProfileType } from "../node/pprofServer.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
-import { CachedKv } from "../storage/cachedKv.js";
+import { CachedKv, CHAIN_CACHE } from "../storage/cachedKv.js";
 import { type OpenedStore, openStore } from "../storage/engine.js";
 import type { KvStore } from "../storage/kv.js";
 import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
@@ -163,7 +163,7 @@ async function runImport(config: ExecConfig, files: readonly string[], io: Io): 
   const store = await openChaindataStore(config);
   let pools: Pools | null = null;
   try {
-    const chain = openChain(new CachedKv(store.kv), "import");
+    const chain = openChain(new CachedKv(store.kv, CHAIN_CACHE), "import");
     pools = createPools({
       sigRecoverThreads: config["workers.sigrecover"],
       trieHashThreads: config["workers.triehash"],

@@ -323,13 +323,10 @@ export class EngineApi {
     // A head the node has: a sync towards another target is over (geth: forkchoice to a known block).
     const target = this.sync?.target ?? null;
     if (target !== null && !equalBytes(target, head)) this.sync?.abandon();
-    if (!equalBytes(chain.headBlockHash, head)) {
-      const change = chain.setHead(head);
-      this.onHead?.(change);
-    }
-    chain.setSafeAndFinalized(safe, finalized);
-    // The forkchoice answered VALID survives power loss (docs/design/storage.md "Durability").
-    chain.persist();
+    // Head and labels in one synced write: the forkchoice answered VALID survives power loss
+    // (docs/design/storage.md "Durability").
+    const change = chain.applyForkchoice(head, safe, finalized);
+    if (change !== null) this.onHead?.(change);
     const status: PayloadStatus = { status: "VALID", latestValidHash: bytesToHex(head), validationError: null };
     if (attrs === null) return { payloadStatus: status, payloadId: null };
     const id = this.startPayload(version, head, header.timestamp, attrs);

@@ -4,6 +4,7 @@
  * RocksDB binding reads synchronously through MultiGet (storage-bindings.md §7). Writes go through
  * one atomic batch across tables.
  */
+import { StorageError } from "./errors.js";
 import type { TableName } from "./tables.js";
 
 export interface KvRange {
@@ -50,6 +51,46 @@ export interface KvCursor {
   readonly value: Uint8Array;
   /** Releases the cursor; idempotent. Any other call afterwards throws StorageError CLOSED. */
   close(): void;
+}
+
+/**
+ * A KvCursor that opens the one it wraps at its first `seek` (a walk that may need no range read
+ * does not pay for a native iterator); `close` closes it if it was opened.
+ */
+export class LazyCursor implements KvCursor {
+  private c: KvCursor | null = null;
+  private closed = false;
+
+  constructor(private readonly open: () => KvCursor) {}
+
+  seek(key: Uint8Array): boolean {
+    if (this.c === null) {
+      if (this.closed) throw new StorageError("CLOSED", "LazyCursor: closed");
+      this.c = this.open();
+    }
+    return this.c.seek(key);
+  }
+
+  next(): boolean {
+    return this.c === null ? false : this.c.next();
+  }
+
+  get valid(): boolean {
+    return this.c?.valid === true;
+  }
+
+  get key(): Uint8Array {
+    return this.c === null ? new Uint8Array(0) : this.c.key;
+  }
+
+  get value(): Uint8Array {
+    return this.c === null ? new Uint8Array(0) : this.c.value;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.c?.close();
+  }
 }
 
 export interface KvReader {

@@ -12,7 +12,7 @@
  */
 import { bytesKey, compareBytes, EMPTY_BYTES, equalBytes } from "../primitives/bytes.js";
 import { stringLength, writeString } from "../rlp/encode.js";
-import { type KvCursor, type KvCursorOptions, type KvReader, WriteBatch } from "../storage/kv.js";
+import { type KvCursor, type KvCursorOptions, type KvReader, LazyCursor, WriteBatch } from "../storage/kv.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { withStorageRoot } from "./account.js";
 import { BottomCache } from "./bottomCache.js";
@@ -253,7 +253,8 @@ export function updateStateRoot(
   let byWorkers = 0;
   // Opened at first use, shared by every storage trie (visited in address order), closed at the end.
   const open: { leaves: KvCursor | null; nodes: KvCursor | null } = { leaves: null, nodes: null };
-  const nodeCursor = (): KvCursor => (open.nodes ??= kv.cursor("storageTrie"));
+  // Lazy: a walk that reads its records by exact key (cached) never needs the native iterator.
+  const nodeCursor = (): KvCursor => (open.nodes ??= new LazyCursor(() => kv.cursor("storageTrie")));
   const dropStorage = (hashedAddress: Uint8Array): void => {
     // A deleted account takes its stored storage nodes with it.
     const view = storageTrieView(hashedAddress);
@@ -268,7 +269,7 @@ export function updateStateRoot(
         storage.map((s) => s.hashedAddress),
       );
       const here = (_kv: KvReader, job: StorageJob, out: WriteBatch, st: TrieWalkStats, wiped = false): Uint8Array => {
-        open.leaves ??= kv.cursor("hashedStorage");
+        open.leaves ??= new LazyCursor(() => kv.cursor("hashedStorage"));
         const cursors = { leafCursor: open.leaves, nodeCursor: nodeCursor() };
         return updateTrie(kv, storageTrieView(job.hashedAddress), job.slots, out, storageLeafValue, wiped, st, cursors);
       };

@@ -118,8 +118,10 @@ export class TrieWalker {
     if (known !== undefined) {
       node = decodeBranchNodeCompact(known);
       this.seekLen = pLen;
+    } else if (this.ignoreStored) {
+      node = null;
     } else {
-      node = this.ignoreStored ? null : this.seek(pLen);
+      node = (pLen === 0 ? this.rootBranch() : null) ?? this.seek(pLen);
     }
     if (node === null) {
       this.leaves(leafLower(this.view, this.path, pLen), leafUpper(this.view, this.path, pLen));
@@ -362,6 +364,21 @@ export class TrieWalker {
       const v = this.leafValue(cand[x], raw);
       if (v !== null) this.builder.addLeafBytes(cand[x], v);
     }
+  }
+
+  /**
+   * The branch stored at the trie's root, read by exact key (a store that caches the node table
+   * serves it without a native iterator); null when the root is no stored branch (an extension or a
+   * leaf on top, or no stored nodes), which `seek` then settles.
+   */
+  private rootBranch(): BranchNodeCompact | null {
+    const k = nodeKey(this.view, this.path, 0);
+    const v = this.kv.get(this.view.nodeTable, k);
+    if (v === undefined) return null;
+    this.visited.set(bytesKey(k), v);
+    this.nodesRead++;
+    this.seekLen = 0;
+    return decodeBranchNodeCompact(v);
   }
 
   /** The topmost stored branch below path[0..pLen), its path written into `path`; null when none. */

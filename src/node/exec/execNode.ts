@@ -46,7 +46,7 @@ import { type AnyMethod, type AnySubscription, Registry } from "../../rpc/regist
 import { txpoolApi } from "../../rpc/txpoolApi.js";
 import { web3Api } from "../../rpc/web3.js";
 import { RpcWsServer } from "../../rpc/wsServer.js";
-import { CachedKv } from "../../storage/cachedKv.js";
+import { CachedKv, CHAIN_CACHE } from "../../storage/cachedKv.js";
 import { type DbEngine, type OpenedStore, openStore, type StoreOptions } from "../../storage/engine.js";
 import { decodeTx } from "../../tx/envelope.js";
 import { BlobSidecarStore } from "../../txpool/blobSidecars.js";
@@ -450,7 +450,7 @@ export class ExecNode {
       for (const f of cleanup.reverse()) await f().catch(() => undefined);
     };
     try {
-      const kv = new CachedKv(store.kv);
+      const kv = new CachedKv(store.kv, CHAIN_CACHE);
       const devKeys = config.dev ? devAccounts() : [];
       let chain: Blockchain;
       try {

@@ -4,25 +4,35 @@
  * slot refs, copied). "storageRoots": incremental storage-trie updates of a block import, taken one
  * by one from shared buffers alongside the importing thread (src/trie/sharedStorageRoots.ts), read
  * through the node's store when workerData shares one (storage/engine.ts); without a store the
- * worker takes no job and the importing thread runs them all.
+ * worker takes no job and the importing thread runs them all. "stateRoot": a sliced import's whole
+ * incremental state root over that store (src/trie/remoteStateRoot.ts).
  */
 import { workerData } from "node:worker_threads";
 import { openWorkerStore, type SequencedKv, type WorkerStoreRef } from "../src/storage/engine.js";
 import { subtrieRefsPacked } from "../src/trie/parallel.js";
 import type { TrieRefsTask } from "../src/trie/parallelRoot.js";
+import { type StateRootTask, stateRootOnWorker } from "../src/trie/remoteStateRoot.js";
 import { type StorageJobBuffers, workStorageJobs } from "../src/trie/sharedStorageRoots.js";
 import { storageJobOnWorker } from "../src/trie/stateRoot.js";
 
-export type TrieHashTask = { kind: "ping" } | TrieRefsTask | { kind: "storageRoots"; buffers: StorageJobBuffers };
+export type TrieHashTask =
+  | { kind: "ping" }
+  | TrieRefsTask
+  | { kind: "storageRoots"; buffers: StorageJobBuffers }
+  | StateRootTask;
 
 let kv: Promise<SequencedKv> | null = null;
 
 export default async function trieHash(task: TrieHashTask): Promise<unknown> {
   if (task.kind === "ping") return 0;
-  if (task.kind === "storageRoots") {
+  if (task.kind === "storageRoots" || task.kind === "stateRoot") {
     const store = (workerData as { data?: { store?: WorkerStoreRef } } | undefined)?.data?.store;
-    if (store === undefined) return 0;
+    if (store === undefined) {
+      if (task.kind === "stateRoot") throw new Error("trieHash: no shared store for a state root");
+      return 0;
+    }
     kv ??= openWorkerStore(store);
+    if (task.kind === "stateRoot") return stateRootOnWorker(await kv, task);
     return workStorageJobs(await kv, task.buffers, storageJobOnWorker);
   }
   return subtrieRefsPacked(task.keys, task.values, task.valueOffsets);

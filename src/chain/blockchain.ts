@@ -39,14 +39,17 @@ import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
 import { decodeBatch, encodeBatch, joinBatches } from "../storage/batchCodec.js";
 import { type KvStore, WriteBatch } from "../storage/kv.js";
+import { type Overlay, OverlayKv } from "../storage/overlayKv.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
+import { remoteStateRoot } from "../trie/remoteStateRoot.js";
 import { decodeTx, encodeTx } from "../tx/envelope.js";
 import { intrinsicGas } from "../tx/intrinsicGas.js";
 import { parseL1BlockInfo } from "../tx/l1BlockInfo.js";
 import { recoverSender } from "../tx/signer.js";
 import { type Tx, TxType, txMaxFeePerGas } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
+import { runToEnd, type SliceJob, Slicer } from "../util/slicer.js";
 import type { TaskPool } from "../util/taskPool.js";
 import {
   ChainStore,
@@ -64,17 +67,34 @@ import {
   commitState,
   headerBlobBaseFee,
   type ImportContext,
+  type ImportedBlock,
+  type ImportFailure,
   type ImportTimings,
-  importBlock,
+  importBlockSteps,
   isImportFailure,
   newImportTimings,
 } from "./importBlock.js";
+import { layerBatch } from "./stateAt.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
 
 /** Longest a head change stays unsynced in a running node (its timer calls `persist()`). */
 export const DURABLE_INTERVAL_MS = 1000;
 
 const SYNC = Object.freeze({ sync: true });
+
+/**
+ * Main-thread time a sliced import (`insertBlockSliced`) runs before it lets the event loop answer
+ * what arrived meanwhile: a cheap read waits at most about this long (plus the import's one-turn
+ * steps: its flat-row write, the trie batch and the block's final write). Twice the RPC Slicer's
+ * 2 ms, as an import is one job the node must finish; not yet tuned by an A/B of its own.
+ */
+export const IMPORT_SLICE_MS = 4;
+
+/** A synchronous call as a job of one unit (`Blockchain.exclusive`). */
+// biome-ignore lint/correctness/useYield: a job of one unit has nothing to yield between
+function* callOnce<T>(fn: () => T): SliceJob<T> {
+  return fn();
+}
 
 export class ChainError extends Error {
   override readonly name = "ChainError";
@@ -198,7 +218,15 @@ const _enc = new TextEncoder();
 const dec = new TextDecoder();
 
 export class Blockchain implements ChainView {
-  readonly store: ChainStore;
+  private readonly ownStore: ChainStore;
+  /** Decoded headers by hash, shared by every view of the store. */
+  private readonly headers = new HeaderCache();
+  /**
+   * While a sliced import's state root is computed on a worker, its flat rows are written but the
+   * state block is still the parent: readers get the store with the parent's rows laid back over
+   * them (the rows' undo), so they see exactly the parent's state. Null otherwise.
+   */
+  private readView: ChainStore | null = null;
   private headHeader: Header;
   private headHash: Uint8Array;
   private stateHash: Uint8Array;
@@ -213,6 +241,10 @@ export class Blockchain implements ChainView {
    * updated there and on this thread in parallel (trie/sharedStorageRoots.ts). Null: all here.
    */
   storagePool: TaskPool | null = null;
+  /** The chain mutations, one at a time in arrival order (`exclusive`, `insertBlockSliced`). */
+  private mutations = new Slicer({ sliceMs: IMPORT_SLICE_MS, maxActive: 1 });
+  /** A sliced import is under way (between its slices the synchronous mutators refuse to run). */
+  private importing = false;
 
   private constructor(
     readonly kv: KvStore,
@@ -220,7 +252,7 @@ export class Blockchain implements ChainView {
   ) {
     // Decoded headers by hash (a header never changes under its hash): RPC reads of the head and
     // recent blocks, the import's parent and BLOCKHASH ancestry skip the read and the RLP decode.
-    this.store = new ChainStore(kv, new HeaderCache());
+    this.ownStore = new ChainStore(kv, this.headers);
     const head = this.store.meta(META_HEAD);
     const state = this.store.meta(META_STATE);
     if (head === null || state === null)
@@ -268,6 +300,11 @@ export class Blockchain implements ChainView {
     return new Blockchain(kv, parseChainConfig(JSON.parse(dec.decode(cfgBytes))));
   }
 
+  /** The store as readers see it: the state of `stateBlockHash` (see `readView`). */
+  get store(): ChainStore {
+    return this.readView ?? this.ownStore;
+  }
+
   get head(): Header {
     return this.headHeader;
   }
@@ -295,6 +332,69 @@ export class Blockchain implements ChainView {
    * `opts.senders`: the txs' senders, recovered beforehand or alongside execution (see ImportContext.senders).
    */
   insertBlock(blockRlp: Uint8Array, opts: { readonly senders?: ImportContext["senders"] } = {}): InsertResult {
+    this.assertIdle("insertBlock");
+    return runToEnd(this.insertSteps(blockRlp, opts, false));
+  }
+
+  /**
+   * `insertBlock` in slices of the event loop, queued behind the chain mutations before it (see
+   * `exclusive`): the block's txs run a slice at a time and the store holds the parent's state until
+   * the commit, so reads are answered while the block executes (issue 25). The Engine API's
+   * newPayload takes this path.
+   */
+  insertBlockSliced(
+    blockRlp: Uint8Array,
+    opts: { readonly senders?: ImportContext["senders"] } = {},
+  ): Promise<InsertResult> {
+    return Promise.resolve(this.mutations.run(this.inFlight(this.insertSteps(blockRlp, opts, true))));
+  }
+
+  /**
+   * Runs `fn`, a synchronous chain mutation (forkchoice, a build, a sync batch), after every
+   * mutation queued before it: at once when none is under way, else when the last one ends. Every
+   * caller that may run while a sliced import is under way (Engine API, dev sealing, devp2p sync,
+   * debug_setHead) mutates the chain through here; the synchronous mutators refuse to run while an
+   * import is between its slices.
+   */
+  exclusive<T>(fn: () => T): T | Promise<T> {
+    return this.mutations.run(callOnce(fn));
+  }
+
+  /** Chain mutations running or waiting in `exclusive`'s queue. */
+  get mutationsPending(): number {
+    return this.mutations.pending;
+  }
+
+  /** Main-thread time a sliced import runs before it gives the event loop a turn, ms. */
+  get importSliceMs(): number {
+    return this.mutations.opts.sliceMs;
+  }
+
+  set importSliceMs(ms: number) {
+    if (this.mutations.pending > 0) throw new ChainError("import slices change while a chain mutation is under way");
+    this.mutations = new Slicer({ sliceMs: ms, maxActive: 1 });
+  }
+
+  /** Marks a sliced import under way while `job` runs (the synchronous mutators check it). */
+  private *inFlight<T>(job: SliceJob<T>): SliceJob<T> {
+    this.importing = true;
+    try {
+      return yield* job;
+    } finally {
+      this.importing = false;
+    }
+  }
+
+  private assertIdle(what: string): void {
+    if (this.importing) throw new ChainError(`${what} while a block import is under way: use Blockchain.exclusive`);
+  }
+
+  /** `sliced`: the job runs in the mutation queue's slices (it may park on a worker's state root). */
+  private *insertSteps(
+    blockRlp: Uint8Array,
+    opts: { readonly senders?: ImportContext["senders"] },
+    sliced: boolean,
+  ): SliceJob<InsertResult> {
     let header: Header;
     try {
       header = decodeHeader(blockHeaderRlp(blockRlp));
@@ -319,8 +419,8 @@ export class Blockchain implements ChainView {
     if (parent === null || !this.isExecuted(header.parentHash)) {
       return { status: "UNKNOWN_PARENT", hash, header, receipts: null, error: "unknown parent" };
     }
-    this.moveStateTo(header.parentHash);
-    const res = this.execute(parent, header.parentHash, blockRlp, opts.senders);
+    yield* this.moveStateSteps(header.parentHash, sliced);
+    const res = yield* this.executeSteps(parent, header.parentHash, blockRlp, sliced, opts.senders);
     if (isImportFailure(res)) {
       this.invalid.add(bytesKey(hash));
       this.keepBadBlock(header, hash, blockRlp);
@@ -345,23 +445,42 @@ export class Blockchain implements ChainView {
   }
 
   /** Executes on the current state (the parent's) and stores the block; returns the import result. */
-  private execute(parent: Header, parentHash: Uint8Array, blockRlp: Uint8Array, senders?: ImportContext["senders"]) {
+  private *executeSteps(
+    parent: Header,
+    parentHash: Uint8Array,
+    blockRlp: Uint8Array,
+    sliced: boolean,
+    senders?: ImportContext["senders"],
+  ): SliceJob<ImportedBlock | ImportFailure> {
     const kv = this.kv;
     const undo = new BlockUndo(kv);
-    const res = importBlock(
-      {
-        kv,
-        cfg: this.config,
-        blockHash: this.ancestorHashes(parentHash),
-        persist: undo.persist,
-        tracer: this.tracer,
-        storagePool: this.storagePool,
-        timings: this.importTimings,
-        ...(senders === undefined ? {} : { senders }),
-      },
-      parent,
-      blockRlp,
-    );
+    const pool = this.storagePool;
+    let res: ImportedBlock | ImportFailure;
+    try {
+      res = yield* importBlockSteps(
+        {
+          kv,
+          cfg: this.config,
+          blockHash: this.ancestorHashes(parentHash),
+          persist: undo.persist,
+          tracer: this.tracer,
+          storagePool: pool,
+          timings: this.importTimings,
+          // A sliced import's root goes to a worker (issue 25); readers meanwhile see the parent.
+          remoteRoot: sliced && pool !== null ? (changes) => remoteStateRoot(pool, changes) : null,
+          onFlatWritten: (u) => {
+            const overlay: Overlay = new Map();
+            layerBatch(overlay, u);
+            this.readView = new ChainStore(new OverlayKv(kv, overlay), this.headers);
+          },
+          ...(senders === undefined ? {} : { senders }),
+        },
+        parent,
+        blockRlp,
+      );
+    } finally {
+      this.readView = null;
+    }
     if (isImportFailure(res)) {
       // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
       kv.write(new WriteBatch().del("meta", META_PENDING));
@@ -400,6 +519,11 @@ export class Blockchain implements ChainView {
 
   /** Moves the flat state to the post-state of `target` (an executed block). */
   private moveStateTo(target: Uint8Array): void {
+    runToEnd(this.moveStateSteps(target, false));
+  }
+
+  /** `moveStateTo` as a job: blocks re-executed on the way yield between their txs (see `insertSteps`). */
+  private *moveStateSteps(target: Uint8Array, sliced: boolean): SliceJob<void> {
     if (equalBytes(this.stateHash, target)) return;
     const { back, forward } = this.path(this.stateHash, target);
     for (const h of back) {
@@ -417,7 +541,7 @@ export class Blockchain implements ChainView {
       const parent = header === null ? null : this.store.header(header.parentHash);
       if (header === null || body === null || parent === null)
         throw new ChainError(`block ${bytesToHex(h)} is not stored`);
-      const res = this.execute(parent, header.parentHash, encodeBlock({ header, body }));
+      const res = yield* this.executeSteps(parent, header.parentHash, encodeBlock({ header, body }), sliced);
       if (isImportFailure(res)) throw new ChainError(`stored block ${bytesToHex(h)} no longer executes: ${res.error}`);
     }
   }
@@ -462,6 +586,7 @@ export class Blockchain implements ChainView {
    * and tx lookups are rewritten from the common ancestor, and `meta.head` is updated, in one batch.
    */
   setHead(hash: Uint8Array, opts: { readonly clearSafeAbove?: boolean } = {}): HeadChange {
+    this.assertIdle("setHead");
     const b = new WriteBatch();
     const change = this.stageHead(hash, b, opts);
     this.kv.write(b);
@@ -478,6 +603,7 @@ export class Blockchain implements ChainView {
    * one. Returns the head change, or null when the head stays.
    */
   applyForkchoice(head: Uint8Array, safe: Uint8Array | null, finalized: Uint8Array | null): HeadChange | null {
+    this.assertIdle("applyForkchoice");
     const b = new WriteBatch();
     const change = equalBytes(this.headHash, head) ? null : this.stageHead(head, b, {});
     this.stageLabels(b, safe, finalized);
@@ -542,6 +668,7 @@ export class Blockchain implements ChainView {
    * state is left at the parent.
    */
   buildBlock(req: BuildRequest): BuiltBlock | BuildFailure {
+    this.assertIdle("buildBlock");
     const cfg = this.config;
     const parent = this.store.header(req.parentHash);
     if (parent === null) return { error: "unknown parent" };
@@ -708,6 +835,7 @@ export class Blockchain implements ChainView {
 
   /** Records the safe and finalized blocks (Engine API forkchoice); a label already there is not rewritten. */
   setSafeAndFinalized(safe: Uint8Array | null, finalized: Uint8Array | null): void {
+    this.assertIdle("setSafeAndFinalized");
     const b = new WriteBatch();
     this.stageLabels(b, safe, finalized);
     if (b.size === 0) return;

@@ -13,7 +13,7 @@ import { encodeReceiptsForRoot, type Receipt } from "../block/receipt.js";
 import { encodeWithdrawal } from "../block/withdrawal.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { Tracer } from "../evm/tracer.js";
-import { executeBlock, NO_SENDER } from "../executor/executeBlock.js";
+import { executeBlockSteps, NO_SENDER } from "../executor/executeBlock.js";
 import { jovianBlobGasUsed } from "../executor/op/daFootprint.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
@@ -26,13 +26,14 @@ import type { KvStore, WriteBatch } from "../storage/kv.js";
 import { inverseBatch } from "../storage/undo.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
-import { updateStateRoot } from "../trie/stateRoot.js";
+import { type StateChangeset, updateStateRoot } from "../trie/stateRoot.js";
 import { decodeTx } from "../tx/envelope.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../tx/l1BlockInfo.js";
 import type { SenderSource } from "../tx/sharedRecovery.js";
 import { recoverSender } from "../tx/signer.js";
 import { type Tx, TxType } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
+import { runToEnd, type SliceJob } from "../util/slicer.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { validateHeader } from "./validateHeader.js";
 
@@ -65,6 +66,24 @@ export interface ImportContext {
   readonly storagePool?: TaskPool | null;
   /** Where the time goes, added to per imported block (metrics, `npm run bench -- scale`). */
   readonly timings?: ImportTimings;
+  /**
+   * A sliced import's state root elsewhere (a trieHash worker reading the same store, issue 25):
+   * given the changes whose flat rows are written, the root, its writes and the new storage roots;
+   * null when this change is computed here. A failure there is computed here instead.
+   */
+  readonly remoteRoot?: ((changes: StateChangeset) => PromiseLike<RemoteRoot> | null) | null;
+  /**
+   * Told, before the root is computed elsewhere, that the flat rows are written and `undo` (their
+   * inverse) puts the parent's rows back: what runs meanwhile must read the store through it.
+   */
+  readonly onFlatWritten?: (undo: WriteBatch) => void;
+}
+
+/** A state root computed elsewhere (ImportContext.remoteRoot). */
+export interface RemoteRoot {
+  readonly root: Uint8Array;
+  readonly batch: WriteBatch;
+  readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
 }
 
 /**
@@ -124,6 +143,24 @@ export function commitState(
   storagePool: TaskPool | null = null,
   timings: ImportTimings | null = null,
 ): Uint8Array {
+  return runToEnd(commitStateSteps(kv, state, persist, forward, undo, storagePool, timings, null, null));
+}
+
+/**
+ * `commitState` as a sliced job: with `remote`, the flat rows are written, `onFlat` is told their
+ * inverse, and the job waits (parked, the event loop free) for the root computed elsewhere.
+ */
+export function* commitStateSteps(
+  kv: KvStore,
+  state: WorldState,
+  persist: (forward: WriteBatch, undo: WriteBatch) => void,
+  forward: WriteBatch[],
+  undo: WriteBatch[],
+  storagePool: TaskPool | null,
+  timings: ImportTimings | null,
+  remote: ImportContext["remoteRoot"] | null,
+  onFlat: ImportContext["onFlatWritten"] | null,
+): SliceJob<Uint8Array> {
   const t0 = timings === null ? 0 : performance.now();
   const c = state.commitBlock();
   const u1 = inverseBatch(kv, c.batch);
@@ -131,7 +168,17 @@ export function commitState(
   forward.push(c.batch);
   undo.push(u1);
   const t1 = timings === null ? 0 : performance.now();
-  const r = updateStateRoot(kv, c.changeset, { storagePool });
+  let r: RemoteRoot | null = null;
+  const away = remote == null ? null : remote(c.changeset);
+  if (away !== null) {
+    onFlat?.(u1);
+    try {
+      r = (yield away) as RemoteRoot;
+    } catch {
+      r = null; // computed here instead
+    }
+  }
+  r ??= updateStateRoot(kv, c.changeset, { storagePool });
   const u2 = inverseBatch(kv, r.batch);
   persist(r.batch, u2);
   forward.push(r.batch);
@@ -162,6 +209,19 @@ export function rewind(kv: KvStore, undo: readonly WriteBatch[]): void {
 }
 
 export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8Array): ImportedBlock | ImportFailure {
+  return runToEnd(importBlockSteps(ctx, parent, blockRlp));
+}
+
+/**
+ * `importBlock` as a sliced job (util/slicer.ts): it yields between the block's txs and writes
+ * nothing until execution is over, so between its slices the store still holds the parent's state.
+ * The commit (flat rows, trie, root check) runs in the slice that ends the job.
+ */
+export function* importBlockSteps(
+  ctx: ImportContext,
+  parent: Header,
+  blockRlp: Uint8Array,
+): SliceJob<ImportedBlock | ImportFailure> {
   const { kv, cfg } = ctx;
   let block: ReturnType<typeof decodeBlock>;
   try {
@@ -235,13 +295,12 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   const persist = ctx.persist ?? ((b: WriteBatch) => kv.write(b));
   const timings = ctx.timings ?? null;
   const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo, ctx.storagePool ?? null, timings);
-  const tExec = timings === null ? 0 : performance.now();
   const fail = (error: string): ImportFailure => {
     rewind(kv, undo);
     return { error };
   };
 
-  const res = executeBlock(
+  const steps = executeBlockSteps(
     state,
     { header, txs, senders: lazy ?? senders, ommers: body.ommers, withdrawals: body.withdrawals },
     {
@@ -256,6 +315,22 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
       canyonActivation: cfg.optimism !== null && cfg.canyonTime === header.timestamp,
     },
   );
+  // Execution's own time, without the turns the event loop gets between its slices. Before
+  // Byzantium each tx commits its state for the receipt's root, so such a block runs in one slice:
+  // readers never see a block's writes before its last one.
+  const sliced = fork >= Fork.Byzantium;
+  let tExec = timings === null ? 0 : performance.now();
+  let step = steps.next();
+  while (step.done !== true) {
+    if (sliced) {
+      if (timings !== null) timings.executeMs += performance.now() - tExec;
+      yield;
+      if (timings !== null) tExec = performance.now();
+    }
+    step = steps.next();
+  }
+  if (timings !== null) timings.executeMs += performance.now() - tExec;
+  const res = step.value;
   if ("error" in res) {
     const i = res.txIndex;
     // A sender the source could not recover: the error validateTx gives when it recovers itself.
@@ -263,7 +338,6 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
       res.error === NO_SENDER ? `TX_INVALID[${i}]: SENDER_RECOVERY_FAILED` : `TX_EXECUTION[${i}]: ${res.error}`,
     );
   }
-  if (timings !== null) timings.executeMs += performance.now() - tExec;
   if (res.gasUsed !== header.gasUsed) return fail(`GAS_USED: got ${res.gasUsed}, header ${header.gasUsed}`);
   if (header.blobGasUsed !== null) {
     // OP Jovian: blobGasUsed carries the block's DA footprint (op-stack.md §3.4).
@@ -277,7 +351,17 @@ export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8A
   if (header.requestsHash !== null && rules.op === null) {
     if (res.requestsHash === null || !equalBytes(res.requestsHash, header.requestsHash)) return fail("REQUESTS_HASH");
   }
-  const root = commit();
+  const root = yield* commitStateSteps(
+    kv,
+    state,
+    persist,
+    forward,
+    undo,
+    ctx.storagePool ?? null,
+    timings,
+    ctx.remoteRoot ?? null,
+    ctx.onFlatWritten ?? null,
+  );
   if (!equalBytes(root, header.stateRoot)) return fail(`STATE_ROOT: got ${bytesToHex(root)}`);
   if (isthmus) {
     const passer = new KvStateReader(kv).account(keccak256(L2_TO_L1_MESSAGE_PASSER));

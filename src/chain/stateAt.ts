@@ -6,13 +6,18 @@
  */
 import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { decodeBatch } from "../storage/batchCodec.js";
-import type { KvReader } from "../storage/kv.js";
+import type { KvReader, WriteBatch } from "../storage/kv.js";
 import { type Overlay, OverlayKv } from "../storage/overlayKv.js";
 import { type ChainStore, META_PENDING } from "./chainStore.js";
 
 /** Lays an encoded undo batch over `overlay`; a later call wins over earlier ones for the same key. */
 export function layerUndo(overlay: Overlay, rec: Uint8Array): void {
-  for (const op of decodeBatch(rec).ops) {
+  layerBatch(overlay, decodeBatch(rec));
+}
+
+/** Lays an undo batch over `overlay`; a later call wins over earlier ones for the same key. */
+export function layerBatch(overlay: Overlay, batch: WriteBatch): void {
+  for (const op of batch.ops) {
     let t = overlay.get(op.table);
     if (t === undefined) {
       t = new Map();

@@ -1,10 +1,12 @@
 /**
  * The Engine API's logic, independent of the transport (execution-apis src/engine, Paris through
  * Osaka, with the OP Stack extensions of op-stack.md §3.9): payload validation through
- * Blockchain.insertBlock, forkchoice through Blockchain.setHead, payload building through
- * Blockchain.buildBlock, blobs bundles and engine_getBlobs from a dev L1's blob sidecar store. Each
- * method version serves its forks' payloads only (forkWindows.ts). Results are plain JSON values;
- * failures throw EngineError with the spec's codes.
+ * Blockchain.insertBlockSliced (in slices, reads answered meanwhile), forkchoice through
+ * Blockchain.setHead, payload building through Blockchain.buildBlock (methods.ts queues forkchoice
+ * and testing_buildBlockV1 behind any import with Blockchain.exclusive), blobs bundles and
+ * engine_getBlobs from a dev L1's blob sidecar store. Each method version serves its forks'
+ * payloads only (forkWindows.ts). Results are plain JSON values; failures throw EngineError with
+ * the spec's codes.
  */
 
 import type { BlockBody } from "../block/block.js";
@@ -241,7 +243,8 @@ export class EngineApi {
       }
     }
     const senders = this.recoverSenders(body.transactions);
-    const r = this.chain.insertBlock(encodeBlock({ header, body }), senders === null ? {} : { senders });
+    // In slices, queued behind the chain mutations before it: reads are answered meanwhile (issue 25).
+    const r = await this.chain.insertBlockSliced(encodeBlock({ header, body }), senders === null ? {} : { senders });
     switch (r.status) {
       case "VALID":
       case "KNOWN":

@@ -257,10 +257,13 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
         name: `engine_forkchoiceUpdatedV${version}`,
         params: [forkchoiceState, optional(object("engine.PayloadAttributes"))],
         handler: ([state, attrs]) =>
-          engineCall(() => {
-            if (attrs !== undefined) checkAttributes(version, attrs, attributesFork(api, attrs));
-            return api.forkchoiceUpdated(version, state, attrs ?? null);
-          }),
+          engineCall(() =>
+            // After any block import under way: its block may be the new head or the payload's parent.
+            api.chain.exclusive(() => {
+              if (attrs !== undefined) checkAttributes(version, attrs, attributesFork(api, attrs));
+              return api.forkchoiceUpdated(version, state, attrs ?? null);
+            }),
+          ),
       }),
     );
   }
@@ -358,15 +361,17 @@ export function testingMethods(api: EngineApi): AnyMethod[] {
         optional(hexData),
       ],
       handler: ([parent, attrs, txs, extra]) =>
-        engineCall(() => {
-          checkAttributes(3, attrs, null);
-          return api.buildForTesting(
-            hexToBytes(parent),
-            attrs,
-            txs === undefined || txs === null ? null : txs.map((t) => hexToBytes(t)),
-            extra === undefined ? null : hexToBytes(extra),
-          );
-        }),
+        engineCall(() =>
+          api.chain.exclusive(() => {
+            checkAttributes(3, attrs, null);
+            return api.buildForTesting(
+              hexToBytes(parent),
+              attrs,
+              txs === undefined || txs === null ? null : txs.map((t) => hexToBytes(t)),
+              extra === undefined ? null : hexToBytes(extra),
+            );
+          }),
+        ),
     }),
   ];
 }

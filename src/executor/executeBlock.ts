@@ -12,6 +12,7 @@ import { addressToBigint, type WorldState } from "../state/worldState.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../tx/l1BlockInfo.js";
 import type { SenderSource } from "../tx/sharedRecovery.js";
 import { type Tx, TxType } from "../tx/tx.js";
+import { runToEnd, type SliceJob } from "../util/slicer.js";
 import { executeTx, type TxOutcome, type TxRejectCode } from "./executeTx.js";
 import { CREATE2_DEPLOYER_ADDRESS, CREATE2_DEPLOYER_CODE } from "./op/create2Deployer.js";
 import { type DepositOutcome, executeDeposit } from "./op/executeDeposit.js";
@@ -236,6 +237,20 @@ export function executeBlock(
   body: BlockBodyInput,
   env: BlockExecEnv,
 ): BlockExecResult | BlockExecFailure {
+  return runToEnd(executeBlockSteps(state, body, env));
+}
+
+/**
+ * `executeBlock` as a sliced job (util/slicer.ts): it yields after each tx, so a block import can
+ * give the event loop back between txs (issue 25: reads answered while a block imports). Execution
+ * writes nothing to the store (the WorldState keeps every change until its commit), so what runs
+ * meanwhile reads the parent's state.
+ */
+export function* executeBlockSteps(
+  state: WorldState,
+  body: BlockBodyInput,
+  env: BlockExecEnv,
+): SliceJob<BlockExecResult | BlockExecFailure> {
   const x = new BlockExecutor(state, body.header, env);
   x.begin();
   const senders = body.senders;
@@ -245,6 +260,7 @@ export function executeBlock(
     if (sender === null) return { error: NO_SENDER, txIndex: i };
     const r = x.applyTx(body.txs[i], sender);
     if (typeof r === "string") return { error: r, txIndex: i };
+    yield;
   }
   return x.finish(body.ommers, body.withdrawals);
 }

@@ -7,8 +7,12 @@
  * bounded by `maxActive` results, not by how many clients asked.
  */
 
-/** A unit of a job: `yield` between units; the return value is the job's result. */
-export type SliceJob<T> = Generator<void, T, void>;
+/**
+ * A unit of a job: `yield` between units; the return value is the job's result. A job may also
+ * yield a promise (work handed to a worker): it is parked, keeping its place, until the promise
+ * settles, and resumes with its value (or the rejection thrown where it yielded).
+ */
+export type SliceJob<T> = Generator<undefined | PromiseLike<unknown>, T, unknown>;
 
 export interface SlicerOptions {
   /** Main-thread time the jobs may take per event-loop turn, ms. */
@@ -31,6 +35,17 @@ interface Running {
   readonly job: SliceJob<unknown>;
   readonly resolve: (v: unknown) => void;
   readonly reject: (e: unknown) => void;
+  /** Waiting for a promise it yielded; not stepped meanwhile. */
+  parked: boolean;
+  /** What the job resumes with: the settled promise's value, or its rejection when `failed`. */
+  input: unknown;
+  failed: boolean;
+}
+
+type Step = "done" | "parked" | "more";
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === "object" && v !== null && typeof (v as PromiseLike<unknown>).then === "function";
 }
 
 export class Slicer {
@@ -57,48 +72,95 @@ export class Slicer {
    * job while others run, continues in slices and the result comes as a promise.
    */
   run<T>(job: SliceJob<T>): T | Promise<T> {
+    let parked: PromiseLike<unknown> | null = null;
     if (this.pending === 0) {
       const end = performance.now() + this.opts.sliceMs;
       for (;;) {
         const r = job.next();
         if (r.done === true) return r.value;
+        if (isThenable(r.value)) {
+          parked = r.value;
+          break;
+        }
         if (performance.now() >= end) break;
       }
     }
     return new Promise<T>((resolve, reject) => {
-      const item: Running = { job, resolve: resolve as (v: unknown) => void, reject };
+      const item: Running = {
+        job,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        parked: false,
+        input: undefined,
+        failed: false,
+      };
       if (this.active.length < this.opts.maxActive) this.active.push(item);
       else this.waiting.push(item);
+      if (parked !== null) this.park(item, parked);
       this.schedule();
     });
   }
 
+  /** Holds `item` (in its place) until `p` settles, then steps it again with the outcome. */
+  private park(item: Running, p: PromiseLike<unknown>): void {
+    item.parked = true;
+    const wake = (failed: boolean, v: unknown): void => {
+      item.parked = false;
+      item.failed = failed;
+      item.input = v;
+      this.schedule();
+    };
+    p.then(
+      (v) => wake(false, v),
+      (e) => wake(true, e),
+    );
+  }
+
   private schedule(): void {
-    if (this.scheduled || this.active.length === 0) return;
+    if (this.scheduled || !this.active.some((a) => !a.parked)) return;
     this.scheduled = true;
     setImmediate(() => this.turn());
   }
 
-  /** One turn: units of the active jobs, round-robin, until the slice is spent or no job is left. */
+  /** One unit of `item`: it ended (result or error handed over), parked on a promise, or has more. */
+  private step(item: Running): Step {
+    try {
+      const input = item.input;
+      item.input = undefined;
+      let r: IteratorResult<undefined | PromiseLike<unknown>, unknown>;
+      if (item.failed) {
+        item.failed = false;
+        r = item.job.throw(input);
+      } else r = item.job.next(input);
+      if (r.done === true) {
+        item.resolve(r.value);
+        return "done";
+      }
+      if (isThenable(r.value)) {
+        this.park(item, r.value);
+        return "parked";
+      }
+      return "more";
+    } catch (e) {
+      item.reject(e);
+      return "done";
+    }
+  }
+
+  /** One turn: units of the active jobs, round-robin, until the slice is spent or no job can run. */
   private turn(): void {
     this.scheduled = false;
     this.turns++;
     const end = performance.now() + this.opts.sliceMs;
     while (this.active.length > 0) {
       if (this.next >= this.active.length) this.next = 0;
+      // The next job that is not parked, round-robin from `next`.
+      let k = 0;
+      while (k < this.active.length && this.active[(this.next + k) % this.active.length]!.parked) k++;
+      if (k === this.active.length) break;
+      this.next = (this.next + k) % this.active.length;
       const item = this.active[this.next]!;
-      let done = false;
-      try {
-        const r = item.job.next();
-        if (r.done === true) {
-          done = true;
-          item.resolve(r.value);
-        }
-      } catch (e) {
-        done = true;
-        item.reject(e);
-      }
-      if (done) {
+      if (this.step(item) === "done") {
         this.active.splice(this.next, 1);
         const w = this.waiting.shift();
         if (w !== undefined) this.active.push(w);
@@ -106,5 +168,14 @@ export class Slicer {
       if (performance.now() >= end) break;
     }
     this.schedule();
+  }
+}
+
+/** Runs `job` to its end on this turn (the synchronous callers of a sliced job). */
+export function runToEnd<T>(job: SliceJob<T>): T {
+  for (;;) {
+    const r = job.next();
+    if (r.done === true) return r.value;
+    if (isThenable(r.value)) throw new Error("runToEnd: a synchronous job yielded a promise");
   }
 }

@@ -7,7 +7,7 @@
  *     does not link is its peer's lie: the peer is dropped and the range asked again elsewhere);
  *  2. downloads the bodies forwards, checks each against its header's tx, ommers and withdrawals
  *     commitments (bodyCheck.ts; a mismatch drops the peer), and
- *  3. executes them in order through `Blockchain.insertBlock`, making each batch canonical with
+ *  3. executes them in order through `Blockchain.insertBlockSliced`, making each batch canonical with
  *     `setHead`, and on reaching the target applies the forkchoice (head, safe, finalized).
  * Linked headers and the range are on disk (skeleton.ts), so after a restart `resume()` continues
  * where it stopped; executed blocks are the chain's own. Requests carry a deadline; a slow peer rests.
@@ -375,8 +375,13 @@ export class Downloader {
         else r = await this.executeForward(gen);
         if (r === "stopped" || r === "failed") return;
         if (r === "done" && gen === this.generation) {
-          this.finish();
-          return;
+          // Queued behind any chain mutation under way, which may have moved the sync on.
+          const finished = await this.chain.exclusive(() => {
+            if (gen !== this.generation || this.state === null) return false;
+            this.finish();
+            return true;
+          });
+          if (finished) return;
         }
       }
     } catch (e) {
@@ -761,11 +766,15 @@ export class Downloader {
     let sinceCommit = 0;
     const first = next;
     this.meter.begin("execution", next - 1);
-    const commit = (): void => {
+    // Head changes go through the chain's mutation queue, after any Engine API import under way.
+    const commit = async (): Promise<void> => {
       if (uncommitted === null) return;
-      if (!equalBytes(this.chain.headBlockHash, uncommitted)) this.headChanged(this.chain.setHead(uncommitted));
+      const to = uncommitted;
       uncommitted = null;
       sinceCommit = 0;
+      await this.chain.exclusive(() => {
+        if (!equalBytes(this.chain.headBlockHash, to)) this.headChanged(this.chain.setHead(to));
+      });
     };
     const take = (): Range | null => {
       const r = retry.shift();
@@ -778,7 +787,7 @@ export class Downloader {
     };
     for (;;) {
       if (this.stopped || gen !== this.generation) {
-        commit();
+        await commit();
         return this.stopped ? "stopped" : "again";
       }
       const body = ready.get(next);
@@ -786,23 +795,24 @@ export class Downloader {
         ready.delete(next);
         const sh = this.skeleton.header(next);
         if (sh === null) throw new Error(`sync skeleton is missing header #${next}`);
-        const r = this.chain.insertBlock(encodeBlock({ header: sh.header, body }));
+        // In slices and queued with the other chain mutations (an Engine API payload meanwhile).
+        const r = await this.chain.insertBlockSliced(encodeBlock({ header: sh.header, body }));
         if (r.status === "INVALID" || r.status === "UNKNOWN_PARENT") {
-          commit();
+          await commit();
           this.fail(s, sh, r.error ?? r.status);
           return "failed";
         }
         this.counters.executed++;
         uncommitted = sh.hash;
         next++;
-        if (++sinceCommit >= this.opts.commitBatch || next > s.topNumber) commit();
+        if (++sinceCommit >= this.opts.commitBatch || next > s.topNumber) await commit();
         this.meter.report(next - 1, s.topNumber, next - 1, s.topNumber);
-        // Execution is synchronous: let the event loop serve RPC and answers between blocks.
+        // A block's commit is synchronous: let the event loop serve RPC and answers between blocks.
         await new Promise<void>((resolve) => setImmediate(resolve));
         continue;
       }
       if (next > s.topNumber) {
-        commit();
+        await commit();
         if (next > first) this.meter.report(next - 1, s.topNumber, next - 1, s.topNumber, true);
         return "done";
       }

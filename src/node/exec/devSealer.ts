@@ -103,7 +103,7 @@ export class DevSealer {
       if (this.deps.pool.status().pending > 0) this.schedule();
     } else {
       // A period beyond Node's longest timer (24.8 days) seals at that pace, not every millisecond.
-      this.timer = setInterval(() => this.sealAndReport(), timerDelay(this.opts.period * 1000));
+      this.timer = setInterval(() => void this.sealAndReport(), timerDelay(this.opts.period * 1000));
     }
   }
 
@@ -126,19 +126,26 @@ export class DevSealer {
     this.scheduled = setImmediate(() => {
       this.scheduled = null;
       if (!this.running || this.deps.pool.status().pending === 0) return;
-      const b = this.sealAndReport();
-      // The block was full: more pending txs wait for the next one.
-      if (b !== null && b.txs > 0 && this.deps.pool.status().pending > 0) this.schedule();
+      void this.sealAndReport().then((b) => {
+        // The block was full: more pending txs wait for the next one.
+        if (b !== null && b.txs > 0 && this.deps.pool.status().pending > 0) this.schedule();
+      });
     });
   }
 
-  private sealAndReport(): SealedBlock | null {
-    try {
-      return this.seal();
-    } catch (e) {
-      this.deps.onError?.(e instanceof Error ? e.message : String(e));
-      return null;
-    }
+  /** Seals after any chain mutation under way (an Engine API import, a sync batch). */
+  private sealAndReport(): Promise<SealedBlock | null> {
+    return Promise.resolve(
+      this.deps.chain.exclusive(() => {
+        if (!this.running) return null; // stopped while it waited
+        try {
+          return this.seal();
+        } catch (e) {
+          this.deps.onError?.(e instanceof Error ? e.message : String(e));
+          return null;
+        }
+      }),
+    );
   }
 
   /** Builds one block on the head from the pool, makes it the head and reports the change. */

@@ -859,6 +859,8 @@ export class ExecNode {
         this.devBeacon?.close(),
       ]);
       this.log.debug("RPC servers closed");
+      // Chain mutations still queued (a sliced block import) end first: they use the pools and the store.
+      await this.chain.exclusive(() => undefined);
       await this.pools.destroy();
       this.log.debug("Worker pools destroyed");
       if (this.durableTimer !== null) clearInterval(this.durableTimer);

@@ -337,9 +337,12 @@ export function debugApi(deps: DebugDeps): AnyMethod[] {
       params: [uint64],
       handler: ([n]) => {
         if (!(chain instanceof Blockchain)) throw RpcError.server("debug_setHead: this chain view cannot write");
-        const change = chain.rewindHead(n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n));
-        if (change !== null) deps.onHead?.(change);
-        return null;
+        // After any block import under way (the chain's mutations run one at a time).
+        return chain.exclusive(() => {
+          const change = chain.rewindHead(n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n));
+          if (change !== null) deps.onHead?.(change);
+          return null;
+        });
       },
     }),
     defineMethod({

@@ -1,7 +1,8 @@
 /**
  * util/slicer.ts: a short job answers inline; a long one gives the event loop back between slices
  * (a callback queued after it runs before it ends); at most `maxActive` jobs run at once, the
- * others start in order; a job's throw rejects its promise (or throws inline).
+ * others start in order; a job parked on a promise keeps its place and resumes with the outcome;
+ * a job's throw rejects its promise (or throws inline).
  */
 import { strict as assert } from "node:assert";
 import { type SliceJob, Slicer } from "../../../src/util/slicer.js";
@@ -79,5 +80,43 @@ describe("Slicer", () => {
       return 0;
     }
     assert.throws(() => new Slicer().run(failNow()), /now/);
+  });
+  it("a job that yields a promise is parked in its place: it resumes with the value, later jobs wait behind it", async () => {
+    const s = new Slicer({ sliceMs: 1000, maxActive: 1 });
+    const seen: string[] = [];
+    let release: (v: number) => void = () => undefined;
+    const gate = new Promise<number>((r) => {
+      release = r;
+    });
+    function* parked(): SliceJob<number> {
+      seen.push("parked start");
+      const v = (yield gate) as number;
+      seen.push(`parked got ${v}`);
+      return v + 1;
+    }
+    const a = s.run(parked());
+    const b = s.run(steps("next", 2, seen));
+    assert.ok(a instanceof Promise && b instanceof Promise);
+    // Turns of the loop go by while the first job waits: the second must not start meanwhile.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(seen, ["parked start"]);
+    assert.equal(s.pending, 2);
+    release(41);
+    assert.equal(await a, 42);
+    assert.equal(await b, "next");
+    assert.deepEqual(seen, ["parked start", "parked got 41", "next start", "next end"]);
+  });
+
+  it("a rejected promise is thrown where the job yielded it", async () => {
+    const s = new Slicer({ sliceMs: 1000, maxActive: 1 });
+    function* recovers(): SliceJob<string> {
+      try {
+        yield Promise.reject(new Error("worker failed"));
+        return "no throw";
+      } catch (e) {
+        return `caught ${(e as Error).message}`;
+      }
+    }
+    assert.equal(await s.run(recovers()), "caught worker failed");
   });
 });

@@ -27,7 +27,8 @@ export function freshChain(kv: KvStore = new MemoryKv()): Blockchain {
   return Blockchain.init(kv, parseGenesis(GENESIS), (GENESIS as { config: unknown }).config);
 }
 
-function transfer(nonce: number, to: number): Uint8Array {
+/** A signed transfer from the funded key: value 1000 + nonce, to address 0x1000 + `to`. */
+export function transfer(nonce: number, to: number): Uint8Array {
   const tx: FeeMarketTx = {
     type: TxType.FeeMarket,
     chainId: 1337n,

@@ -12,11 +12,18 @@
  *   evmRun(code, jumpdests, mem: Uint8Array, stack: bigint[], cfg: Int32Array, io: Float64Array): void
  *       // runs EVM code natively from io's pc/sp/gas/memSize/jump budget until an opcode it leaves
  *       // to the TS loop (interp.c); io gets the new pc, sp, gas, opcodes run and budget left
+ *   sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array): Uint8Array | null
+ *       // leaf i = keys[32i..32i+32) → values[offsets[i]..offsets[i+1]), keys strictly ascending
+ *       // (else null): root (32 bytes) ‖ record count (u32 LE) ‖ per branch record, in HashBuilder's
+ *       // order: path length (1), path nibbles, record length (u16 BE), record (trie.c)
  */
 #include <node_api.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "keccak.h"
 #include "interp.h"
+#include "trie.h"
 #include "u256.h"
 
 #define CHECK(call)                                                                                     \
@@ -200,6 +207,56 @@ static napi_value js_evm_run(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static napi_value js_sorted_trie(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint8_t *keys, *vals, *offs_raw;
+  size_t keys_len, vals_len, n_offs;
+  if (argc < 3 || !typed_bytes(env, argv[0], napi_uint8_array, &keys, &keys_len) ||
+      !typed_bytes(env, argv[1], napi_uint8_array, &vals, &vals_len) ||
+      !typed_bytes(env, argv[2], napi_uint32_array, &offs_raw, &n_offs) || n_offs < 1)
+    return throw_type(env, "sortedTrie(keys, values, offsets) needs two Uint8Arrays and a non-empty Uint32Array");
+  const uint32_t *offs = (const uint32_t *)offs_raw;
+  size_t n = n_offs - 1;
+  if (keys_len != 32 * n) return throw_type(env, "sortedTrie: keys must hold 32 bytes per offset pair");
+  for (size_t i = 0; i < n; i++) {
+    if (offs[i] > offs[i + 1] || offs[i + 1] > vals_len)
+      return throw_type(env, "sortedTrie: offsets are not ascending within values");
+  }
+  uint8_t root[32];
+  opal_bytes_t recs = {NULL, 0, 0};
+  long count = opal_sorted_trie(keys, n, vals, offs, root, &recs);
+  if (count < 0) {
+    free(recs.buf);
+    if (count == -1) {
+      napi_value null_value;
+      CHECK(napi_get_null(env, &null_value));
+      return null_value;
+    }
+    napi_throw_error(env, "ERR_OPAL_NATIVE_OOM", "sortedTrie: out of memory");
+    return NULL;
+  }
+  size_t size = 36 + recs.len;
+  void *data;
+  napi_value ab, result;
+  if (napi_create_arraybuffer(env, size, &data, &ab) != napi_ok) {
+    free(recs.buf);
+    return NULL;
+  }
+  uint8_t *o = (uint8_t *)data;
+  memcpy(o, root, 32);
+  uint32_t c = (uint32_t)count;
+  o[32] = (uint8_t)c;
+  o[33] = (uint8_t)(c >> 8);
+  o[34] = (uint8_t)(c >> 16);
+  o[35] = (uint8_t)(c >> 24);
+  if (recs.len > 0) memcpy(o + 36, recs.buf, recs.len);
+  free(recs.buf);
+  CHECK(napi_create_typedarray(env, napi_uint8_array, size, ab, 0, &result));
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"keccak256", NULL, js_keccak256, NULL, NULL, NULL, napi_default, NULL},
@@ -207,6 +264,7 @@ static napi_value init(napi_env env, napi_value exports) {
     {"keccak256MemWord", NULL, js_keccak256_mem_word, NULL, NULL, NULL, napi_default, NULL},
     {"mulmod", NULL, js_mulmod, NULL, NULL, NULL, napi_default, NULL},
     {"evmRun", NULL, js_evm_run, NULL, NULL, NULL, napi_default, NULL},
+    {"sortedTrie", NULL, js_sorted_trie, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props));
   return exports;

@@ -21,4 +21,11 @@ export interface NativeBinding {
     cfg: Int32Array,
     io: Float64Array,
   ): void;
+  /**
+   * Root and branch records of the trie of leaves `keys[32i..32i+32)` → `values[offsets[i]..
+   * offsets[i+1])`, keys strictly ascending (else null): root ‖ count (u32 LE) ‖ per record its path
+   * length, path nibbles, length (u16 BE) and bytes, in HashBuilder's order (native/src/trie.c;
+   * its twin is trie/sortedTrie.ts `sortedTriePure`).
+   */
+  sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array): Uint8Array | null;
 }

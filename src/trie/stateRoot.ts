@@ -21,6 +21,7 @@ import { HashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT } from "./node.js";
 import { sortKeyOrder } from "./packLeaves.js";
 import { runStorageJobs, type StorageJob, type StorageJobRunner, type TrieWalkStats } from "./sharedStorageRoots.js";
+import { sortedTrie } from "./sortedTrie.js";
 import {
   ACCOUNT_TRIE_VIEW,
   deleteStale,
@@ -188,7 +189,8 @@ function strictlyAscending(keys: readonly Uint8Array[]): boolean {
  * The storage trie of an account whose only rows are `values` at `slots` (StorageChange.values),
  * built from them in key order with no flat-row reads; stored nodes under the account (a wiped
  * incarnation's) are deleted unless rebuilt. PERF: a contract filling fresh slots (storage-writes in
- * the evm bench, 10k slots) skips a cursor pass over the rows it has just written.
+ * the evm bench, 10k slots) skips a cursor pass over the rows it has just written, and the trie is
+ * built in one native call (sortedTrie.ts).
  */
 function freshStorageRoot(
   kv: KvReader,
@@ -205,29 +207,31 @@ function freshStorageRoot(
   // WorldState.commitBlock hands them over sorted and unique.
   const order = strictlyAscending(slots) ? null : sortKeyOrder(slots, true);
   const n = slots.length;
-  // Every leaf value rlp(word) in one buffer; the builder reads each until the next leaf arrives.
+  // Every leaf value rlp(word) in one buffer and the kept keys packed, in key order (sortedTrie).
   let size = 0;
   for (const v of values) size += v.length === 0 ? 0 : stringLength(v);
   const leaves = new Uint8Array(size);
-  const hb = new HashBuilder({ updates: true });
+  const keys = new Uint8Array(32 * n);
+  const offsets = new Uint32Array(n + 1);
   let pos = 0;
+  let m = 0;
   for (let k = 0; k < n; k++) {
     const i = order === null ? k : order[k]!;
     // Equal keys sit in input order: the last one is the row.
     if (order !== null && k + 1 < n && equalBytes(slots[order[k + 1]!]!, slots[i]!)) continue;
     const v = values[i]!;
     if (v.length === 0) continue;
-    const end = writeString(leaves, pos, v);
-    hb.addLeafBytes(slots[i]!, leaves, 0, 32, pos, end);
-    pos = end;
+    keys.set(slots[i]!, 32 * m);
+    pos = writeString(leaves, pos, v);
+    offsets[++m] = pos;
   }
-  const root = hb.root();
+  const trie = sortedTrie({ keys: keys.subarray(0, 32 * m), values: leaves, offsets: offsets.subarray(0, m + 1) });
   const view = storageTrieView(change.hashedAddress);
   const old = readAllNodes(kv, view, undefined, nodeCursor);
   const kept = new Set<string>();
-  stats.nodePuts += putTrieUpdates(batch, view, hb.takeUpdates(), old, kept);
+  stats.nodePuts += putTrieUpdates(batch, view, trie.updates, old, kept);
   stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
-  return root;
+  return trie.root;
 }
 
 /**

@@ -1,0 +1,287 @@
+/*
+ * A trie root from leaves in ascending key order, with the branch records the stored trie keeps: the
+ * native twin of HashBuilder (src/trie/hashBuilder.ts) fed only by addLeafBytes with 32-byte keys and
+ * `updates` on (its fold, encodings and masks, line for line), for a storage trie built from nothing
+ * (stateRoot.ts freshStorageRoot). Nodes are hashed as they close; a 32-byte ref is 0xa0 ‖ hash.
+ */
+#include "trie.h"
+#include <stdlib.h>
+#include <string.h>
+#include "keccak.h"
+
+#define KEY_NIBBLES 64
+#define SLOT 33
+/* At most 16 children wait per depth, for 65 depths. */
+#define MAX_STACK (16 * (KEY_NIBBLES + 2))
+
+typedef struct {
+  uint8_t key[KEY_NIBBLES];
+  int has_key;
+  const uint8_t *val;
+  size_t val_len;
+  uint8_t stack[MAX_STACK][SLOT];
+  uint8_t stack_len[MAX_STACK];
+  int sp;
+  uint16_t state_masks[KEY_NIBBLES + 1];
+  uint16_t tree_masks[KEY_NIBBLES + 1];
+  uint16_t hash_masks[KEY_NIBBLES + 1];
+  int groups_len;
+  int masks_len;
+  uint8_t *node; /* encoding scratch */
+  opal_bytes_t *out;
+  long records;
+  int oom;
+} builder_t;
+
+static size_t header_length(size_t len) {
+  if (len < 56) return 1;
+  size_t k = 0;
+  for (size_t l = len; l > 0; l >>= 8) k++;
+  return 1 + k;
+}
+
+static size_t write_header(uint8_t *o, size_t pos, size_t len, uint8_t base) {
+  if (len < 56) {
+    o[pos] = (uint8_t)(base + len);
+    return pos + 1;
+  }
+  size_t k = 0;
+  for (size_t l = len; l > 0; l >>= 8) k++;
+  o[pos] = (uint8_t)(base + 55 + k);
+  for (size_t i = k; i >= 1; i--) {
+    o[pos + i] = (uint8_t)(len & 0xff);
+    len >>= 8;
+  }
+  return pos + 1 + k;
+}
+
+/* RLP size of the hex-prefix path of n nibbles (a one-byte path is its own encoding). */
+static size_t path_string_length(int n) {
+  size_t cl = (size_t)(n >> 1) + 1;
+  return cl == 1 ? 1 : header_length(cl) + cl;
+}
+
+static size_t write_path(uint8_t *o, size_t pos, const uint8_t *path, int start, int end, uint8_t flag) {
+  int len = end - start;
+  size_t cl = (size_t)(len >> 1) + 1;
+  if (cl > 1) pos = write_header(o, pos, cl, 0x80);
+  int i = start;
+  if (len & 1)
+    o[pos++] = (uint8_t)(flag | 0x10 | path[i++]);
+  else
+    o[pos++] = flag;
+  for (; i < end; i += 2) o[pos++] = (uint8_t)((path[i] << 4) | path[i + 1]);
+  return pos;
+}
+
+static int ensure(opal_bytes_t *b, size_t more) {
+  if (b->len + more <= b->cap) return 1;
+  size_t cap = b->cap < 4096 ? 4096 : b->cap;
+  while (cap < b->len + more) cap *= 2;
+  uint8_t *p = realloc(b->buf, cap);
+  if (p == NULL) return 0;
+  b->buf = p;
+  b->cap = cap;
+  return 1;
+}
+
+/* Pushes the node node[0..total): embedded when shorter than 32 bytes, else by its hash. */
+static void finish_node(builder_t *b, size_t total) {
+  int s = b->sp++;
+  if (total < 32) {
+    memcpy(b->stack[s], b->node, total);
+    b->stack_len[s] = (uint8_t)total;
+    return;
+  }
+  b->stack[s][0] = 0xa0;
+  opal_keccak256(b->node, total, b->stack[s] + 1);
+  b->stack_len[s] = SLOT;
+}
+
+static void set_masks_len(builder_t *b, int n) {
+  if (n > b->masks_len) {
+    for (int i = b->masks_len; i < n; i++) b->tree_masks[i] = b->hash_masks[i] = 0;
+  }
+  b->masks_len = n;
+}
+
+static void encode_leaf(builder_t *b, const uint8_t *path, int start, int end) {
+  size_t vlen = b->val_len;
+  uint8_t first = vlen > 0 ? b->val[0] : 0;
+  size_t vstr = (vlen == 1 && first < 0x80) ? 1 : header_length(vlen) + vlen;
+  size_t payload = path_string_length(end - start) + vstr;
+  size_t total = header_length(payload) + payload;
+  uint8_t *o = b->node;
+  size_t pos = write_header(o, 0, payload, 0xc0);
+  pos = write_path(o, pos, path, start, end, 0x20);
+  if (!(vlen == 1 && first < 0x80)) pos = write_header(o, pos, vlen, 0x80);
+  memcpy(o + pos, b->val, vlen);
+  finish_node(b, total);
+}
+
+static void encode_extension(builder_t *b, const uint8_t *path, int start, int end) {
+  int top = b->sp - 1;
+  size_t child = b->stack_len[top];
+  size_t payload = path_string_length(end - start) + child;
+  size_t total = header_length(payload) + payload;
+  uint8_t *o = b->node;
+  size_t pos = write_header(o, 0, payload, 0xc0);
+  pos = write_path(o, pos, path, start, end, 0);
+  memcpy(o + pos, b->stack[top], child);
+  b->sp = top;
+  finish_node(b, total);
+}
+
+static void record_update(builder_t *b, const uint8_t *path, int len, uint16_t mask, int first) {
+  uint16_t hash_mask = b->hash_masks[len], tree_mask = b->tree_masks[len];
+  int n = __builtin_popcount(hash_mask);
+  size_t rec = 6 + 32 * (size_t)n;
+  opal_bytes_t *out = b->out;
+  if (!ensure(out, 1 + (size_t)len + 2 + rec)) {
+    b->oom = 1;
+    return;
+  }
+  uint8_t *o = out->buf + out->len;
+  *o++ = (uint8_t)len;
+  memcpy(o, path, (size_t)len);
+  o += len;
+  *o++ = (uint8_t)(rec >> 8);
+  *o++ = (uint8_t)(rec & 0xff);
+  *o++ = (uint8_t)(mask >> 8);
+  *o++ = (uint8_t)(mask & 0xff);
+  *o++ = (uint8_t)(tree_mask >> 8);
+  *o++ = (uint8_t)(tree_mask & 0xff);
+  *o++ = (uint8_t)(hash_mask >> 8);
+  *o++ = (uint8_t)(hash_mask & 0xff);
+  for (int i = 0, j = first; i < 16; i++) {
+    if (!(mask & (1u << i))) continue;
+    if (hash_mask & (1u << i)) {
+      memcpy(o, b->stack[j] + 1, 32);
+      o += 32;
+    }
+    j++;
+  }
+  out->len += 1 + (size_t)len + 2 + rec;
+  b->records++;
+}
+
+static void encode_branch(builder_t *b, const uint8_t *path, int len) {
+  uint16_t mask = b->state_masks[len];
+  int count = __builtin_popcount(mask);
+  int first = b->sp - count;
+  size_t payload = 1 + (size_t)(16 - count);
+  for (int i = first; i < b->sp; i++) payload += b->stack_len[i];
+  size_t total = header_length(payload) + payload;
+  uint8_t *o = b->node;
+  size_t pos = write_header(o, 0, payload, 0xc0);
+  for (int i = 0, j = first; i < 16; i++) {
+    if (mask & (1u << i)) {
+      memcpy(o + pos, b->stack[j], b->stack_len[j]);
+      pos += b->stack_len[j];
+      j++;
+    } else {
+      o[pos++] = 0x80;
+    }
+  }
+  o[pos] = 0x80;
+  uint16_t bit = len > 0 ? (uint16_t)(1u << path[len - 1]) : 0;
+  if (len > 0 && total >= 32) b->hash_masks[len - 1] |= bit;
+  if (b->tree_masks[len] != 0 || b->hash_masks[len] != 0) {
+    if (len > 0) b->tree_masks[len - 1] |= bit;
+    record_update(b, path, len, mask, first);
+  }
+  b->sp = first;
+  finish_node(b, total);
+}
+
+/* HashBuilder.fold for a current item that is a leaf. */
+static void fold(builder_t *b, int succ_len, int cpl_full) {
+  const uint8_t *cur = b->key;
+  int cur_len = KEY_NIBBLES;
+  int build_extensions = 0;
+  for (;;) {
+    int preceding_exists = b->groups_len > 0;
+    int preceding_len = preceding_exists ? b->groups_len - 1 : 0;
+    int cpl = cpl_full < cur_len ? cpl_full : cur_len;
+    int len = preceding_len > cpl ? preceding_len : cpl;
+    if (b->groups_len <= len) {
+      for (int i = b->groups_len; i <= len; i++) b->state_masks[i] = 0;
+      b->groups_len = len + 1;
+    }
+    b->state_masks[len] |= (uint16_t)(1u << cur[len]);
+    if (b->masks_len < cur_len) set_masks_len(b, cur_len);
+    int len_from = succ_len > 0 || preceding_exists ? len + 1 : len;
+    if (!build_extensions) encode_leaf(b, cur, len_from, cur_len);
+    if (build_extensions && len_from < cur_len) {
+      if (len_from > 0) {
+        uint16_t flag = (uint16_t)(1u << cur[len_from - 1]);
+        b->hash_masks[len_from - 1] &= (uint16_t)~flag;
+        if (b->tree_masks[cur_len - 1] != 0) b->tree_masks[len_from - 1] |= flag;
+      }
+      encode_extension(b, cur, len_from, cur_len);
+      set_masks_len(b, len_from);
+    }
+    if (preceding_len <= cpl && succ_len > 0) return;
+    if (succ_len > 0 || preceding_exists) encode_branch(b, cur, len);
+    b->groups_len = len;
+    set_masks_len(b, len);
+    if (preceding_len == 0) return;
+    cur_len = preceding_len;
+    while (b->groups_len > 0 && b->state_masks[b->groups_len - 1] == 0) b->groups_len--;
+    build_extensions = 1;
+  }
+}
+
+static const uint8_t EMPTY_ROOT[32] = {0x56, 0xe8, 0x1f, 0x17, 0x1b, 0xcc, 0x55, 0xa6, 0xff, 0x83, 0x45,
+                                       0xe6, 0x92, 0xc0, 0xf8, 0x6e, 0x5b, 0x48, 0xe0, 0x1b, 0x99, 0x6c,
+                                       0xad, 0xc0, 0x01, 0x62, 0x2f, 0xb5, 0xe3, 0x63, 0xb4, 0x21};
+
+long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
+                      opal_bytes_t *out) {
+  size_t max_val = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t l = offs[i + 1] - offs[i];
+    if (l > max_val) max_val = l;
+    if (i > 0 && memcmp(keys + 32 * (i - 1), keys + 32 * i, 32) >= 0) return -1;
+  }
+  builder_t *b = calloc(1, sizeof(builder_t));
+  if (b == NULL) return -2;
+  /* A branch is at most 533 bytes; a leaf its path (34), the value and their headers. */
+  b->node = malloc(600 + max_val + 16);
+  if (b->node == NULL) {
+    free(b);
+    return -2;
+  }
+  b->out = out;
+  uint8_t next[KEY_NIBBLES];
+  for (size_t i = 0; i < n && !b->oom; i++) {
+    const uint8_t *k = keys + 32 * i;
+    for (int j = 0; j < 32; j++) {
+      next[2 * j] = k[j] >> 4;
+      next[2 * j + 1] = k[j] & 15;
+    }
+    if (b->has_key) {
+      int cpl = 0;
+      while (cpl < KEY_NIBBLES && b->key[cpl] == next[cpl]) cpl++;
+      fold(b, KEY_NIBBLES, cpl);
+    }
+    memcpy(b->key, next, KEY_NIBBLES);
+    b->has_key = 1;
+    b->val = vals + offs[i];
+    b->val_len = offs[i + 1] - offs[i];
+  }
+  if (b->has_key && !b->oom) fold(b, 0, 0);
+  long records = b->records;
+  int oom = b->oom;
+  if (!oom) {
+    if (b->sp == 0)
+      memcpy(root, EMPTY_ROOT, 32);
+    else if (b->stack_len[b->sp - 1] == SLOT)
+      memcpy(root, b->stack[b->sp - 1] + 1, 32);
+    else
+      opal_keccak256(b->stack[b->sp - 1], b->stack_len[b->sp - 1], root);
+  }
+  free(b->node);
+  free(b);
+  return oom ? -2 : records;
+}

@@ -1,0 +1,23 @@
+/* Merkle-Patricia trie root and stored branch records from sorted 32-byte keys (trie.c). */
+#ifndef OPAL_TRIE_H
+#define OPAL_TRIE_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  uint8_t *buf;
+  size_t len;
+  size_t cap;
+} opal_bytes_t;
+
+/*
+ * Leaf i has key keys[32i .. 32i+32) and value vals[offs[i] .. offs[i+1]); keys strictly ascending.
+ * Writes the root to root[0..32) and appends each storable branch (HashBuilder's `updates`, in its
+ * order) to out as: path length (1 byte), the path's nibbles, record length (2 bytes BE), the record
+ * (branchNodeCompact.ts). Returns the number of records, -1 when the keys are not strictly ascending,
+ * -2 when out of memory.
+ */
+long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
+                      opal_bytes_t *out);
+
+#endif

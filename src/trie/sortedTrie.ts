@@ -1,0 +1,78 @@
+/**
+ * The root and storable branch records of a trie given all its leaves at once, keys strictly
+ * ascending: a storage trie built from nothing (stateRoot.ts `freshStorageRoot`: a contract's first
+ * slots, 10k of them in the storage-writes workload). Native (native/src/trie.c: the same fold and
+ * encodings as HashBuilder, every node hashed as it closes, one call for the whole trie) when the
+ * addon is loaded; `sortedTriePure` (HashBuilder) otherwise. Both return the same root and the same
+ * updates in the same order (test/unit/trie/sortedTrie.test.ts).
+ */
+import { native } from "../native/load.js";
+import { TrieError } from "./errors.js";
+import { type BranchUpdate, HashBuilder } from "./hashBuilder.js";
+
+/** Leaf i: key `keys[32i..32i+32)`, value `values[offsets[i]..offsets[i+1])`. */
+export interface SortedLeaves {
+  readonly keys: Uint8Array;
+  readonly values: Uint8Array;
+  /** n + 1 ascending offsets into `values`. */
+  readonly offsets: Uint32Array;
+}
+
+export interface SortedTrie {
+  readonly root: Uint8Array;
+  /** The branch nodes worth storing, as HashBuilder's `takeUpdates` lists them. */
+  readonly updates: BranchUpdate[];
+}
+
+function checkShape(leaves: SortedLeaves): number {
+  const n = leaves.offsets.length - 1;
+  if (n < 0 || leaves.keys.length !== 32 * n) {
+    throw new TrieError("BAD_INPUT", "sortedTrie: keys must hold 32 bytes per leaf");
+  }
+  return n;
+}
+
+/** The pure-TS twin: HashBuilder with updates. Throws UNSORTED_KEYS unless keys strictly ascend. */
+export function sortedTriePure(leaves: SortedLeaves): SortedTrie {
+  const n = checkShape(leaves);
+  const { keys, values, offsets } = leaves;
+  const hb = new HashBuilder({ updates: true });
+  for (let i = 0; i < n; i++) hb.addLeafBytes(keys, values, 32 * i, 32 * i + 32, offsets[i], offsets[i + 1]);
+  const root = hb.root();
+  return { root, updates: hb.takeUpdates() };
+}
+
+/** Through the addon (which must be loaded): its packed answer read into updates. */
+export function sortedTrieNative(leaves: SortedLeaves): SortedTrie {
+  const n = checkShape(leaves);
+  if (native === null) throw new TrieError("BAD_INPUT", "sortedTrieNative: the addon is not loaded");
+  const { keys, values, offsets } = leaves;
+  if (n > 0 && offsets[n]! > values.length) throw new TrieError("BAD_INPUT", "sortedTrie: offsets past the values");
+  const out = native.sortedTrie(keys, values, offsets);
+  if (out === null) throw new TrieError("UNSORTED_KEYS", "sortedTrie: keys must be strictly ascending");
+  const count = out[32]! | (out[33]! << 8) | (out[34]! << 16) | (out[35]! << 24);
+  const updates: BranchUpdate[] = new Array(count);
+  let pos = 36;
+  for (let i = 0; i < count; i++) {
+    const pathLen = out[pos]!;
+    const path = out.subarray(pos + 1, pos + 1 + pathLen);
+    pos += 1 + pathLen;
+    const recLen = (out[pos]! << 8) | out[pos + 1]!;
+    const record = out.subarray(pos + 2, pos + 2 + recLen);
+    pos += 2 + recLen;
+    updates[i] = {
+      path,
+      node: {
+        stateMask: (record[0]! << 8) | record[1]!,
+        treeMask: (record[2]! << 8) | record[3]!,
+        hashMask: (record[4]! << 8) | record[5]!,
+        hashes: record.subarray(6),
+      },
+      record,
+    };
+  }
+  return { root: out.slice(0, 32), updates };
+}
+
+/** Root and branch records of the trie of `leaves` (keys strictly ascending, else UNSORTED_KEYS). */
+export const sortedTrie: (leaves: SortedLeaves) => SortedTrie = native === null ? sortedTriePure : sortedTrieNative;

@@ -7,7 +7,8 @@
  *   forward by re-executing stored bodies. So newPayload on a side branch and forkchoice to another
  *   branch both work, at the cost of replaying the blocks in between.
  * - Crash safety: every state write of an import carries, in the same atomic batch, the undo of all
- *   writes made so far for that block (`meta.pendingUndo`); the final batch stores the block, its
+ *   writes made so far for that block (`meta.pendingUndo` the first write's, `meta.pendingUndoTail`
+ *   the later ones', newest first: chainStore `pendingUndo`); the final batch stores the block, its
  *   receipts, its undo record and the new `stateBlock`, and drops the marker. `open()` finds a
  *   marker only after a crash mid-import and applies it, so the state is again `stateBlock`'s.
  *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
@@ -37,7 +38,7 @@ import { blobParamsAt, type ChainConfig, parseChainConfig, rulesAt } from "../sp
 import { Fork, OpFork } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
-import { decodeBatch, encodeBatch, joinBatches } from "../storage/batchCodec.js";
+import { decodeBatch, encodeBatch, joinEncodedBatches } from "../storage/batchCodec.js";
 import { type KvStore, WriteBatch } from "../storage/kv.js";
 import { type Overlay, OverlayKv } from "../storage/overlayKv.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
@@ -53,13 +54,16 @@ import { runToEnd, type SliceJob, Slicer } from "../util/slicer.js";
 import type { TaskPool } from "../util/taskPool.js";
 import {
   ChainStore,
+  clearPendingUndo,
   HeaderCache,
   META_CONFIG,
   META_FINALIZED,
   META_HEAD,
   META_PENDING,
+  META_PENDING_TAIL,
   META_SAFE,
   META_STATE,
+  pendingUndo,
 } from "./chainStore.js";
 import { type Genesis, genesisBlockOf, genesisHeader, passerRoot } from "./genesis.js";
 import { writeAlloc } from "./genesisState.js";
@@ -193,26 +197,37 @@ export interface ChainView {
 }
 
 /**
- * The undo batches of one block's state writes, as `commitState` persists them: each forward batch
- * carries the crash marker (META_PENDING: every undo so far, newest first), and the last of those
- * encodings is the block's history record. PERF: encoded once per persist and the record reused (a
- * block's undo holds a row per written slot: 10k for storage-writes, `npm run bench -- engines`).
+ * The undo batches of one block's state writes, as `commitState` persists them: the first forward
+ * batch carries its undo as the crash marker (META_PENDING), each later one the later undos, newest
+ * first (META_PENDING_TAIL), and `record` (all of them, newest first) is the block's history record.
+ * PERF: each undo is encoded once and the record joined from those encodings; the first undo holds a
+ * row per written slot (10k for storage-writes, `npm run bench -- engines` / `import`), so it is not
+ * written again with the later batches.
  */
 class BlockUndo {
-  private readonly undos: WriteBatch[] = [];
-  /** The undos so far, newest first, encoded (batchCodec). */
-  record: Uint8Array = encodeBatch(new WriteBatch());
+  /** The encoding of each undo, oldest first. */
+  private readonly encoded: Uint8Array[] = [];
 
   constructor(private readonly kv: KvStore) {}
 
+  /** The undos so far, newest first, encoded (batchCodec). */
+  get record(): Uint8Array {
+    return this.encoded.length === 0 ? EMPTY_RECORD : joinEncodedBatches([...this.encoded].reverse());
+  }
+
   readonly persist = (forward: WriteBatch, undo: WriteBatch): void => {
-    this.undos.push(undo);
-    this.record = encodeBatch(joinBatches([...this.undos].reverse()));
-    forward.put("meta", META_PENDING, this.record);
+    this.encoded.push(encodeBatch(undo));
+    if (this.encoded.length === 1) {
+      forward.put("meta", META_PENDING, this.encoded[0]!);
+      forward.del("meta", META_PENDING_TAIL);
+    } else {
+      forward.put("meta", META_PENDING_TAIL, joinEncodedBatches(this.encoded.slice(1).reverse()));
+    }
     this.kv.write(forward);
   };
 }
 
+const EMPTY_RECORD = encodeBatch(new WriteBatch());
 const ZERO_HASH = new Uint8Array(32);
 const _enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -291,10 +306,10 @@ export class Blockchain implements ChainView {
     const store = new ChainStore(kv);
     const cfgBytes = store.meta(META_CONFIG);
     if (cfgBytes === null) throw new ChainError("database has no chain: run `opal-exec init <genesis.json>` first");
-    const pending = store.meta(META_PENDING);
-    if (pending !== null) {
+    const pending = pendingUndo(kv);
+    if (pending !== undefined) {
       const undo = decodeBatch(pending);
-      undo.del("meta", META_PENDING);
+      clearPendingUndo(undo);
       kv.write(undo, { sync: true });
     }
     return new Blockchain(kv, parseChainConfig(JSON.parse(dec.decode(cfgBytes))));
@@ -483,7 +498,7 @@ export class Blockchain implements ChainView {
     }
     if (isImportFailure(res)) {
       // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
-      kv.write(new WriteBatch().del("meta", META_PENDING));
+      kv.write(clearPendingUndo(new WriteBatch()));
       return res;
     }
     const b = new WriteBatch();
@@ -492,7 +507,7 @@ export class Blockchain implements ChainView {
     this.store.putReceipts(b, res.hash, res.receipts);
     b.put("history", res.hash, undo.record);
     b.put("meta", META_STATE, res.hash);
-    b.del("meta", META_PENDING);
+    clearPendingUndo(b);
     kv.write(b);
     this.stateHash = res.hash;
     return res;
@@ -827,7 +842,7 @@ export class Blockchain implements ChainView {
     this.store.putReceipts(b, hash, res.receipts);
     b.put("history", hash, undo.record);
     b.put("meta", META_STATE, hash);
-    b.del("meta", META_PENDING);
+    clearPendingUndo(b);
     kv.write(b);
     this.stateHash = hash;
     return { hash, header, body, receipts: res.receipts, fees };

@@ -11,6 +11,7 @@ import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
 import { bigintToBytes } from "../primitives/u256.js";
 import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
 import { encodeRlp } from "../rlp/encode.js";
+import { joinEncodedBatches } from "../storage/batchCodec.js";
 import type { KvReader, WriteBatch } from "../storage/kv.js";
 
 const enc = new TextEncoder();
@@ -19,10 +20,31 @@ export const META_SAFE = enc.encode("safe");
 export const META_FINALIZED = enc.encode("finalized");
 /** The block whose post-state the flat tables hold (can differ from head between newPayload and forkchoice). */
 export const META_STATE = enc.encode("stateBlock");
-/** Undo record of a state write in flight (crash recovery). */
+/**
+ * Undo record of a state write in flight (crash recovery): the undo of the import's first state
+ * write. The undos of its later writes, newest first, are in META_PENDING_TAIL, so that a later
+ * write does not write the first one's (a row per written slot) again; `pendingUndo` joins them.
+ */
 export const META_PENDING = enc.encode("pendingUndo");
+export const META_PENDING_TAIL = enc.encode("pendingUndoTail");
 /** The chain config JSON given at init. */
 export const META_CONFIG = enc.encode("chainConfig");
+
+/**
+ * The undo record of a state write in flight (every undo of the import so far, newest first, as one
+ * encoded batch), or undefined when none is.
+ */
+export function pendingUndo(kv: KvReader): Uint8Array | undefined {
+  const head = kv.get("meta", META_PENDING);
+  if (head === undefined) return undefined;
+  const tail = kv.get("meta", META_PENDING_TAIL);
+  return tail === undefined ? head : joinEncodedBatches([tail, head]);
+}
+
+/** Adds to `b` the deletes of the in-flight undo record's keys. */
+export function clearPendingUndo(b: WriteBatch): WriteBatch {
+  return b.del("meta", META_PENDING).del("meta", META_PENDING_TAIL);
+}
 
 export function numberKey(n: number): Uint8Array {
   const k = new Uint8Array(8);

@@ -8,7 +8,7 @@ import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { decodeBatch } from "../storage/batchCodec.js";
 import type { KvReader, WriteBatch } from "../storage/kv.js";
 import { type Overlay, OverlayKv } from "../storage/overlayKv.js";
-import { type ChainStore, META_PENDING } from "./chainStore.js";
+import { type ChainStore, pendingUndo } from "./chainStore.js";
 
 /** Lays an encoded undo batch over `overlay`; a later call wins over earlier ones for the same key. */
 export function layerUndo(overlay: Overlay, rec: Uint8Array): void {
@@ -30,11 +30,11 @@ export function layerBatch(overlay: Overlay, batch: WriteBatch): void {
 /**
  * The store as its readers must see it while a block import is between its writes: the flat rows
  * may already hold the new block's values while `META_STATE` still names the parent. The import's
- * pending undo record (`META_PENDING`) puts the parent's rows back, so the view is exactly the state
- * of `META_STATE`. Without a pending record this is `kv` itself.
+ * pending undo record (`pendingUndo`: META_PENDING and its tail) puts the parent's rows back, so
+ * the view is exactly the state of `META_STATE`. Without a pending record this is `kv` itself.
  */
 export function committedView(kv: KvReader): KvReader {
-  const pending = kv.get("meta", META_PENDING);
+  const pending = pendingUndo(kv);
   if (pending === undefined) return kv;
   const overlay: Overlay = new Map();
   layerUndo(overlay, pending);

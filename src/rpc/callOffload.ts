@@ -24,7 +24,7 @@
  */
 import type { Header } from "../block/header.js";
 import type { ChainView } from "../chain/blockchain.js";
-import { ChainStore, HeaderCache, META_CONFIG, META_PENDING, META_STATE } from "../chain/chainStore.js";
+import { ChainStore, HeaderCache, META_CONFIG, META_STATE, pendingUndo } from "../chain/chainStore.js";
 import { committedView, layerUndo } from "../chain/stateAt.js";
 import { CallTimeoutError } from "../executor/simulate.js";
 import { bytesKey, equalBytes } from "../primitives/bytes.js";
@@ -521,7 +521,7 @@ export class CallWorker {
     if (log.ranged) return false;
     const store = new ChainStore(this.kv);
     const written: Overlay = new Map();
-    const pending = this.kv.get("meta", META_PENDING);
+    const pending = pendingUndo(this.kv);
     if (pending !== undefined) layerUndo(written, pending);
     let cursor = store.meta(META_STATE);
     for (let n = 0; cursor !== null && !equalBytes(cursor, this.chain.stateBlockHash); n++) {

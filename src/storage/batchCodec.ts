@@ -3,7 +3,7 @@
  * rlp([[tableIndex, key, value], …]) where a delete has an empty list in place of the value.
  * Table indexes follow TABLE_NAMES, which only ever grows at the end.
  */
-import { decodeRlp, expectBytes, expectList, type RlpItem } from "../rlp/decode.js";
+import { decodeHeader, decodeRlp, expectBytes, expectList, type RlpItem } from "../rlp/decode.js";
 import { headerLength, stringLength, writeHeader, writeString } from "../rlp/encode.js";
 import { StorageError } from "./errors.js";
 import { type BatchOp, WriteBatch } from "./kv.js";
@@ -64,5 +64,31 @@ export function decodeBatch(bytes: Uint8Array): WriteBatch {
 export function joinBatches(parts: readonly WriteBatch[]): WriteBatch {
   const out = new WriteBatch();
   for (const p of parts) for (const op of p.ops) out.ops.push(op);
+  return out;
+}
+
+/**
+ * The encoding of the batches of `records` (each an encodeBatch output) joined in order: the same
+ * bytes as encodeBatch(joinBatches(their batches)), made by copying their ops instead of encoding
+ * them again. PERF: a block's history record is its undos joined, and the first of them alone runs
+ * to a row per written slot (storage-writes: 10k, ~0.7 MB).
+ */
+export function joinEncodedBatches(records: readonly Uint8Array[]): Uint8Array {
+  if (records.length === 1) return records[0]!;
+  let total = 0;
+  const starts: number[] = [];
+  for (const r of records) {
+    const h = decodeHeader(r, 0);
+    if (!h.list || h.start + h.length !== r.length) throw new StorageError("CORRUPT", "batch record: not one list");
+    starts.push(h.start);
+    total += h.length;
+  }
+  const out = new Uint8Array(headerLength(total) + total);
+  let pos = writeHeader(out, 0, total, 0xc0);
+  for (let i = 0; i < records.length; i++) {
+    const payload = records[i]!.subarray(starts[i]!);
+    out.set(payload, pos);
+    pos += payload.length;
+  }
   return out;
 }

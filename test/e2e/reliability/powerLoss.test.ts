@@ -11,7 +11,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { Blockchain } from "../../../src/chain/blockchain.js";
-import { META_HEAD, META_PENDING } from "../../../src/chain/chainStore.js";
+import { META_HEAD, META_PENDING, META_PENDING_TAIL } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { blockToPayload } from "../../../src/engine/payload.js";
@@ -37,6 +37,11 @@ function checkConsistent(kv: KvStore, what: string): Blockchain {
   const chain = Blockchain.open(kv);
   const s = chain.store;
   assert.equal(kv.get("meta", META_PENDING), undefined, `${what}: a state write is still pending after open`);
+  assert.equal(
+    kv.get("meta", META_PENDING_TAIL),
+    undefined,
+    `${what}: a state write's tail is still pending after open`,
+  );
   assert.equal(s.canonicalHash(chain.head.number + 1), null, `${what}: a canonical block above the head`);
   let hash = chain.headBlockHash;
   for (let n = chain.head.number; n >= 0; n--) {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { decodeBlock, encodeBlock } from "../../../src/block/block.js";
 import { headerHash } from "../../../src/block/header.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
+import { META_PENDING, META_PENDING_TAIL } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
@@ -41,6 +42,15 @@ class CrashingKv extends MemoryKv {
     if (this.writesLeft-- <= 0) throw new Error("simulated crash");
     super.write(batch);
   }
+}
+
+const STATE_TABLES: readonly TableName[] = ["meta", "hashedAccounts", "hashedStorage", "accountTrie", "storageTrie"];
+
+/** Every row of the state tables and meta, as hex, to compare stores. */
+function dumpStore(kv: KvStore): string[] {
+  const rows: string[] = [];
+  for (const t of STATE_TABLES) for (const [k, v] of kv.iterate(t)) rows.push(`${t} ${bytesToHex(k)} ${bytesToHex(v)}`);
+  return rows;
 }
 
 /** A store that logs each write's sync flag and size. */
@@ -185,10 +195,15 @@ describe("chain/blockchain", function () {
       const chain = initChain(kv);
       for (const rlp of blocks.slice(0, 10)) chain.insertBlock(rlp);
       chain.setHead(headerHash(decodeBlock(blocks[9]).header));
+      const before = dumpStore(kv);
       kv.writesLeft = cut;
       assert.throws(() => chain.insertBlock(blocks[10]), /simulated crash/);
       kv.writesLeft = Number.POSITIVE_INFINITY;
       const reopened = Blockchain.open(kv);
+      // The flat rows, the trie nodes and patched account rows of a later write too, as before.
+      assert.deepEqual(dumpStore(kv), before, `cut ${cut}: the store is back as it was`);
+      assert.equal(kv.get("meta", META_PENDING), undefined, `cut ${cut}: the marker is gone`);
+      assert.equal(kv.get("meta", META_PENDING_TAIL), undefined, `cut ${cut}: its tail is gone`);
       assert.equal(reopened.head.number, 10, `cut ${cut}`);
       assert.deepEqual(computeStateRoot(kv).root, reopened.head.stateRoot, `cut ${cut}`);
       // The interrupted block imports normally afterwards.

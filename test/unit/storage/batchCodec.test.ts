@@ -1,12 +1,13 @@
 /**
  * batchCodec: the direct encoder writes exactly the bytes of rlp([[tableIndex, key, value | []], …])
- * as the generic RLP encoder makes them (the stored format of undo records), and decodes back.
+ * as the generic RLP encoder makes them (the stored format of undo records), and decodes back; records
+ * joined as bytes equal the joined batches encoded.
  */
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { encodeRlp, type RlpInput } from "../../../src/rlp/encode.js";
-import { decodeBatch, encodeBatch } from "../../../src/storage/batchCodec.js";
+import { decodeBatch, encodeBatch, joinBatches, joinEncodedBatches } from "../../../src/storage/batchCodec.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { TABLE_NAMES } from "../../../src/storage/tables.js";
 
@@ -49,5 +50,32 @@ describe("storage/batchCodec", () => {
     const big = new WriteBatch();
     for (let i = 0; i < 2000; i++) big.put("hashedStorage", new Uint8Array(64).fill(i & 0xff), Uint8Array.of(i & 0x7f));
     assert.equal(bytesToHex(encodeBatch(big)), bytesToHex(reference(big)));
+  });
+
+  it("joinEncodedBatches equals encodeBatch of the joined batches, across list-header sizes", () => {
+    const batchOf = (
+      ops: { table: (typeof TABLE_NAMES)[number]; key: Uint8Array; value: Uint8Array; put: boolean }[],
+    ) => {
+      const b = new WriteBatch();
+      for (const o of ops) {
+        if (o.put) b.put(o.table, o.key, o.value);
+        else b.del(o.table, o.key);
+      }
+      return b;
+    };
+    fc.assert(
+      fc.property(fc.array(fc.array(op, { maxLength: 30 }), { minLength: 1, maxLength: 4 }), (parts) => {
+        const batches = parts.map(batchOf);
+        const joined = joinEncodedBatches(batches.map(encodeBatch));
+        assert.equal(bytesToHex(joined), bytesToHex(encodeBatch(joinBatches(batches))));
+      }),
+    );
+    // An empty batch, a one-byte header and a long one (a record per written slot) joined.
+    const big = new WriteBatch();
+    for (let i = 0; i < 2000; i++) big.del("hashedStorage", new Uint8Array(64).fill(i & 0xff));
+    const small = new WriteBatch().put("meta", Uint8Array.of(1), Uint8Array.of(2));
+    const parts = [small, new WriteBatch(), big];
+    assert.equal(bytesToHex(joinEncodedBatches(parts.map(encodeBatch))), bytesToHex(encodeBatch(joinBatches(parts))));
+    assert.throws(() => joinEncodedBatches([encodeBatch(small), Uint8Array.of(0x80)]));
   });
 });

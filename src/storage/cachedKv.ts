@@ -109,7 +109,8 @@ export class CachedKv implements KvStore {
     this.inner.write(batch, opts);
     for (const op of batch.ops) {
       const c = this.caches.get(op.table);
-      if (c === undefined) continue;
+      // PERF: an empty cache has no key to update (a contract's 10k fresh rows, none read before).
+      if (c === undefined || c.size === 0) continue;
       const k = bytesKey(op.key);
       // Only keys already cached are updated: a write is not a read, and caching every written
       // row would evict the rows execution actually reads.

@@ -51,6 +51,7 @@ import { type Tx, TxType, txMaxFeePerGas } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
 import { runToEnd, type SliceJob, Slicer } from "../util/slicer.js";
 import type { TaskPool } from "../util/taskPool.js";
+import { turnTrace } from "../util/turnTrace.js";
 import {
   ChainStore,
   HeaderCache,
@@ -93,6 +94,7 @@ export const IMPORT_SLICE_MS = 4;
 /** A synchronous call as a job of one unit (`Blockchain.exclusive`). */
 // biome-ignore lint/correctness/useYield: a job of one unit has nothing to yield between
 function* callOnce<T>(fn: () => T): SliceJob<T> {
+  turnTrace?.step("exclusive");
   return fn();
 }
 
@@ -242,7 +244,7 @@ export class Blockchain implements ChainView {
    */
   storagePool: TaskPool | null = null;
   /** The chain mutations, one at a time in arrival order (`exclusive`, `insertBlockSliced`). */
-  private mutations = new Slicer({ sliceMs: IMPORT_SLICE_MS, maxActive: 1 });
+  private mutations = new Slicer({ sliceMs: IMPORT_SLICE_MS, maxActive: 1, name: "chain" });
   /** A sliced import is under way (between its slices the synchronous mutators refuse to run). */
   private importing = false;
 
@@ -372,7 +374,7 @@ export class Blockchain implements ChainView {
 
   set importSliceMs(ms: number) {
     if (this.mutations.pending > 0) throw new ChainError("import slices change while a chain mutation is under way");
-    this.mutations = new Slicer({ sliceMs: ms, maxActive: 1 });
+    this.mutations = new Slicer({ sliceMs: ms, maxActive: 1, name: "chain" });
   }
 
   /** Marks a sliced import under way while `job` runs (the synchronous mutators check it). */
@@ -395,6 +397,7 @@ export class Blockchain implements ChainView {
     opts: { readonly senders?: ImportContext["senders"] },
     sliced: boolean,
   ): SliceJob<InsertResult> {
+    turnTrace?.step("insert");
     let header: Header;
     try {
       header = decodeHeader(blockHeaderRlp(blockRlp));
@@ -481,6 +484,7 @@ export class Blockchain implements ChainView {
     } finally {
       this.readView = null;
     }
+    turnTrace?.step("blockWrite");
     if (isImportFailure(res)) {
       // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
       kv.write(new WriteBatch().del("meta", META_PENDING));

@@ -35,6 +35,7 @@ import { type Tx, TxType } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
 import { runToEnd, type SliceJob } from "../util/slicer.js";
 import type { TaskPool } from "../util/taskPool.js";
+import { turnTrace } from "../util/turnTrace.js";
 import { validateHeader } from "./validateHeader.js";
 
 /**
@@ -162,6 +163,7 @@ export function* commitStateSteps(
   onFlat: ImportContext["onFlatWritten"] | null,
 ): SliceJob<Uint8Array> {
   const t0 = timings === null ? 0 : performance.now();
+  turnTrace?.step("flatWrite");
   const c = state.commitBlock();
   const u1 = inverseBatch(kv, c.batch);
   persist(c.batch, u1);
@@ -173,12 +175,17 @@ export function* commitStateSteps(
   if (away !== null) {
     onFlat?.(u1);
     try {
+      turnTrace?.step("rootAway");
       r = (yield away) as RemoteRoot;
     } catch {
       r = null; // computed here instead
     }
   }
-  r ??= updateStateRoot(kv, c.changeset, { storagePool });
+  if (r === null) {
+    turnTrace?.step("rootHere");
+    r = updateStateRoot(kv, c.changeset, { storagePool });
+  }
+  turnTrace?.step("trieWrite");
   const u2 = inverseBatch(kv, r.batch);
   persist(r.batch, u2);
   forward.push(r.batch);
@@ -223,6 +230,7 @@ export function* importBlockSteps(
   blockRlp: Uint8Array,
 ): SliceJob<ImportedBlock | ImportFailure> {
   const { kv, cfg } = ctx;
+  turnTrace?.step("decode");
   let block: ReturnType<typeof decodeBlock>;
   try {
     block = decodeBlock(blockRlp);
@@ -320,6 +328,7 @@ export function* importBlockSteps(
   // readers never see a block's writes before its last one.
   const sliced = fork >= Fork.Byzantium;
   let tExec = timings === null ? 0 : performance.now();
+  turnTrace?.step("execute");
   let step = steps.next();
   while (step.done !== true) {
     if (sliced) {
@@ -330,6 +339,7 @@ export function* importBlockSteps(
     step = steps.next();
   }
   if (timings !== null) timings.executeMs += performance.now() - tExec;
+  turnTrace?.step("blockChecks");
   const res = step.value;
   if ("error" in res) {
     const i = res.txIndex;

@@ -458,9 +458,10 @@ export class Blockchain implements ChainView {
     const kv = this.kv;
     const undo = new BlockUndo(kv);
     const pool = this.storagePool;
-    let res: ImportedBlock | ImportFailure;
+    // A sliced import's writes are laid, undone, over what readers see until its last write.
+    const overlay: Overlay = new Map();
     try {
-      res = yield* importBlockSteps(
+      const res = yield* importBlockSteps(
         {
           kv,
           cfg: this.config,
@@ -471,35 +472,41 @@ export class Blockchain implements ChainView {
           timings: this.importTimings,
           // A sliced import's root goes to a worker (issue 25); readers meanwhile see the parent.
           remoteRoot: sliced && pool !== null ? (changes) => remoteStateRoot(pool, changes) : null,
-          onFlatWritten: (u) => {
-            const overlay: Overlay = new Map();
-            layerBatch(overlay, u);
-            this.readView = new ChainStore(new OverlayKv(kv, overlay), this.headers);
-          },
+          onStateWritten: sliced
+            ? (u) => {
+                layerBatch(overlay, u);
+                this.readView ??= new ChainStore(new OverlayKv(kv, overlay), this.headers);
+              }
+            : null,
           ...(senders === undefined ? {} : { senders }),
         },
         parent,
         blockRlp,
       );
+      if (isImportFailure(res)) {
+        // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
+        kv.write(new WriteBatch().del("meta", META_PENDING));
+        return res;
+      }
+      // The block's own rows are encoded in one unit and written, with the new state block, in the
+      // next: the write that ends the import (and the parent's view) stays one batch.
+      if (sliced) yield;
+      turnTrace?.step("blockWrite");
+      const b = new WriteBatch();
+      const td = (this.ownStore.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
+      this.ownStore.putBlock(b, res.hash, res.header, res.body, td);
+      this.ownStore.putReceipts(b, res.hash, res.receipts);
+      b.put("history", res.hash, undo.record);
+      b.put("meta", META_STATE, res.hash);
+      b.del("meta", META_PENDING);
+      if (sliced) yield;
+      kv.write(b);
+      this.readView = null;
+      this.stateHash = res.hash;
+      return res;
     } finally {
       this.readView = null;
     }
-    turnTrace?.step("blockWrite");
-    if (isImportFailure(res)) {
-      // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
-      kv.write(new WriteBatch().del("meta", META_PENDING));
-      return res;
-    }
-    const b = new WriteBatch();
-    const td = (this.store.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
-    this.store.putBlock(b, res.hash, res.header, res.body, td);
-    this.store.putReceipts(b, res.hash, res.receipts);
-    b.put("history", res.hash, undo.record);
-    b.put("meta", META_STATE, res.hash);
-    b.del("meta", META_PENDING);
-    kv.write(b);
-    this.stateHash = res.hash;
-    return res;
   }
 
   /** BLOCKHASH over the ancestry of `tip` (inclusive), resolved lazily and memoised per block. */

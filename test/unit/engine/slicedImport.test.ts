@@ -20,6 +20,7 @@ import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { Dispatcher } from "../../../src/rpc/dispatch.js";
 import { Registry } from "../../../src/rpc/registry.js";
 import { KvStateReader } from "../../../src/state/kvStateReader.js";
+import type { KvReader } from "../../../src/storage/kv.js";
 import type { MemoryKv } from "../../../src/storage/memory.js";
 import { OverlayKv } from "../../../src/storage/overlayKv.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
@@ -69,7 +70,7 @@ async function call(d: Dispatcher, method: string, params: unknown[]): Promise<{
   return JSON.parse(r as string);
 }
 
-function stateRows(kv: MemoryKv): string[] {
+function stateRows(kv: KvReader): string[] {
   const out: string[] = [];
   for (const t of STATE_TABLES) for (const [k, v] of kv.iterate(t)) out.push(`${t}:${bytesToHex(k)}=${bytesToHex(v)}`);
   return out;
@@ -180,6 +181,50 @@ describe("engine/slicedImport: the state root on a trieHash worker", function ()
       assert.equal(chain.store.kv, kv);
       assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
       assert.equal(kv.get("meta", META_PENDING), undefined);
+    } finally {
+      await pool.destroy();
+      kv.releaseHandle();
+      await kv.close();
+      removeDir(dir);
+    }
+  });
+
+  it("at every turn of an import, readers see exactly the parent's rows (flat state and tries) until the block's last write", async () => {
+    const n = MIN_REMOTE_ROOT_KEYS + 12;
+    const built = builtBlock(n, true);
+    const dir = makeTmpDir();
+    const kv = await RocksKv.open(dir);
+    const pool = new PiscinaPool(
+      "trieHash",
+      { threads: 1 },
+      { store: { engine: "rocksdb", handle: kv.shareHandle() } },
+    );
+    try {
+      await pool.warm();
+      const chain = freshChain(kv);
+      chain.storagePool = pool;
+      chain.importSliceMs = 0;
+      const parent = chain.stateBlockHash;
+      const before = stateRows(kv);
+      let settled = false;
+      const p = chain.insertBlockSliced(encodeBlock(built)).finally(() => {
+        settled = true;
+      });
+      let turns = 0;
+      let written = 0;
+      while (!settled) {
+        await turn();
+        if (settled) break;
+        turns++;
+        assert.deepEqual(chain.stateBlockHash, parent);
+        if (stateRows(kv).join() !== before.join()) written++;
+        assert.deepEqual(stateRows(chain.store.kv), before, `turn ${turns}: the readers' rows are the parent's`);
+      }
+      assert.ok(written > 2, `the store held the block's rows during several turns (${written} of ${turns})`);
+      const r = await p;
+      assert.equal(r.status, "VALID", r.error ?? "");
+      assert.notDeepEqual(stateRows(chain.store.kv), before);
+      assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
     } finally {
       await pool.destroy();
       kv.releaseHandle();

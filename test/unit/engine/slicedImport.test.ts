@@ -8,7 +8,7 @@
  */
 import { strict as assert } from "node:assert";
 import { encodeBlock } from "../../../src/block/block.js";
-import { ChainError } from "../../../src/chain/blockchain.js";
+import { type Blockchain, ChainError } from "../../../src/chain/blockchain.js";
 import { META_PENDING } from "../../../src/chain/chainStore.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
@@ -142,23 +142,36 @@ describe("engine/slicedImport", function () {
   });
 });
 
+/**
+ * A chain on a RocksDB store whose trieHash pool (one worker) shares it, a block big enough for its
+ * root to go to the worker, and `fn` run on them; everything is closed afterwards.
+ */
+async function withWorkerChain(
+  fn: (chain: Blockchain, kv: RocksKv, built: ReturnType<typeof builtBlock>, n: number) => Promise<void>,
+): Promise<void> {
+  const n = MIN_REMOTE_ROOT_KEYS + 12;
+  const built = builtBlock(n, true);
+  const dir = makeTmpDir();
+  const kv = await RocksKv.open(dir);
+  const pool = new PiscinaPool("trieHash", { threads: 1 }, { store: { engine: "rocksdb", handle: kv.shareHandle() } });
+  try {
+    await pool.warm();
+    const chain = freshChain(kv);
+    chain.storagePool = pool;
+    await fn(chain, kv, built, n);
+  } finally {
+    await pool.destroy();
+    kv.releaseHandle();
+    await kv.close();
+    removeDir(dir);
+  }
+}
+
 describe("engine/slicedImport: the state root on a trieHash worker", function () {
   this.timeout(120_000);
 
   it("the flat rows are written, readers see the parent's state through their undo, the worker's root checks", async () => {
-    const n = MIN_REMOTE_ROOT_KEYS + 12;
-    const built = builtBlock(n, true);
-    const dir = makeTmpDir();
-    const kv = await RocksKv.open(dir);
-    const pool = new PiscinaPool(
-      "trieHash",
-      { threads: 1 },
-      { store: { engine: "rocksdb", handle: kv.shareHandle() } },
-    );
-    try {
-      await pool.warm();
-      const chain = freshChain(kv);
-      chain.storagePool = pool;
+    await withWorkerChain(async (chain, kv, built, n) => {
       const hashed = keccak256(recipient(n - 1));
       let settled = false;
       const p = chain.insertBlockSliced(encodeBlock(built)).finally(() => {
@@ -181,28 +194,11 @@ describe("engine/slicedImport: the state root on a trieHash worker", function ()
       assert.equal(chain.store.kv, kv);
       assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
       assert.equal(kv.get("meta", META_PENDING), undefined);
-    } finally {
-      await pool.destroy();
-      kv.releaseHandle();
-      await kv.close();
-      removeDir(dir);
-    }
+    });
   });
 
   it("at every turn of an import, readers see exactly the parent's rows (flat state and tries) until the block's last write", async () => {
-    const n = MIN_REMOTE_ROOT_KEYS + 12;
-    const built = builtBlock(n, true);
-    const dir = makeTmpDir();
-    const kv = await RocksKv.open(dir);
-    const pool = new PiscinaPool(
-      "trieHash",
-      { threads: 1 },
-      { store: { engine: "rocksdb", handle: kv.shareHandle() } },
-    );
-    try {
-      await pool.warm();
-      const chain = freshChain(kv);
-      chain.storagePool = pool;
+    await withWorkerChain(async (chain, kv, built) => {
       chain.importSliceMs = 0;
       const parent = chain.stateBlockHash;
       const before = stateRows(kv);
@@ -225,11 +221,6 @@ describe("engine/slicedImport: the state root on a trieHash worker", function ()
       assert.equal(r.status, "VALID", r.error ?? "");
       assert.notDeepEqual(stateRows(chain.store.kv), before);
       assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
-    } finally {
-      await pool.destroy();
-      kv.releaseHandle();
-      await kv.close();
-      removeDir(dir);
-    }
+    });
   });
 });

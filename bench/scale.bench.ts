@@ -220,7 +220,10 @@ function printTurnTrace(): void {
   const file = process.env.OPAL_DEBUG_TURNS;
   if (file === undefined || file === "" || !existsSync(file)) return;
   type Series = { count: number; buckets: Record<string, number>; longest: { ms: number; what: string }[] };
-  const t = JSON.parse(readFileSync(file, "utf8")) as Record<"sliceTurns" | "loopLateness" | "gcPauses", Series>;
+  const t = JSON.parse(readFileSync(file, "utf8")) as Record<
+    "sliceTurns" | "sliceTurnsCpu" | "loopLateness" | "gcPauses",
+    Series
+  >;
   const line = (name: string, s: Series, top: number): void => {
     const b = Object.entries(s.buckets)
       .map(([k, v]) => `${k}:${v}`)
@@ -232,8 +235,9 @@ function printTurnTrace(): void {
     console.log(`  ${name}: ${s.count} (ms ${b}); longest ${ms}`);
   };
   console.log("node's main thread during the run (OPAL_DEBUG_TURNS):");
-  line("slicer turns", t.sliceTurns, 10);
-  for (const e of t.sliceTurns.longest.slice(0, 10)) console.log(`    ${e.ms.toFixed(1)} ms ${e.what}`);
+  line("chain turns, wall", t.sliceTurns, 10);
+  line("chain turns, CPU", t.sliceTurnsCpu, 10);
+  for (const e of t.sliceTurnsCpu.longest.slice(0, 10)) console.log(`    ${e.ms.toFixed(1)} ms ${e.what}`);
   line("loop lateness", t.loopLateness, 10);
   line("gc pauses", t.gcPauses, 10);
 }

@@ -491,7 +491,7 @@ export class Blockchain implements ChainView {
       // The block's own rows are encoded in one unit and written, with the new state block, in the
       // next: the write that ends the import (and the parent's view) stays one batch.
       if (sliced) yield;
-      turnTrace?.step("blockWrite");
+      turnTrace?.step("blockEncode");
       const b = new WriteBatch();
       const td = (this.ownStore.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
       this.ownStore.putBlock(b, res.hash, res.header, res.body, td);
@@ -500,6 +500,7 @@ export class Blockchain implements ChainView {
       b.put("meta", META_STATE, res.hash);
       b.del("meta", META_PENDING);
       if (sliced) yield;
+      turnTrace?.step("blockWrite");
       kv.write(b);
       this.readView = null;
       this.stateHash = res.hash;

@@ -188,8 +188,10 @@ export function* commitStateSteps(
   turnTrace?.step("flatWrite");
   const c = state.commitBlock();
   yield* pause();
+  turnTrace?.step("flatInverse");
   const u1 = yield* inverseBatchSteps(kv, c.batch, sliced);
   yield* pause();
+  turnTrace?.step("flatPersist");
   persist(c.batch, u1);
   onWritten?.(u1);
   forward.push(c.batch);
@@ -200,6 +202,7 @@ export function* commitStateSteps(
     t = performance.now();
   }
   yield* pause();
+  turnTrace?.step("rootPost");
   let r: {
     root: Uint8Array;
     batch: WriteBatch;
@@ -228,9 +231,10 @@ export function* commitStateSteps(
     r = { ...updateStateRoot(kv, c.changeset, { storagePool }), undo: null };
   }
   yield* pause();
-  turnTrace?.step("trieWrite");
+  turnTrace?.step("trieInverse");
   const u2 = r.undo ?? (yield* inverseBatchSteps(kv, r.batch, sliced));
   yield* pause();
+  turnTrace?.step("triePersist");
   persist(r.batch, u2);
   onWritten?.(u2);
   forward.push(r.batch);

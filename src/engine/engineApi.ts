@@ -199,7 +199,7 @@ export class EngineApi {
     beaconRoot: string | null,
     requests: readonly string[] | null,
   ): Promise<PayloadStatus> {
-    const t0 = turnTrace === null ? 0 : performance.now();
+    const t0 = turnTrace?.mark() ?? null;
     let decoded: ReturnType<typeof payloadToBlock>;
     try {
       decoded = payloadToBlock(
@@ -245,7 +245,7 @@ export class EngineApi {
       }
     }
     const senders = this.recoverSenders(body.transactions);
-    turnTrace?.record("engine: newPayload before the import", t0);
+    if (t0 !== null) turnTrace?.record("engine: newPayload before the import", t0);
     // In slices, queued behind the chain mutations before it: reads are answered meanwhile (issue 25).
     const r = await this.chain.insertBlockSliced(encodeBlock({ header, body }), senders === null ? {} : { senders });
     switch (r.status) {

@@ -2,8 +2,9 @@
  * Debug timing of the main thread's turns (issue 25: how long one turn of a block import keeps a
  * read waiting). Off unless `OPAL_DEBUG_TURNS=<file>` is set in the environment; then the process
  * records
- * - every turn of a named `Slicer` (the chain's mutation queue, the RPC slicers): its main-thread
- *   time and the steps that ran in it (`turnTrace.step`, called by the import at each of its steps);
+ * - every turn of a named `Slicer` (the chain's mutation queue): its wall time, its CPU time on the
+ *   main thread (Linux), and the steps that ran in it with their CPU ms (`turnTrace.step`, called
+ *   by the import at each of its steps);
  * - the event loop's lateness: a 1 ms timer's delay past its due time, about the length of whatever
  *   held the loop (a turn of any kind: a request, a slice, a GC pause);
  * - GC pauses (perf_hooks "gc" entries);
@@ -12,7 +13,7 @@
  * start-up is left out. `npm run bench -- scale` prints the summary when the variable is set.
  * Nothing is recorded, and no timer runs, when it is not set.
  */
-import { writeFileSync } from "node:fs";
+import { openSync, readSync, writeFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
 import { isMainThread } from "node:worker_threads";
 
@@ -59,15 +60,47 @@ class Series {
   }
 }
 
+/** A point in time: wall clock and the main thread's CPU time (both ms). */
+export interface TraceMark {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+/**
+ * The calling thread's CPU time, ms, from Linux's /proc/thread-self/schedstat (ns on the CPU, first
+ * field); NaN where there is none. A turn's wall time on a loaded machine includes the time other
+ * processes had the core; its CPU time is what the turn itself cost.
+ */
+function threadCpuReader(): () => number {
+  let fd: number;
+  try {
+    fd = openSync("/proc/thread-self/schedstat", "r");
+  } catch {
+    return () => Number.NaN;
+  }
+  const buf = Buffer.alloc(128);
+  return () => {
+    try {
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      const text = buf.toString("latin1", 0, n);
+      return Number(text.slice(0, text.indexOf(" "))) / 1e6;
+    } catch {
+      return Number.NaN;
+    }
+  };
+}
+
 export class TurnTrace {
   private readonly t0 = performance.now();
+  private readonly cpuNow = threadCpuReader();
   private readonly slices = new Series();
+  private readonly slicesCpu = new Series();
   private readonly lateness = new Series();
   private readonly gc = new Series();
   /** Steps run during the current turn, in order, each with its ms. */
   private steps: string[] = [];
   private current = "";
-  private turnStart = 0;
+  private turnStart: TraceMark = { wall: 0, cpu: 0 };
   private stepStart = 0;
   private inTurn = false;
   /** Set by the first traced turn: the process's start-up is not counted. */
@@ -94,44 +127,62 @@ export class TurnTrace {
 
   /** Names the step the running unit of a sliced job is in (kept until the next call). */
   step(label: string): void {
-    const now = performance.now();
+    const now = this.cpuOrWall();
     this.closeStep(now);
     this.current = label;
     this.stepStart = now;
   }
 
+  /** Now on the clock steps are timed by: the thread's CPU time, else the wall clock. */
+  private cpuOrWall(): number {
+    const c = this.cpuNow();
+    return Number.isNaN(c) ? performance.now() : c;
+  }
+
   /** Adds the time since the current step began (or the turn did) to the turn's list. */
   private closeStep(now: number): void {
     if (this.current === "" || !this.inTurn) return;
-    const ms = now - Math.max(this.stepStart, this.turnStart);
+    const start = Number.isNaN(this.turnStart.cpu) ? this.turnStart.wall : this.turnStart.cpu;
+    const ms = now - Math.max(this.stepStart, start);
     this.steps.push(`${this.current} ${ms.toFixed(1)}`);
+  }
+
+  /** The current point in time (pass it to `record`). */
+  mark(): TraceMark {
+    return { wall: performance.now(), cpu: this.cpuNow() };
   }
 
   /** A Slicer turn begins (its units run until `endTurn`). */
   beginTurn(): void {
     this.started = true;
     this.inTurn = true;
-    this.turnStart = performance.now();
+    this.turnStart = this.mark();
     this.steps = [];
   }
 
   /** The turn begun by `beginTurn` ended; `name` is its Slicer's. */
   endTurn(name: string): void {
-    const now = performance.now();
-    this.closeStep(now);
+    const end = this.mark();
+    this.closeStep(Number.isNaN(end.cpu) ? end.wall : end.cpu);
     this.inTurn = false;
-    this.slices.add(now - this.turnStart, (this.turnStart - this.t0) / 1000, `${name}: ${this.steps.join(" > ")}`);
+    this.add(this.turnStart, end, `${name}: ${this.steps.join(" > ")}`);
   }
 
-  /** Records a stretch outside any Slicer (`t0`: its start, performance.now()) as a turn named `what`. */
-  record(what: string, t0: number): void {
+  private add(start: TraceMark, end: TraceMark, what: string): void {
+    const at = (start.wall - this.t0) / 1000;
+    this.slices.add(end.wall - start.wall, at, what);
+    if (!Number.isNaN(start.cpu)) this.slicesCpu.add(end.cpu - start.cpu, at, what);
+  }
+
+  /** Records a stretch outside any Slicer, begun at `start` (`mark()`), as a turn named `what`. */
+  record(what: string, start: TraceMark): void {
     this.started = true;
-    this.slices.add(performance.now() - t0, (t0 - this.t0) / 1000, what);
+    this.add(start, this.mark(), what);
   }
 
   /** A job of the named Slicer ended: the next turn starts with no step named. */
   jobDone(): void {
-    this.closeStep(performance.now());
+    this.closeStep(this.cpuOrWall());
     this.current = "";
   }
 
@@ -140,6 +191,7 @@ export class TurnTrace {
     const out = {
       seconds: (performance.now() - this.t0) / 1000,
       sliceTurns: this.slices.summary(),
+      sliceTurnsCpu: this.slicesCpu.summary(),
       loopLateness: this.lateness.summary(),
       gcPauses: this.gc.summary(),
     };

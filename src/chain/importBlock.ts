@@ -235,30 +235,53 @@ export function* commitStateSteps(
   const u2 = r.undo ?? (yield* inverseBatchSteps(kv, r.batch, sliced));
   yield* pause();
   turnTrace?.step("triePersist");
-  persist(r.batch, u2);
+  // Sliced, a big trie batch is written in parts, a unit each. The first part carries the whole
+  // inverse (the crash marker then undoes every part, written or not: a part not yet written is
+  // already the parent's), and the readers' view lays it whole before any part lands.
+  const parts = sliced ? splitBatch(r.batch, IMPORT_UNITS.trieOpsPerWrite) : [r.batch];
+  persist(parts[0]!, u2);
   onWritten?.(u2);
-  forward.push(r.batch);
+  forward.push(parts[0]!);
   undo.push(u2);
+  for (let i = 1; i < parts.length; i++) {
+    yield* pause();
+    kv.write(parts[i]!);
+    forward.push(parts[i]!);
+  }
   state.setStorageRoots(r.storageRoots);
   if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
   return r.root;
 }
 
-/** Keys of a batch's inverse read per unit of `inverseBatchSteps` (a MultiGet of ~1–2 ms). */
-const INVERSE_KEYS_PER_STEP = 512;
+/**
+ * Sizes of a sliced import's units: trie rows per native write (~1–2 ms each), keys per MultiGet of
+ * an inverse (~1–2 ms). Tests lower them to cut small blocks into several units.
+ */
+export const IMPORT_UNITS = { trieOpsPerWrite: 1024, inverseKeysPerStep: 512 };
+
+/** `batch` cut into batches of at most `n` ops, in order (one part when it is that small). */
+function splitBatch(batch: WriteBatch, n: number): WriteBatch[] {
+  if (batch.ops.length <= n) return [batch];
+  const out: WriteBatch[] = [];
+  for (let i = 0; i < batch.ops.length; i += n) {
+    const part = new WriteBatch();
+    const end = Math.min(batch.ops.length, i + n);
+    for (let j = i; j < end; j++) part.ops.push(batch.ops[j]!);
+    out.push(part);
+  }
+  return out;
+}
 
 /**
  * `inverseBatch` as a sliced job when `sliced`: the batch's keys are read in parts of
- * `INVERSE_KEYS_PER_STEP`, yielding between them. Nothing may write the store meanwhile (the
+ * `IMPORT_UNITS.inverseKeysPerStep`, yielding between them. Nothing may write the store meanwhile (the
  * import is the one chain mutation running).
  */
 function* inverseBatchSteps(kv: KvStore, batch: WriteBatch, sliced: boolean): SliceJob<WriteBatch> {
-  if (!sliced || batch.ops.length <= INVERSE_KEYS_PER_STEP) return inverseBatch(kv, batch);
+  const n = IMPORT_UNITS.inverseKeysPerStep;
+  if (!sliced || batch.ops.length <= n) return inverseBatch(kv, batch);
   const parts: WriteBatch[] = [];
-  for (let i = 0; i < batch.ops.length; i += INVERSE_KEYS_PER_STEP) {
-    const part = new WriteBatch();
-    const end = Math.min(batch.ops.length, i + INVERSE_KEYS_PER_STEP);
-    for (let j = i; j < end; j++) part.ops.push(batch.ops[j]!);
+  for (const part of splitBatch(batch, n)) {
     parts.push(inverseBatch(kv, part));
     yield;
   }

@@ -489,8 +489,10 @@ export class Blockchain implements ChainView {
         return res;
       }
       // The block's own rows are encoded in one unit and written, with the new state block, in the
-      // next: the write that ends the import (and the parent's view) stays one batch.
-      if (sliced) yield;
+      // next: the write that ends the import (and the parent's view) stays one batch. Only while
+      // readers see the parent through the view (a block before Byzantium commits unseen by it).
+      const viewed = this.readView !== null;
+      if (viewed) yield;
       turnTrace?.step("blockEncode");
       const b = new WriteBatch();
       const td = (this.ownStore.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
@@ -499,7 +501,7 @@ export class Blockchain implements ChainView {
       b.put("history", res.hash, undo.record);
       b.put("meta", META_STATE, res.hash);
       b.del("meta", META_PENDING);
-      if (sliced) yield;
+      if (viewed) yield;
       turnTrace?.step("blockWrite");
       kv.write(b);
       this.readView = null;

@@ -16,7 +16,9 @@ import { bytesToHex } from "../src/primitives/hex.js";
 import { call } from "../test/utils/jsonRpc.js";
 
 const BIN = join(import.meta.dirname, "..", "bin", "opal-exec.mjs");
-const PORTS = { http: 18645, auth: 18651, metrics: 18660 };
+/** `OPAL_BENCH_EXEC_PORT_OFFSET` moves them, for benches run side by side on one machine. */
+const PORT_OFFSET = Number(process.env.OPAL_BENCH_EXEC_PORT_OFFSET ?? 0);
+const PORTS = { http: 18645 + PORT_OFFSET, auth: 18651 + PORT_OFFSET, metrics: 18660 + PORT_OFFSET };
 
 /**
  * A block as the Engine API carries it, with both request bodies serialised when the chain is built

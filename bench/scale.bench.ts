@@ -19,7 +19,7 @@
  * root time per block comes from the node's `opal_chain_import_root_seconds_total`; rss is the
  * node's largest `process_resident_memory_bytes` sampled during the import.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Blockchain } from "../src/chain/blockchain.js";
 import { equalBytes } from "../src/primitives/bytes.js";
@@ -212,6 +212,36 @@ async function importWithReads(
   }
 }
 
+/**
+ * With `OPAL_DEBUG_TURNS=<file>` (inherited by the node, util/turnTrace.ts): the node's longest
+ * main-thread turns during the run, by kind, from the summary it wrote at exit.
+ */
+function printTurnTrace(): void {
+  const file = process.env.OPAL_DEBUG_TURNS;
+  if (file === undefined || file === "" || !existsSync(file)) return;
+  type Series = { count: number; buckets: Record<string, number>; longest: { ms: number; what: string }[] };
+  const t = JSON.parse(readFileSync(file, "utf8")) as Record<
+    "sliceTurns" | "sliceTurnsCpu" | "loopLateness" | "gcPauses",
+    Series
+  >;
+  const line = (name: string, s: Series, top: number): void => {
+    const b = Object.entries(s.buckets)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(" ");
+    const ms = s.longest
+      .slice(0, top)
+      .map((e) => e.ms.toFixed(1))
+      .join(" ");
+    console.log(`  ${name}: ${s.count} (ms ${b}); longest ${ms}`);
+  };
+  console.log("node's main thread during the run (OPAL_DEBUG_TURNS):");
+  line("chain turns, wall", t.sliceTurns, 10);
+  line("chain turns, CPU", t.sliceTurnsCpu, 10);
+  for (const e of t.sliceTurnsCpu.longest.slice(0, 10)) console.log(`    ${e.ms.toFixed(1)} ms ${e.what}`);
+  line("loop lateness", t.loopLateness, 10);
+  line("gc pauses", t.gcPauses, 10);
+}
+
 /** The head's root (reached incrementally by the imports) against a full recomputation from the flat state. */
 async function checkRoot(datadir: string, want: Uint8Array): Promise<void> {
   const opened = await openStore(join(datadir, "chaindata"), "rocksdb");
@@ -248,6 +278,7 @@ export async function run(): Promise<BenchRow[]> {
       );
       const stream = await buildStream(datadir, spec, blocks);
       const f = await importWithReads(datadir, spec, stream, cacheMb);
+      printTurnTrace();
       await checkRoot(datadir, stream.headRoot);
       const mgas = stream.gas / 1e6 / f.seconds;
       rates.push(mgas);

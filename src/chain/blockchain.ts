@@ -52,6 +52,7 @@ import { type Tx, TxType, txMaxFeePerGas } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
 import { runToEnd, type SliceJob, Slicer } from "../util/slicer.js";
 import type { TaskPool } from "../util/taskPool.js";
+import { turnTrace } from "../util/turnTrace.js";
 import {
   ChainStore,
   clearPendingUndo,
@@ -97,6 +98,7 @@ export const IMPORT_SLICE_MS = 4;
 /** A synchronous call as a job of one unit (`Blockchain.exclusive`). */
 // biome-ignore lint/correctness/useYield: a job of one unit has nothing to yield between
 function* callOnce<T>(fn: () => T): SliceJob<T> {
+  turnTrace?.step("exclusive");
   return fn();
 }
 
@@ -257,7 +259,7 @@ export class Blockchain implements ChainView {
    */
   storagePool: TaskPool | null = null;
   /** The chain mutations, one at a time in arrival order (`exclusive`, `insertBlockSliced`). */
-  private mutations = new Slicer({ sliceMs: IMPORT_SLICE_MS, maxActive: 1 });
+  private mutations = new Slicer({ sliceMs: IMPORT_SLICE_MS, maxActive: 1, name: "chain" });
   /** A sliced import is under way (between its slices the synchronous mutators refuse to run). */
   private importing = false;
 
@@ -387,7 +389,7 @@ export class Blockchain implements ChainView {
 
   set importSliceMs(ms: number) {
     if (this.mutations.pending > 0) throw new ChainError("import slices change while a chain mutation is under way");
-    this.mutations = new Slicer({ sliceMs: ms, maxActive: 1 });
+    this.mutations = new Slicer({ sliceMs: ms, maxActive: 1, name: "chain" });
   }
 
   /** Marks a sliced import under way while `job` runs (the synchronous mutators check it). */
@@ -410,6 +412,7 @@ export class Blockchain implements ChainView {
     opts: { readonly senders?: ImportContext["senders"] },
     sliced: boolean,
   ): SliceJob<InsertResult> {
+    turnTrace?.step("insert");
     let header: Header;
     try {
       header = decodeHeader(blockHeaderRlp(blockRlp));
@@ -470,9 +473,10 @@ export class Blockchain implements ChainView {
     const kv = this.kv;
     const undo = new BlockUndo(kv);
     const pool = this.storagePool;
-    let res: ImportedBlock | ImportFailure;
+    // A sliced import's writes are laid, undone, over what readers see until its last write.
+    const overlay: Overlay = new Map();
     try {
-      res = yield* importBlockSteps(
+      const res = yield* importBlockSteps(
         {
           kv,
           cfg: this.config,
@@ -483,34 +487,44 @@ export class Blockchain implements ChainView {
           timings: this.importTimings,
           // A sliced import's root goes to a worker (issue 25); readers meanwhile see the parent.
           remoteRoot: sliced && pool !== null ? (changes) => remoteStateRoot(pool, changes) : null,
-          onFlatWritten: (u) => {
-            const overlay: Overlay = new Map();
-            layerBatch(overlay, u);
-            this.readView = new ChainStore(new OverlayKv(kv, overlay), this.headers);
-          },
+          onStateWritten: sliced
+            ? (u) => {
+                layerBatch(overlay, u);
+                this.readView ??= new ChainStore(new OverlayKv(kv, overlay), this.headers);
+              }
+            : null,
           ...(senders === undefined ? {} : { senders }),
         },
         parent,
         blockRlp,
       );
+      if (isImportFailure(res)) {
+        // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
+        kv.write(clearPendingUndo(new WriteBatch()));
+        return res;
+      }
+      // The block's own rows are encoded in one unit and written, with the new state block, in the
+      // next: the write that ends the import (and the parent's view) stays one batch. Only while
+      // readers see the parent through the view (a block before Byzantium commits unseen by it).
+      const viewed = this.readView !== null;
+      if (viewed) yield;
+      turnTrace?.step("blockEncode");
+      const b = new WriteBatch();
+      const td = (this.ownStore.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
+      this.ownStore.putBlock(b, res.hash, res.header, res.body, td);
+      this.ownStore.putReceipts(b, res.hash, res.receipts);
+      b.put("history", res.hash, undo.record);
+      b.put("meta", META_STATE, res.hash);
+      clearPendingUndo(b);
+      if (viewed) yield;
+      turnTrace?.step("blockWrite");
+      kv.write(b);
+      this.readView = null;
+      this.stateHash = res.hash;
+      return res;
     } finally {
       this.readView = null;
     }
-    if (isImportFailure(res)) {
-      // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
-      kv.write(clearPendingUndo(new WriteBatch()));
-      return res;
-    }
-    const b = new WriteBatch();
-    const td = (this.store.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
-    this.store.putBlock(b, res.hash, res.header, res.body, td);
-    this.store.putReceipts(b, res.hash, res.receipts);
-    b.put("history", res.hash, undo.record);
-    b.put("meta", META_STATE, res.hash);
-    clearPendingUndo(b);
-    kv.write(b);
-    this.stateHash = res.hash;
-    return res;
   }
 
   /** BLOCKHASH over the ancestry of `tip` (inclusive), resolved lazily and memoised per block. */

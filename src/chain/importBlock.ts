@@ -22,7 +22,8 @@ import { blobParamsAt, type ChainConfig, DEFAULT_CANCUN_BLOB_PARAMS, rulesAt } f
 import { Fork, OpFork } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
-import type { KvStore, WriteBatch } from "../storage/kv.js";
+import { decodeBatch, joinBatches } from "../storage/batchCodec.js";
+import { type KvStore, WriteBatch } from "../storage/kv.js";
 import { inverseBatch } from "../storage/undo.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
@@ -35,6 +36,7 @@ import { type Tx, TxType } from "../tx/tx.js";
 import { validateTx } from "../tx/validateTx.js";
 import { runToEnd, type SliceJob } from "../util/slicer.js";
 import type { TaskPool } from "../util/taskPool.js";
+import { turnTrace } from "../util/turnTrace.js";
 import { validateHeader } from "./validateHeader.js";
 
 /**
@@ -44,6 +46,9 @@ import { validateHeader } from "./validateHeader.js";
  * `validate_block_pre_execution` has no size check; reth 88505c7, op-reth in mantle-v2 c19ebc83).
  */
 export const MAX_RLP_BLOCK_SIZE = 8_388_608;
+
+/** Txs decoded and validated per unit of a sliced import (a power of two). */
+const DECODE_TXS_PER_STEP = 16;
 
 export interface ImportContext {
   readonly kv: KvStore;
@@ -73,16 +78,21 @@ export interface ImportContext {
    */
   readonly remoteRoot?: ((changes: StateChangeset) => PromiseLike<RemoteRoot> | null) | null;
   /**
-   * Told, before the root is computed elsewhere, that the flat rows are written and `undo` (their
-   * inverse) puts the parent's rows back: what runs meanwhile must read the store through it.
+   * Told, in the unit that writes it, each of a sliced import's state batches (flat rows, trie
+   * nodes) with `undo`, its inverse, which puts the parent's rows back: what runs between the
+   * import's slices must read the store through the undos so far (`Blockchain.store`).
    */
-  readonly onFlatWritten?: (undo: WriteBatch) => void;
+  readonly onStateWritten?: ((undo: WriteBatch) => void) | null;
 }
 
-/** A state root computed elsewhere (ImportContext.remoteRoot). */
+/**
+ * A state root computed elsewhere (ImportContext.remoteRoot): the trie writes and their inverse
+ * come encoded (batchCodec), decoded by the import a unit each.
+ */
 export interface RemoteRoot {
   readonly root: Uint8Array;
-  readonly batch: WriteBatch;
+  readonly batch: Uint8Array;
+  readonly undo: Uint8Array;
   readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
 }
 
@@ -147,8 +157,12 @@ export function commitState(
 }
 
 /**
- * `commitState` as a sliced job: with `remote`, the flat rows are written, `onFlat` is told their
- * inverse, and the job waits (parked, the event loop free) for the root computed elsewhere.
+ * `commitState` as a sliced job. With `onWritten` (a sliced import), it yields between its steps
+ * (the changes taken from the WorldState, their inverse read, the flat rows written, the trie's
+ * inverse, the trie written), so no turn of the event loop runs more than one of them; each write
+ * is told to `onWritten` with its inverse in the unit that makes it, and readers between the units
+ * see the parent's state through the inverses. With `remote`, the root is computed elsewhere while
+ * the job is parked (the event loop free).
  */
 export function* commitStateSteps(
   kv: KvStore,
@@ -159,37 +173,121 @@ export function* commitStateSteps(
   storagePool: TaskPool | null,
   timings: ImportTimings | null,
   remote: ImportContext["remoteRoot"] | null,
-  onFlat: ImportContext["onFlatWritten"] | null,
+  onWritten: ImportContext["onStateWritten"] | null,
 ): SliceJob<Uint8Array> {
-  const t0 = timings === null ? 0 : performance.now();
+  const sliced = onWritten != null;
+  let tSpent = 0;
+  let t = timings === null ? 0 : performance.now();
+  /** A yield between steps when sliced; the time spent so far is counted, the turn between is not. */
+  function* pause(): SliceJob<void> {
+    if (!sliced) return;
+    if (timings !== null) tSpent += performance.now() - t;
+    yield;
+    if (timings !== null) t = performance.now();
+  }
+  turnTrace?.step("flatWrite");
   const c = state.commitBlock();
-  const u1 = inverseBatch(kv, c.batch);
+  yield* pause();
+  turnTrace?.step("flatInverse");
+  const u1 = yield* inverseBatchSteps(kv, c.batch, sliced);
+  yield* pause();
+  turnTrace?.step("flatPersist");
   persist(c.batch, u1);
+  onWritten?.(u1);
   forward.push(c.batch);
   undo.push(u1);
-  const t1 = timings === null ? 0 : performance.now();
-  let r: RemoteRoot | null = null;
+  if (timings !== null) {
+    timings.stateWriteMs += tSpent + performance.now() - t;
+    tSpent = 0;
+    t = performance.now();
+  }
+  yield* pause();
+  turnTrace?.step("rootPost");
+  let r: {
+    root: Uint8Array;
+    batch: WriteBatch;
+    undo: WriteBatch | null;
+    storageRoots: RemoteRoot["storageRoots"];
+  } | null = null;
   const away = remote == null ? null : remote(c.changeset);
   if (away !== null) {
-    onFlat?.(u1);
+    let got: RemoteRoot | null = null;
     try {
-      r = (yield away) as RemoteRoot;
+      turnTrace?.step("rootAway");
+      got = (yield away) as RemoteRoot; // the wait counts as the root's time, as a root here would
     } catch {
-      r = null; // computed here instead
+      // computed here instead
+    }
+    if (got !== null) {
+      yield* pause();
+      turnTrace?.step("rootDecode");
+      const batch = decodeBatch(got.batch);
+      yield* pause();
+      r = { root: got.root, batch, undo: decodeBatch(got.undo), storageRoots: got.storageRoots };
     }
   }
-  r ??= updateStateRoot(kv, c.changeset, { storagePool });
-  const u2 = inverseBatch(kv, r.batch);
-  persist(r.batch, u2);
-  forward.push(r.batch);
-  undo.push(u2);
-  state.setStorageRoots(r.storageRoots);
-  if (timings !== null) {
-    const t2 = performance.now();
-    timings.stateWriteMs += t1 - t0;
-    timings.rootMs += t2 - t1;
+  if (r === null) {
+    turnTrace?.step("rootHere");
+    r = { ...updateStateRoot(kv, c.changeset, { storagePool }), undo: null };
   }
+  yield* pause();
+  turnTrace?.step("trieInverse");
+  const u2 = r.undo ?? (yield* inverseBatchSteps(kv, r.batch, sliced));
+  yield* pause();
+  turnTrace?.step("triePersist");
+  // Sliced, a big trie batch is written in parts, a unit each. The first part carries the whole
+  // inverse (the crash marker then undoes every part, written or not: a part not yet written is
+  // already the parent's), and the readers' view lays it whole before any part lands.
+  const parts = sliced ? splitBatch(r.batch, IMPORT_UNITS.trieOpsPerWrite) : [r.batch];
+  persist(parts[0]!, u2);
+  onWritten?.(u2);
+  forward.push(parts[0]!);
+  undo.push(u2);
+  for (let i = 1; i < parts.length; i++) {
+    yield* pause();
+    kv.write(parts[i]!);
+    forward.push(parts[i]!);
+  }
+  state.setStorageRoots(r.storageRoots);
+  if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
   return r.root;
+}
+
+/**
+ * Sizes of a sliced import's units: trie rows per native write (~1–2 ms each), keys per MultiGet of
+ * an inverse (~1–2 ms). Tests lower them to cut small blocks into several units.
+ */
+export const IMPORT_UNITS = { trieOpsPerWrite: 1024, inverseKeysPerStep: 512 };
+
+/** `batch` cut into batches of at most `n` ops, in order (one part when it is that small). */
+function splitBatch(batch: WriteBatch, n: number): WriteBatch[] {
+  if (batch.ops.length <= n) return [batch];
+  const out: WriteBatch[] = [];
+  for (let i = 0; i < batch.ops.length; i += n) {
+    const part = new WriteBatch();
+    const end = Math.min(batch.ops.length, i + n);
+    for (let j = i; j < end; j++) part.ops.push(batch.ops[j]!);
+    out.push(part);
+  }
+  return out;
+}
+
+/**
+ * `inverseBatch` as a sliced job when `sliced`: the batch's keys are read in parts of
+ * `IMPORT_UNITS.inverseKeysPerStep`, yielding between them. Nothing may write the store meanwhile (the
+ * import is the one chain mutation running).
+ */
+function* inverseBatchSteps(kv: KvStore, batch: WriteBatch, sliced: boolean): SliceJob<WriteBatch> {
+  const n = IMPORT_UNITS.inverseKeysPerStep;
+  if (!sliced || batch.ops.length <= n) return inverseBatch(kv, batch);
+  const parts: WriteBatch[] = [];
+  for (const part of splitBatch(batch, n)) {
+    parts.push(inverseBatch(kv, part));
+    yield;
+  }
+  // Every part read the parent's rows (nothing is written meanwhile), so a key in several parts is
+  // restored to the same value by each; in order, a fresh put's delete still comes before a read.
+  return joinBatches(parts);
 }
 
 /**
@@ -223,6 +321,7 @@ export function* importBlockSteps(
   blockRlp: Uint8Array,
 ): SliceJob<ImportedBlock | ImportFailure> {
   const { kv, cfg } = ctx;
+  turnTrace?.step("decode");
   let block: ReturnType<typeof decodeBlock>;
   try {
     block = decodeBlock(blockRlp);
@@ -237,6 +336,8 @@ export function* importBlockSteps(
   }
   const hv = validateHeader(header, parent, cfg);
   if (hv !== null) return { error: `HEADER_${hv}` };
+  // Nothing is written before execution ends: the steps up to there may yield whatever the fork.
+  yield;
 
   if (!equalBytes(orderedTrieRoot(body.transactions), header.transactionsRoot)) return { error: "TRANSACTIONS_ROOT" };
   const ommersHash = keccak256(encodeRlpListOfEncoded(body.ommers.map(encodeHeader)));
@@ -259,6 +360,7 @@ export function* importBlockSteps(
   } else if (body.withdrawals !== null) {
     return { error: "WITHDRAWALS_BEFORE_SHANGHAI" };
   }
+  yield;
 
   const txs: Tx[] = [];
   const senders: Uint8Array[] = [];
@@ -282,6 +384,7 @@ export function* importBlockSteps(
     });
     if (code !== null) return { error: `TX_INVALID[${i}]: ${code}` };
     txs.push(tx);
+    if ((i & (DECODE_TXS_PER_STEP - 1)) === DECODE_TXS_PER_STEP - 1) yield;
     if (lazy !== null) continue; // asked for as each tx is about to run
     const sender = given === null ? recoverSender(tx) : given[i]!;
     if (sender === null) return { error: `TX_INVALID[${i}]: SENDER_RECOVERY_FAILED` };
@@ -320,6 +423,7 @@ export function* importBlockSteps(
   // readers never see a block's writes before its last one.
   const sliced = fork >= Fork.Byzantium;
   let tExec = timings === null ? 0 : performance.now();
+  turnTrace?.step("execute");
   let step = steps.next();
   while (step.done !== true) {
     if (sliced) {
@@ -330,6 +434,7 @@ export function* importBlockSteps(
     step = steps.next();
   }
   if (timings !== null) timings.executeMs += performance.now() - tExec;
+  turnTrace?.step("blockChecks");
   const res = step.value;
   if ("error" in res) {
     const i = res.txIndex;
@@ -338,6 +443,7 @@ export function* importBlockSteps(
       res.error === NO_SENDER ? `TX_INVALID[${i}]: SENDER_RECOVERY_FAILED` : `TX_EXECUTION[${i}]: ${res.error}`,
     );
   }
+  if (sliced) yield;
   if (res.gasUsed !== header.gasUsed) return fail(`GAS_USED: got ${res.gasUsed}, header ${header.gasUsed}`);
   if (header.blobGasUsed !== null) {
     // OP Jovian: blobGasUsed carries the block's DA footprint (op-stack.md §3.4).
@@ -347,6 +453,7 @@ export function* importBlockSteps(
   }
   const receiptsRoot = orderedTrieRoot(encodeReceiptsForRoot(res.receipts, rules));
   if (!equalBytes(receiptsRoot, header.receiptsRoot)) return fail(`RECEIPTS_ROOT: got ${bytesToHex(receiptsRoot)}`);
+  if (sliced) yield;
   if (!equalBytes(res.logsBloom, header.logsBloom)) return fail("LOGS_BLOOM");
   if (header.requestsHash !== null && rules.op === null) {
     if (res.requestsHash === null || !equalBytes(res.requestsHash, header.requestsHash)) return fail("REQUESTS_HASH");
@@ -360,7 +467,7 @@ export function* importBlockSteps(
     ctx.storagePool ?? null,
     timings,
     ctx.remoteRoot ?? null,
-    ctx.onFlatWritten ?? null,
+    sliced ? (ctx.onStateWritten ?? null) : null,
   );
   if (!equalBytes(root, header.stateRoot)) return fail(`STATE_ROOT: got ${bytesToHex(root)}`);
   if (isthmus) {

@@ -29,6 +29,7 @@ import { TxType } from "../tx/tx.js";
 import type { BlobSidecarStore } from "../txpool/blobSidecars.js";
 import { MinerSettings } from "../txpool/minerSettings.js";
 import type { TaskPool } from "../util/taskPool.js";
+import { turnTrace } from "../util/turnTrace.js";
 import {
   forkchoiceWindowError,
   getPayloadWindowError,
@@ -198,6 +199,7 @@ export class EngineApi {
     beaconRoot: string | null,
     requests: readonly string[] | null,
   ): Promise<PayloadStatus> {
+    const t0 = turnTrace?.mark() ?? null;
     let decoded: ReturnType<typeof payloadToBlock>;
     try {
       decoded = payloadToBlock(
@@ -243,6 +245,7 @@ export class EngineApi {
       }
     }
     const senders = this.recoverSenders(body.transactions);
+    if (t0 !== null) turnTrace?.record("engine: newPayload before the import", t0);
     // In slices, queued behind the chain mutations before it: reads are answered meanwhile (issue 25).
     const r = await this.chain.insertBlockSliced(encodeBlock({ header, body }), senders === null ? {} : { senders });
     switch (r.status) {

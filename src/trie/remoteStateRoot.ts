@@ -5,8 +5,9 @@
  * trie writes (batchCodec encoding) and the new storage roots come back. The worker runs the whole
  * update (`updateStateRoot`, storage tries included) on its thread.
  */
-import { decodeBatch, encodeBatch } from "../storage/batchCodec.js";
-import type { KvReader, WriteBatch } from "../storage/kv.js";
+import { encodeBatch } from "../storage/batchCodec.js";
+import type { KvReader } from "../storage/kv.js";
+import { inverseBatch } from "../storage/undo.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { type StateChangeset, updateStateRoot } from "./stateRoot.js";
 
@@ -19,7 +20,13 @@ export interface StateRootTask {
 /** What the worker sends back. */
 export interface StateRootReply {
   readonly root: Uint8Array;
+  /** The trie writes, encoded (batchCodec). */
   readonly batch: Uint8Array;
+  /**
+   * Their inverse, encoded, read on the worker: the store's trie rows are still the parent's there
+   * (the import writes them only after this reply), so the importing thread does not read them.
+   */
+  readonly undo: Uint8Array;
   readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
 }
 
@@ -40,22 +47,21 @@ function changedKeys(changes: StateChangeset): number {
 /** The worker side: the update over the worker's view of the store. */
 export function stateRootOnWorker(kv: KvReader, task: StateRootTask): StateRootReply {
   const r = updateStateRoot(kv, task.changes);
-  return { root: r.root, batch: encodeBatch(r.batch), storageRoots: r.storageRoots };
+  return {
+    root: r.root,
+    batch: encodeBatch(r.batch),
+    undo: encodeBatch(inverseBatch(kv, r.batch)),
+    storageRoots: r.storageRoots,
+  };
 }
 
 /**
  * The importing side: the root of `changes` on `pool`, or null when the change is small or the
- * pool is busy (then computed here).
+ * pool is busy (then computed here). The batches come back encoded: the import decodes them in
+ * units of its own (chain/importBlock.ts), not in the reply's callback.
  */
-export function remoteStateRoot(
-  pool: TaskPool,
-  changes: StateChangeset,
-): Promise<{ root: Uint8Array; batch: WriteBatch; storageRoots: StateRootReply["storageRoots"] }> | null {
+export function remoteStateRoot(pool: TaskPool, changes: StateChangeset): Promise<StateRootReply> | null {
   if (changedKeys(changes) < MIN_REMOTE_ROOT_KEYS || !pool.canAcceptWork()) return null;
   const task: StateRootTask = { kind: "stateRoot", changes };
-  return pool.run<StateRootReply>(task).then((r) => ({
-    root: r.root,
-    batch: decodeBatch(r.batch),
-    storageRoots: r.storageRoots,
-  }));
+  return pool.run<StateRootReply>(task);
 }

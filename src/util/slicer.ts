@@ -7,6 +7,8 @@
  * bounded by `maxActive` results, not by how many clients asked.
  */
 
+import { type TurnTrace, turnTrace } from "./turnTrace.js";
+
 /**
  * A unit of a job: `yield` between units; the return value is the job's result. A job may also
  * yield a promise (work handed to a worker): it is parked, keeping its place, until the promise
@@ -19,6 +21,8 @@ export interface SlicerOptions {
   readonly sliceMs: number;
   /** Jobs run at once; later ones wait for a free place in order. */
   readonly maxActive: number;
+  /** Names the slicer's turns in the debug trace (util/turnTrace.ts); unnamed slicers are not traced. */
+  readonly name?: string;
 }
 
 /**
@@ -54,11 +58,14 @@ export class Slicer {
   private readonly waiting: Running[] = [];
   private scheduled = false;
   private next = 0;
+  /** The debug trace when this slicer is named and tracing is on (util/turnTrace.ts), else null. */
+  private readonly trace: TurnTrace | null;
   /** Event-loop turns given to jobs so far (for tests and metrics). */
   turns = 0;
 
   constructor(opts: Partial<SlicerOptions> = {}) {
     this.opts = Object.freeze({ ...DEFAULT_SLICER_OPTIONS, ...opts });
+    this.trace = this.opts.name === undefined ? null : turnTrace;
   }
 
   /** Jobs running or waiting. */
@@ -75,14 +82,22 @@ export class Slicer {
     let parked: PromiseLike<unknown> | null = null;
     if (this.pending === 0) {
       const end = performance.now() + this.opts.sliceMs;
-      for (;;) {
-        const r = job.next();
-        if (r.done === true) return r.value;
-        if (isThenable(r.value)) {
-          parked = r.value;
-          break;
+      this.trace?.beginTurn();
+      try {
+        for (;;) {
+          const r = job.next();
+          if (r.done === true) {
+            this.trace?.jobDone();
+            return r.value;
+          }
+          if (isThenable(r.value)) {
+            parked = r.value;
+            break;
+          }
+          if (performance.now() >= end) break;
         }
-        if (performance.now() >= end) break;
+      } finally {
+        this.trace?.endTurn(this.opts.name ?? "");
       }
     }
     return new Promise<T>((resolve, reject) => {
@@ -133,6 +148,7 @@ export class Slicer {
         r = item.job.throw(input);
       } else r = item.job.next(input);
       if (r.done === true) {
+        this.trace?.jobDone();
         item.resolve(r.value);
         return "done";
       }
@@ -142,6 +158,7 @@ export class Slicer {
       }
       return "more";
     } catch (e) {
+      this.trace?.jobDone();
       item.reject(e);
       return "done";
     }
@@ -152,6 +169,7 @@ export class Slicer {
     this.scheduled = false;
     this.turns++;
     const end = performance.now() + this.opts.sliceMs;
+    this.trace?.beginTurn();
     while (this.active.length > 0) {
       if (this.next >= this.active.length) this.next = 0;
       // The next job that is not parked, round-robin from `next`.
@@ -167,6 +185,7 @@ export class Slicer {
       } else this.next++;
       if (performance.now() >= end) break;
     }
+    this.trace?.endTurn(this.opts.name ?? "");
     this.schedule();
   }
 }

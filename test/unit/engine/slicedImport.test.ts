@@ -8,8 +8,9 @@
  */
 import { strict as assert } from "node:assert";
 import { encodeBlock } from "../../../src/block/block.js";
-import { ChainError } from "../../../src/chain/blockchain.js";
+import { type Blockchain, ChainError } from "../../../src/chain/blockchain.js";
 import { META_PENDING } from "../../../src/chain/chainStore.js";
+import { IMPORT_UNITS } from "../../../src/chain/importBlock.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { EngineApi } from "../../../src/engine/engineApi.js";
@@ -20,6 +21,7 @@ import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import type { Dispatcher } from "../../../src/rpc/dispatch.js";
 import { Registry } from "../../../src/rpc/registry.js";
 import { KvStateReader } from "../../../src/state/kvStateReader.js";
+import type { KvReader } from "../../../src/storage/kv.js";
 import type { MemoryKv } from "../../../src/storage/memory.js";
 import { OverlayKv } from "../../../src/storage/overlayKv.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
@@ -69,7 +71,7 @@ async function call(d: Dispatcher, method: string, params: unknown[]): Promise<{
   return JSON.parse(r as string);
 }
 
-function stateRows(kv: MemoryKv): string[] {
+function stateRows(kv: KvReader): string[] {
   const out: string[] = [];
   for (const t of STATE_TABLES) for (const [k, v] of kv.iterate(t)) out.push(`${t}:${bytesToHex(k)}=${bytesToHex(v)}`);
   return out;
@@ -141,23 +143,38 @@ describe("engine/slicedImport", function () {
   });
 });
 
+/**
+ * A chain on a RocksDB store whose trieHash pool (one worker) shares it, a block big enough for its
+ * root to go to the worker, and `fn` run on them; everything is closed afterwards.
+ */
+async function withWorkerChain(
+  fn: (chain: Blockchain, kv: RocksKv, built: ReturnType<typeof builtBlock>, n: number) => Promise<void>,
+): Promise<void> {
+  const n = MIN_REMOTE_ROOT_KEYS + 12;
+  const built = builtBlock(n, true);
+  const dir = makeTmpDir();
+  const kv = await RocksKv.open(dir);
+  const pool = new PiscinaPool("trieHash", { threads: 1 }, { store: { engine: "rocksdb", handle: kv.shareHandle() } });
+  try {
+    await pool.warm();
+    const chain = freshChain(kv);
+    chain.storagePool = pool;
+    await fn(chain, kv, built, n);
+  } finally {
+    await pool.destroy();
+    kv.releaseHandle();
+    await kv.close();
+    removeDir(dir);
+  }
+}
+
 describe("engine/slicedImport: the state root on a trieHash worker", function () {
   this.timeout(120_000);
+  const units = { ...IMPORT_UNITS };
+  afterEach(() => Object.assign(IMPORT_UNITS, units));
 
   it("the flat rows are written, readers see the parent's state through their undo, the worker's root checks", async () => {
-    const n = MIN_REMOTE_ROOT_KEYS + 12;
-    const built = builtBlock(n, true);
-    const dir = makeTmpDir();
-    const kv = await RocksKv.open(dir);
-    const pool = new PiscinaPool(
-      "trieHash",
-      { threads: 1 },
-      { store: { engine: "rocksdb", handle: kv.shareHandle() } },
-    );
-    try {
-      await pool.warm();
-      const chain = freshChain(kv);
-      chain.storagePool = pool;
+    await withWorkerChain(async (chain, kv, built, n) => {
       const hashed = keccak256(recipient(n - 1));
       let settled = false;
       const p = chain.insertBlockSliced(encodeBlock(built)).finally(() => {
@@ -180,11 +197,36 @@ describe("engine/slicedImport: the state root on a trieHash worker", function ()
       assert.equal(chain.store.kv, kv);
       assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
       assert.equal(kv.get("meta", META_PENDING), undefined);
-    } finally {
-      await pool.destroy();
-      kv.releaseHandle();
-      await kv.close();
-      removeDir(dir);
-    }
+    });
+  });
+
+  it("at every turn of an import, readers see exactly the parent's rows (flat state and tries) until the block's last write", async () => {
+    await withWorkerChain(async (chain, kv, built) => {
+      chain.importSliceMs = 0;
+      // Units small enough that the flat rows' inverse is read in parts and the trie written in parts.
+      IMPORT_UNITS.trieOpsPerWrite = 4;
+      IMPORT_UNITS.inverseKeysPerStep = 16;
+      const parent = chain.stateBlockHash;
+      const before = stateRows(kv);
+      let settled = false;
+      const p = chain.insertBlockSliced(encodeBlock(built)).finally(() => {
+        settled = true;
+      });
+      let turns = 0;
+      let written = 0;
+      while (!settled) {
+        await turn();
+        if (settled) break;
+        turns++;
+        assert.deepEqual(chain.stateBlockHash, parent);
+        if (stateRows(kv).join() !== before.join()) written++;
+        assert.deepEqual(stateRows(chain.store.kv), before, `turn ${turns}: the readers' rows are the parent's`);
+      }
+      assert.ok(written > 5, `the store held the block's rows during several turns (${written} of ${turns})`);
+      const r = await p;
+      assert.equal(r.status, "VALID", r.error ?? "");
+      assert.notDeepEqual(stateRows(chain.store.kv), before);
+      assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
+    });
   });
 });

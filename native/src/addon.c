@@ -16,6 +16,9 @@
  *       // leaf i = keys[32i..32i+32) → values[offsets[i]..offsets[i+1]), keys strictly ascending
  *       // (else null): root (32 bytes) ‖ record count (u32 LE) ‖ per branch record, in HashBuilder's
  *       // order: path length (1), path nibbles, record length (u16 BE), record (trie.c)
+ *   sortKeys32(keys: Uint8Array, order: Uint32Array): void
+ *       // order[i] = the index of the i-th smallest key of keys[32i..32i+32), equal keys in input
+ *       // order; order holds one entry per key (trie.c)
  */
 #include <node_api.h>
 #include <stdint.h>
@@ -257,6 +260,23 @@ static napi_value js_sorted_trie(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value js_sort_keys32(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint8_t *keys, *order_raw;
+  size_t keys_len, n;
+  if (argc < 2 || !typed_bytes(env, argv[0], napi_uint8_array, &keys, &keys_len) ||
+      !typed_bytes(env, argv[1], napi_uint32_array, &order_raw, &n))
+    return throw_type(env, "sortKeys32(keys, order) needs a Uint8Array and a Uint32Array");
+  if (keys_len != 32 * n) return throw_type(env, "sortKeys32: keys must hold 32 bytes per order entry");
+  if (opal_sort_keys32(keys, n, (uint32_t *)order_raw) != 0) {
+    napi_throw_error(env, "ERR_OPAL_NATIVE_OOM", "sortKeys32: out of memory");
+    return NULL;
+  }
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"keccak256", NULL, js_keccak256, NULL, NULL, NULL, napi_default, NULL},
@@ -265,6 +285,7 @@ static napi_value init(napi_env env, napi_value exports) {
     {"mulmod", NULL, js_mulmod, NULL, NULL, NULL, napi_default, NULL},
     {"evmRun", NULL, js_evm_run, NULL, NULL, NULL, napi_default, NULL},
     {"sortedTrie", NULL, js_sorted_trie, NULL, NULL, NULL, napi_default, NULL},
+    {"sortKeys32", NULL, js_sort_keys32, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props));
   return exports;

@@ -285,3 +285,53 @@ long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const 
   free(b);
   return oom ? -2 : records;
 }
+
+/* Merges order runs [lo, mid) and [mid, hi) of src into dst: the left run's key first when equal. */
+static void merge_keys32(const uint8_t *keys, const uint32_t *src, uint32_t *dst, size_t lo, size_t mid,
+                         size_t hi) {
+  size_t i = lo, j = mid, k = lo;
+  while (i < mid && j < hi) {
+    if (memcmp(keys + 32 * (size_t)src[j], keys + 32 * (size_t)src[i], 32) < 0)
+      dst[k++] = src[j++];
+    else
+      dst[k++] = src[i++];
+  }
+  while (i < mid) dst[k++] = src[i++];
+  while (j < hi) dst[k++] = src[j++];
+}
+
+int opal_sort_keys32(const uint8_t *keys, size_t n, uint32_t *order) {
+  for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
+  if (n < 2) return 0;
+  /* Runs of 16 by insertion, then bottom-up merges between order and a scratch copy. */
+  const size_t RUN = 16;
+  for (size_t lo = 0; lo < n; lo += RUN) {
+    size_t hi = lo + RUN < n ? lo + RUN : n;
+    for (size_t i = lo + 1; i < hi; i++) {
+      uint32_t x = order[i];
+      size_t j = i;
+      while (j > lo && memcmp(keys + 32 * (size_t)order[j - 1], keys + 32 * (size_t)x, 32) > 0) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = x;
+    }
+  }
+  if (n <= RUN) return 0;
+  uint32_t *tmp = (uint32_t *)malloc(n * sizeof(uint32_t));
+  if (tmp == NULL) return -2;
+  uint32_t *src = order, *dst = tmp;
+  for (size_t w = RUN; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n;
+      size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+      merge_keys32(keys, src, dst, lo, mid, hi);
+    }
+    uint32_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != order) memcpy(order, src, n * sizeof(uint32_t));
+  free(tmp);
+  return 0;
+}

@@ -20,4 +20,10 @@ typedef struct {
 long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
                       opal_bytes_t *out);
 
+/*
+ * Writes to order[0..n) the permutation that sorts the 32-byte keys keys[32i .. 32i+32) ascending,
+ * equal keys in input order (a stable merge sort over indexes). Returns 0, or -2 when out of memory.
+ */
+int opal_sort_keys32(const uint8_t *keys, size_t n, uint32_t *order);
+
 #endif

@@ -28,4 +28,10 @@ export interface NativeBinding {
    * its twin is trie/sortedTrie.ts `sortedTriePure`).
    */
   sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array): Uint8Array | null;
+  /**
+   * Fills `order` (one entry per key) with the permutation sorting the 32-byte keys
+   * `keys[32i..32i+32)` ascending, equal keys in input order (native/src/trie.c; its twin is
+   * trie/packLeaves.ts `sortPackedKeyOrderPure`).
+   */
+  sortKeys32(keys: Uint8Array, order: Uint32Array): void;
 }

@@ -7,8 +7,8 @@
  *   forward by re-executing stored bodies. So newPayload on a side branch and forkchoice to another
  *   branch both work, at the cost of replaying the blocks in between.
  * - Crash safety: every state write of an import carries, in the same atomic batch, the undo of all
- *   writes made so far for that block (`meta.pendingUndo`); the final batch stores the block, its
- *   receipts, its undo record and the new `stateBlock`, and drops the marker. `open()` finds a
+ *   writes made so far for that block (`meta.pendingUndo`); the final batch stores the trie nodes,
+ *   the block, its receipts, its undo record and the new `stateBlock`, and drops the marker. `open()` finds a
  *   marker only after a crash mid-import and applies it, so the state is again `stateBlock`'s.
  *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
  * - Power loss (docs/design/storage.md "Durability"): batches are written without fsync, in order,
@@ -206,11 +206,25 @@ class BlockUndo {
   constructor(private readonly kv: KvStore) {}
 
   readonly persist = (forward: WriteBatch, undo: WriteBatch): void => {
-    this.undos.push(undo);
-    this.record = encodeBatch(joinBatches([...this.undos].reverse()));
+    this.add(undo);
     forward.put("meta", META_PENDING, this.record);
     this.kv.write(forward);
   };
+
+  /**
+   * The block's last state batch, held for the caller's final write (ImportContext.persistLast):
+   * its undo joins the record, and the batch is kept to carry the block's rows.
+   */
+  held: WriteBatch | null = null;
+  readonly persistLast = (forward: WriteBatch, undo: WriteBatch): void => {
+    this.add(undo);
+    this.held = forward;
+  };
+
+  private add(undo: WriteBatch): void {
+    this.undos.push(undo);
+    this.record = encodeBatch(joinBatches([...this.undos].reverse()));
+  }
 }
 
 const ZERO_HASH = new Uint8Array(32);
@@ -463,6 +477,8 @@ export class Blockchain implements ChainView {
           cfg: this.config,
           blockHash: this.ancestorHashes(parentHash),
           persist: undo.persist,
+          // The trie batch goes out with the block's rows below: one write for both.
+          persistLast: undo.persistLast,
           tracer: this.tracer,
           storagePool: pool,
           timings: this.importTimings,
@@ -486,7 +502,9 @@ export class Blockchain implements ChainView {
       kv.write(new WriteBatch().del("meta", META_PENDING));
       return res;
     }
-    const b = new WriteBatch();
+    // The held trie batch, the block, its receipts and undo record and the new state block: one
+    // atomic write, which also drops the crash marker the flat rows' write set.
+    const b = undo.held ?? new WriteBatch();
     const td = (this.store.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
     this.store.putBlock(b, res.hash, res.header, res.body, td);
     this.store.putReceipts(b, res.hash, res.receipts);

@@ -90,6 +90,9 @@ const SYNC = Object.freeze({ sync: true });
  */
 export const IMPORT_SLICE_MS = 4;
 
+/** Executed blocks `Blockchain.isExecuted` remembers (the recent ones an Engine API client asks about). */
+const EXECUTED_REMEMBERED = 256;
+
 /** A synchronous call as a job of one unit (`Blockchain.exclusive`). */
 // biome-ignore lint/correctness/useYield: a job of one unit has nothing to yield between
 function* callOnce<T>(fn: () => T): SliceJob<T> {
@@ -245,6 +248,10 @@ export class Blockchain implements ChainView {
   private headHash: Uint8Array;
   private stateHash: Uint8Array;
   private readonly invalid = new Set<string>();
+  /** The txs of the block imported last (by bytesKey of its hash): its head move skips the body read. */
+  private lastImported: { readonly key: string; readonly transactions: readonly Uint8Array[] } | null = null;
+  /** Blocks known to be executed (isExecuted), by bytesKey; the oldest dropped past EXECUTED_REMEMBERED. */
+  private readonly executed = new Set<string>();
   /** A head or label change was written without sync since the last `persist()`. */
   private unsynced = false;
   /** Time spent by imports (insertBlock) in execution, flat-state writes and the state root, summed. */
@@ -332,9 +339,28 @@ export class Blockchain implements ChainView {
     return this.stateHash;
   }
 
-  /** The block is stored and was executed (its receipts are kept): importing it again is KNOWN. */
+  /**
+   * The block is stored and was executed (its receipts are kept): importing it again is KNOWN.
+   * Receipts rows are never deleted, so a yes is remembered (`executed`): an Engine API block is
+   * asked about four times (its import, forkchoice's check, the head move; the next block's parent)
+   * and each ask would read its whole receipts row back from the store.
+   */
   isExecuted(hash: Uint8Array): boolean {
-    return this.store.receiptsRlp(hash) !== undefined;
+    const k = bytesKey(hash);
+    if (this.executed.has(k)) return true;
+    if (this.store.receiptsRlp(hash) === undefined) return false;
+    this.rememberExecuted(k);
+    return true;
+  }
+
+  private rememberExecuted(k: string): void {
+    this.executed.add(k);
+    if (this.executed.size > EXECUTED_REMEMBERED) {
+      for (const old of this.executed) {
+        this.executed.delete(old);
+        break;
+      }
+    }
   }
 
   isInvalid(hash: Uint8Array): boolean {
@@ -513,6 +539,11 @@ export class Blockchain implements ChainView {
     b.del("meta", META_PENDING);
     kv.write(b);
     this.stateHash = res.hash;
+    const k = bytesKey(res.hash);
+    this.rememberExecuted(k);
+    // What the forkchoice that makes it the head reads next: its header and its txs' hashes.
+    this.headers.put(k, res.header);
+    this.lastImported = { key: k, transactions: res.body.transactions };
     return res;
   }
 
@@ -879,7 +910,8 @@ export class Blockchain implements ChainView {
   }
 
   private txHashesOf(blockHash: Uint8Array): Uint8Array[] {
-    const body = this.store.body(blockHash);
+    const last = this.lastImported;
+    const body = last !== null && last.key === bytesKey(blockHash) ? last : this.store.body(blockHash);
     if (body === null) return [];
     // A transaction's hash is the keccak of its EIP-2718 bytes, which is how a body keeps it.
     return body.transactions.map((t) => keccak256(t));

@@ -264,7 +264,7 @@ export class EngineApi {
         return { status: "SYNCING", latestValidHash: null, validationError: null };
       }
       case "INVALID": {
-        const parentValid = this.chain.store.receiptsRlp(header.parentHash) !== undefined;
+        const parentValid = this.chain.isExecuted(header.parentHash);
         return {
           status: "INVALID",
           latestValidHash: parentValid ? bytesToHex(header.parentHash) : null,
@@ -294,7 +294,7 @@ export class EngineApi {
       };
     }
     const header = chain.store.header(head);
-    if (header === null || chain.store.receiptsRlp(head) === undefined) {
+    if (header === null || !chain.isExecuted(head)) {
       // SPEC: geth forkchoiceUpdated with an unknown head: BeaconSync towards it, answer SYNCING with
       // no payload id (attributes are ignored until the head is there).
       const sync = this.sync;

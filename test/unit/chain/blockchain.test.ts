@@ -13,6 +13,7 @@ import { Blockchain } from "../../../src/chain/blockchain.js";
 import { META_PENDING } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
+import { keccak256 } from "../../../src/crypto/keccak.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { CachedKv, CHAIN_CACHE } from "../../../src/storage/cachedKv.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
@@ -51,6 +52,22 @@ function dumpRows(kv: KvStore): string[] {
     for (const [k, v] of kv.iterate(t)) out.push(`${t} ${bytesToHex(k)} ${bytesToHex(v)}`);
   }
   return out;
+}
+
+/** A store that counts point reads by table. */
+class TableReadCountingKv extends MemoryKv {
+  readonly reads = new Map<TableName, number>();
+  readsOf(table: TableName): number {
+    return this.reads.get(table) ?? 0;
+  }
+  override get(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    this.reads.set(table, this.readsOf(table) + 1);
+    return super.get(table, key);
+  }
+  override getMany(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    this.reads.set(table, this.readsOf(table) + keys.length);
+    return super.getMany(table, keys);
+  }
 }
 
 /** A store that logs each write's sync flag and size. */
@@ -200,6 +217,35 @@ describe("chain/blockchain", function () {
     assert.ok(kv.log.every((w) => !w.sync));
     assert.deepEqual(computeStateRoot(kv).root, decodeBlock(blocks[10]).header.stateRoot);
     assert.equal(kv.get("meta", META_PENDING), undefined);
+  });
+
+  it("import and forkchoice read back none of the block's rows but the absent receipts: what was imported is remembered", () => {
+    const kv = new TableReadCountingKv();
+    const chain = initChain(kv);
+    // Block 1: the genesis, its parent, is found in the store.
+    chain.applyForkchoice(chain.insertBlock(blocks[0]).hash, null, null);
+    for (const rlp of blocks.slice(1, 10)) {
+      const before = { receipts: kv.readsOf("receipts"), bodies: kv.readsOf("bodies"), headers: kv.readsOf("headers") };
+      const r = chain.insertBlock(rlp);
+      assert.equal(r.status, "VALID");
+      assert.ok(chain.isExecuted(r.hash));
+      assert.ok(chain.isExecuted(decodeBlock(rlp).header.parentHash));
+      chain.applyForkchoice(r.hash, null, null);
+      // The new block's own lookup before its import (absent); the rest from memory.
+      assert.equal(kv.readsOf("receipts") - before.receipts, 1, `block ${r.header?.number}`);
+      assert.equal(kv.readsOf("bodies") - before.bodies, 0, `block ${r.header?.number}`);
+      assert.equal(kv.readsOf("headers") - before.headers, 0, `block ${r.header?.number}`);
+    }
+    // The canonical tx index the head moves wrote.
+    const body = decodeBlock(blocks[9]).body;
+    assert.ok(body.transactions.length > 0);
+    body.transactions.forEach((t, i) => {
+      const at = chain.store.txLocation(keccak256(t));
+      assert.deepEqual([at?.blockHash, at?.index], [chain.headBlockHash, i]);
+    });
+    // A chain opened on the same store finds executed blocks in the store.
+    const again = Blockchain.open(kv);
+    assert.ok(again.isExecuted(again.headBlockHash));
   });
 
   it("a block whose state root does not match leaves the parent's state and tries as they were", () => {

@@ -65,6 +65,7 @@ import { type Genesis, genesisBlockOf, genesisHeader, passerRoot } from "./genes
 import { writeAlloc } from "./genesisState.js";
 import {
   commitState,
+  type DecodedBlock,
   headerBlobBaseFee,
   type ImportContext,
   type ImportedBlock,
@@ -104,6 +105,13 @@ export class ChainError extends Error {
 }
 
 export type InsertStatus = "VALID" | "INVALID" | "KNOWN" | "UNKNOWN_PARENT";
+
+export interface InsertOptions {
+  /** The txs' senders, recovered beforehand or alongside execution (see ImportContext.senders). */
+  readonly senders?: ImportContext["senders"];
+  /** `blockRlp` as the caller decoded it from a payload, roots and hash checked (DecodedBlock). */
+  readonly decoded?: DecodedBlock;
+}
 
 export interface InsertResult {
   readonly status: InsertStatus;
@@ -380,12 +388,9 @@ export class Blockchain implements ChainView {
    * `insertBlock` in slices of the event loop, queued behind the chain mutations before it (see
    * `exclusive`): the block's txs run a slice at a time and the store holds the parent's state until
    * the commit, so reads are answered while the block executes (issue 25). The Engine API's
-   * newPayload takes this path.
+   * newPayload takes this path, handing over the block it decoded (`opts.decoded`).
    */
-  insertBlockSliced(
-    blockRlp: Uint8Array,
-    opts: { readonly senders?: ImportContext["senders"] } = {},
-  ): Promise<InsertResult> {
+  insertBlockSliced(blockRlp: Uint8Array, opts: InsertOptions = {}): Promise<InsertResult> {
     return Promise.resolve(this.mutations.run(this.inFlight(this.insertSteps(blockRlp, opts, true))));
   }
 
@@ -430,14 +435,11 @@ export class Blockchain implements ChainView {
   }
 
   /** `sliced`: the job runs in the mutation queue's slices (it may park on a worker's state root). */
-  private *insertSteps(
-    blockRlp: Uint8Array,
-    opts: { readonly senders?: ImportContext["senders"] },
-    sliced: boolean,
-  ): SliceJob<InsertResult> {
+  private *insertSteps(blockRlp: Uint8Array, opts: InsertOptions, sliced: boolean): SliceJob<InsertResult> {
+    const decoded = opts.decoded ?? null;
     let header: Header;
     try {
-      header = decodeHeader(blockHeaderRlp(blockRlp));
+      header = decoded?.header ?? decodeHeader(blockHeaderRlp(blockRlp));
     } catch (e) {
       return {
         status: "INVALID",
@@ -447,7 +449,7 @@ export class Blockchain implements ChainView {
         error: `BLOCK_DECODE: ${(e as Error).message}`,
       };
     }
-    const hash = headerHash(header);
+    const hash = decoded?.hash ?? headerHash(header);
     if (this.isExecuted(hash)) {
       return { status: "KNOWN", hash, header, receipts: null, error: null };
     }
@@ -460,7 +462,7 @@ export class Blockchain implements ChainView {
       return { status: "UNKNOWN_PARENT", hash, header, receipts: null, error: "unknown parent" };
     }
     yield* this.moveStateSteps(header.parentHash, sliced);
-    const res = yield* this.executeSteps(parent, header.parentHash, blockRlp, sliced, opts.senders);
+    const res = yield* this.executeSteps(parent, header.parentHash, blockRlp, sliced, opts.senders, decoded);
     if (isImportFailure(res)) {
       this.invalid.add(bytesKey(hash));
       this.keepBadBlock(header, hash, blockRlp);
@@ -491,6 +493,7 @@ export class Blockchain implements ChainView {
     blockRlp: Uint8Array,
     sliced: boolean,
     senders?: ImportContext["senders"],
+    decoded: DecodedBlock | null = null,
   ): SliceJob<ImportedBlock | ImportFailure> {
     const kv = this.kv;
     const undo = new BlockUndo(kv);
@@ -519,6 +522,7 @@ export class Blockchain implements ChainView {
         },
         parent,
         blockRlp,
+        decoded,
       );
     } finally {
       this.readView = null;

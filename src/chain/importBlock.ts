@@ -233,6 +233,18 @@ export function rewind(kv: KvStore, undo: readonly WriteBatch[]): void {
   for (let i = undo.length - 1; i >= 0; i--) kv.write(undo[i]);
 }
 
+/**
+ * A block its caller has decoded already, from an Engine API payload (engine/payload.ts
+ * `payloadToBlock`): `header` and `body` are the block's, `hash` is the header's hash (which the
+ * caller compared with the payload's), and the header's transactionsRoot was computed from
+ * `body.transactions`. The import then decodes nothing and hashes neither again.
+ */
+export interface DecodedBlock {
+  readonly header: Header;
+  readonly body: BlockBody;
+  readonly hash: Uint8Array;
+}
+
 export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8Array): ImportedBlock | ImportFailure {
   return runToEnd(importBlockSteps(ctx, parent, blockRlp));
 }
@@ -246,13 +258,17 @@ export function* importBlockSteps(
   ctx: ImportContext,
   parent: Header,
   blockRlp: Uint8Array,
+  decoded: DecodedBlock | null = null,
 ): SliceJob<ImportedBlock | ImportFailure> {
   const { kv, cfg } = ctx;
-  let block: ReturnType<typeof decodeBlock>;
-  try {
-    block = decodeBlock(blockRlp);
-  } catch (e) {
-    return { error: `BLOCK_DECODE: ${(e as Error).message}` };
+  let block: { header: Header; body: BlockBody };
+  if (decoded !== null) block = decoded;
+  else {
+    try {
+      block = decodeBlock(blockRlp);
+    } catch (e) {
+      return { error: `BLOCK_DECODE: ${(e as Error).message}` };
+    }
   }
   const { header, body } = block;
   const rules = rulesAt(cfg, header.number, header.timestamp);
@@ -263,7 +279,10 @@ export function* importBlockSteps(
   const hv = validateHeader(header, parent, cfg);
   if (hv !== null) return { error: `HEADER_${hv}` };
 
-  if (!equalBytes(orderedTrieRoot(body.transactions), header.transactionsRoot)) return { error: "TRANSACTIONS_ROOT" };
+  // A decoded payload's header carries the root of its own txs (DecodedBlock).
+  if (decoded === null && !equalBytes(orderedTrieRoot(body.transactions), header.transactionsRoot)) {
+    return { error: "TRANSACTIONS_ROOT" };
+  }
   const ommersHash = keccak256(encodeRlpListOfEncoded(body.ommers.map(encodeHeader)));
   if (!equalBytes(ommersHash, header.ommersHash)) return { error: "OMMERS_HASH" };
   if (fork >= Fork.Paris && body.ommers.length > 0) return { error: "OMMERS_AFTER_MERGE" };
@@ -405,5 +424,6 @@ export function* importBlockSteps(
     timings.blocks++;
     timings.gas += res.gasUsed;
   }
-  return { hash: keccak256(encodeHeader(header)), header, body, receipts: res.receipts, txs, forward, undo };
+  const hash = decoded === null ? keccak256(encodeHeader(header)) : decoded.hash;
+  return { hash, header, body, receipts: res.receipts, txs, forward, undo };
 }

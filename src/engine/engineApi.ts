@@ -244,7 +244,11 @@ export class EngineApi {
     }
     const senders = this.recoverSenders(body.transactions);
     // In slices, queued behind the chain mutations before it: reads are answered meanwhile (issue 25).
-    const r = await this.chain.insertBlockSliced(encodeBlock({ header, body }), senders === null ? {} : { senders });
+    // The block as decoded here (its tx root computed from its txs, its hash checked above).
+    const r = await this.chain.insertBlockSliced(encodeBlock({ header, body }), {
+      decoded: { header, body, hash },
+      ...(senders === null ? {} : { senders }),
+    });
     switch (r.status) {
       case "VALID":
       case "KNOWN":

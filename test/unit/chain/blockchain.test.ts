@@ -248,6 +248,27 @@ describe("chain/blockchain", function () {
     assert.ok(again.isExecuted(again.headBlockHash));
   });
 
+  it("a block handed over decoded (insertBlockSliced's `decoded`) is stored as the same block decoded from its RLP", async () => {
+    const plain = new MemoryKv();
+    const given = new MemoryKv();
+    const a = initChain(plain);
+    const b = initChain(given);
+    for (const rlp of blocks.slice(0, 12)) {
+      const { header, body } = decodeBlock(rlp);
+      const hash = headerHash(header);
+      const want = a.insertBlock(rlp);
+      const got = await b.insertBlockSliced(rlp, { decoded: { header, body, hash } });
+      assert.equal(got.status, want.status);
+      assert.deepEqual(got.hash, want.hash);
+      for (const t of ["headers", "bodies", "receipts", "history"] as TableName[]) {
+        assert.deepEqual(given.get(t, hash), plain.get(t, hash), `${t} of block ${header.number}`);
+      }
+      a.applyForkchoice(hash, null, null);
+      await b.exclusive(() => b.applyForkchoice(hash, null, null));
+    }
+    assert.deepEqual(dumpRows(given), dumpRows(plain));
+  });
+
   it("a block whose state root does not match leaves the parent's state and tries as they were", () => {
     const kv = new SyncCountingKv();
     const chain = initChain(kv);

@@ -256,8 +256,15 @@ export class Blockchain implements ChainView {
   private headHash: Uint8Array;
   private stateHash: Uint8Array;
   private readonly invalid = new Set<string>();
-  /** The txs of the block imported last (by bytesKey of its hash): its head move skips the body read. */
-  private lastImported: { readonly key: string; readonly transactions: readonly Uint8Array[] } | null = null;
+  /**
+   * The block imported last (bytesKey of its hash): its txs, for its head move's tx index, and its
+   * total difficulty, for its child's; neither is then read back.
+   */
+  private lastImported: {
+    readonly key: string;
+    readonly transactions: readonly Uint8Array[];
+    readonly td: bigint;
+  } | null = null;
   /** Blocks known to be executed (isExecuted), by bytesKey; the oldest dropped past EXECUTED_REMEMBERED. */
   private readonly executed = new Set<string>();
   /** A head or label change was written without sync since the last `persist()`. */
@@ -535,7 +542,10 @@ export class Blockchain implements ChainView {
     // The held trie batch, the block, its receipts and undo record and the new state block: one
     // atomic write, which also drops the crash marker the flat rows' write set.
     const b = undo.held ?? new WriteBatch();
-    const td = (this.store.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
+    const last = this.lastImported;
+    const parentTd =
+      last !== null && last.key === bytesKey(parentHash) ? last.td : (this.store.totalDifficulty(parentHash) ?? 0n);
+    const td = parentTd + res.header.difficulty;
     this.store.putBlock(b, res.hash, res.header, res.body, td);
     this.store.putReceipts(b, res.hash, res.receipts);
     b.put("history", res.hash, undo.record);
@@ -547,7 +557,7 @@ export class Blockchain implements ChainView {
     this.rememberExecuted(k);
     // What the forkchoice that makes it the head reads next: its header and its txs' hashes.
     this.headers.put(k, res.header);
-    this.lastImported = { key: k, transactions: res.body.transactions };
+    this.lastImported = { key: k, transactions: res.body.transactions, td };
     return res;
   }
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { decodeBlock, encodeBlock } from "../../../src/block/block.js";
 import { headerHash } from "../../../src/block/header.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
-import { META_PENDING } from "../../../src/chain/chainStore.js";
+import { META_FINALIZED, META_PENDING, META_SAFE } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
@@ -225,7 +225,12 @@ describe("chain/blockchain", function () {
     // Block 1: the genesis, its parent, is found in the store.
     chain.applyForkchoice(chain.insertBlock(blocks[0]).hash, null, null);
     for (const rlp of blocks.slice(1, 10)) {
-      const before = { receipts: kv.readsOf("receipts"), bodies: kv.readsOf("bodies"), headers: kv.readsOf("headers") };
+      const before = {
+        receipts: kv.readsOf("receipts"),
+        bodies: kv.readsOf("bodies"),
+        headers: kv.readsOf("headers"),
+        difficulty: kv.readsOf("difficulty"),
+      };
       const r = chain.insertBlock(rlp);
       assert.equal(r.status, "VALID");
       assert.ok(chain.isExecuted(r.hash));
@@ -235,6 +240,7 @@ describe("chain/blockchain", function () {
       assert.equal(kv.readsOf("receipts") - before.receipts, 1, `block ${r.header?.number}`);
       assert.equal(kv.readsOf("bodies") - before.bodies, 0, `block ${r.header?.number}`);
       assert.equal(kv.readsOf("headers") - before.headers, 0, `block ${r.header?.number}`);
+      assert.equal(kv.readsOf("difficulty") - before.difficulty, 0, `block ${r.header?.number}`);
     }
     // The canonical tx index the head moves wrote.
     const body = decodeBlock(blocks[9]).body;
@@ -246,6 +252,21 @@ describe("chain/blockchain", function () {
     // A chain opened on the same store finds executed blocks in the store.
     const again = Blockchain.open(kv);
     assert.ok(again.isExecuted(again.headBlockHash));
+  });
+
+  it("over the node's cache (CHAIN_CACHE) forkchoice reads no meta row from the store", () => {
+    const inner = new TableReadCountingKv();
+    const chain = initChain(new CachedKv(inner, CHAIN_CACHE));
+    const { hash: first } = chain.insertBlock(blocks[0]);
+    chain.applyForkchoice(first, first, first);
+    const before = inner.readsOf("meta");
+    for (const rlp of blocks.slice(1, 10)) {
+      const { hash } = chain.insertBlock(rlp);
+      chain.applyForkchoice(hash, hash, first);
+    }
+    assert.equal(inner.readsOf("meta") - before, 0);
+    assert.deepEqual(chain.store.meta(META_SAFE), chain.headBlockHash);
+    assert.deepEqual(Blockchain.open(inner).store.meta(META_FINALIZED), first);
   });
 
   it("a block handed over decoded (insertBlockSliced's `decoded`) is stored as the same block decoded from its RLP", async () => {

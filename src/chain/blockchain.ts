@@ -8,9 +8,11 @@
  *   branch both work, at the cost of replaying the blocks in between.
  * - Crash safety: every state write of an import carries, in the same atomic batch, the undo of all
  *   writes made so far for that block (`meta.pendingUndo` the first write's, `meta.pendingUndoTail`
- *   the later ones', newest first: chainStore `pendingUndo`); the final batch stores the block, its
- *   receipts, its undo record and the new `stateBlock`, and drops the marker. `open()` finds a
- *   marker only after a crash mid-import and applies it, so the state is again `stateBlock`'s.
+ *   the later ones', newest first: chainStore `pendingUndo`); the final batch stores the trie nodes
+ *   (unless a sliced import wrote a big trie batch in parts before it, the first part's marker
+ *   undoing every part), the block, its receipts, its undo record and the new `stateBlock`, and
+ *   drops the marker. `open()` finds a marker only after a crash mid-import and applies it, so the
+ *   state is again `stateBlock`'s.
  *   Head changes (canonical index, tx lookups, `meta.head`) are one batch each.
  * - Power loss (docs/design/storage.md "Durability"): batches are written without fsync, in order,
  *   so an OS crash keeps a prefix of them, at least up to the last synced one, and every prefix
@@ -70,6 +72,7 @@ import { type Genesis, genesisBlockOf, genesisHeader, passerRoot } from "./genes
 import { writeAlloc } from "./genesisState.js";
 import {
   commitState,
+  type DecodedBlock,
   headerBlobBaseFee,
   type ImportContext,
   type ImportedBlock,
@@ -90,10 +93,13 @@ const SYNC = Object.freeze({ sync: true });
 /**
  * Main-thread time a sliced import (`insertBlockSliced`) runs before it lets the event loop answer
  * what arrived meanwhile: a cheap read waits at most about this long (plus the import's one-turn
- * steps: its flat-row write, the trie batch and the block's final write). Twice the RPC Slicer's
+ * steps: its flat-row write, a big trie batch's parts and the block's final write). Twice the RPC Slicer's
  * 2 ms, as an import is one job the node must finish; not yet tuned by an A/B of its own.
  */
 export const IMPORT_SLICE_MS = 4;
+
+/** Executed blocks `Blockchain.isExecuted` remembers (the recent ones an Engine API client asks about). */
+const EXECUTED_REMEMBERED = 256;
 
 /** A synchronous call as a job of one unit (`Blockchain.exclusive`). */
 // biome-ignore lint/correctness/useYield: a job of one unit has nothing to yield between
@@ -107,6 +113,13 @@ export class ChainError extends Error {
 }
 
 export type InsertStatus = "VALID" | "INVALID" | "KNOWN" | "UNKNOWN_PARENT";
+
+export interface InsertOptions {
+  /** The txs' senders, recovered beforehand or alongside execution (see ImportContext.senders). */
+  readonly senders?: ImportContext["senders"];
+  /** `blockRlp` as the caller decoded it from a payload, roots and hash checked (DecodedBlock). */
+  readonly decoded?: DecodedBlock;
+}
 
 export interface InsertResult {
   readonly status: InsertStatus;
@@ -218,7 +231,7 @@ class BlockUndo {
   }
 
   readonly persist = (forward: WriteBatch, undo: WriteBatch): void => {
-    this.encoded.push(encodeBatch(undo));
+    this.add(undo);
     if (this.encoded.length === 1) {
       forward.put("meta", META_PENDING, this.encoded[0]!);
       forward.del("meta", META_PENDING_TAIL);
@@ -227,6 +240,21 @@ class BlockUndo {
     }
     this.kv.write(forward);
   };
+
+  /**
+   * The block's trie batch, held for the caller's final write (ImportContext.persistLast): its undo
+   * joins the record (not the crash marker: nothing of it is on disk before that write), and the
+   * batch is kept to carry the block's rows. Null when the import wrote it (in parts) itself.
+   */
+  held: WriteBatch | null = null;
+  readonly persistLast = (forward: WriteBatch, undo: WriteBatch): void => {
+    this.add(undo);
+    this.held = forward;
+  };
+
+  private add(undo: WriteBatch): void {
+    this.encoded.push(encodeBatch(undo));
+  }
 }
 
 const EMPTY_RECORD = encodeBatch(new WriteBatch());
@@ -239,15 +267,26 @@ export class Blockchain implements ChainView {
   /** Decoded headers by hash, shared by every view of the store. */
   private readonly headers = new HeaderCache();
   /**
-   * While a sliced import's state root is computed on a worker, its flat rows are written but the
-   * state block is still the parent: readers get the store with the parent's rows laid back over
-   * them (the rows' undo), so they see exactly the parent's state. Null otherwise.
+   * From a sliced import's first state write until its final write, the state block is still the
+   * parent: readers get the store with the parent's rows laid back over what is written (the undo
+   * of each state write), so they see exactly the parent's state. Null otherwise.
    */
   private readView: ChainStore | null = null;
   private headHeader: Header;
   private headHash: Uint8Array;
   private stateHash: Uint8Array;
   private readonly invalid = new Set<string>();
+  /**
+   * The block imported last (bytesKey of its hash): its txs, for its head move's tx index, and its
+   * total difficulty, for its child's; neither is then read back.
+   */
+  private lastImported: {
+    readonly key: string;
+    readonly transactions: readonly Uint8Array[];
+    readonly td: bigint;
+  } | null = null;
+  /** Blocks known to be executed (isExecuted), by bytesKey; the oldest dropped past EXECUTED_REMEMBERED. */
+  private readonly executed = new Set<string>();
   /** A head or label change was written without sync since the last `persist()`. */
   private unsynced = false;
   /** Time spent by imports (insertBlock) in execution, flat-state writes and the state root, summed. */
@@ -335,9 +374,28 @@ export class Blockchain implements ChainView {
     return this.stateHash;
   }
 
-  /** The block is stored and was executed (its receipts are kept): importing it again is KNOWN. */
+  /**
+   * The block is stored and was executed (its receipts are kept): importing it again is KNOWN.
+   * Receipts rows are never deleted, so a yes is remembered (`executed`): an Engine API block is
+   * asked about four times (its import, forkchoice's check, the head move; the next block's parent)
+   * and each ask would read its whole receipts row back from the store.
+   */
   isExecuted(hash: Uint8Array): boolean {
-    return this.store.receiptsRlp(hash) !== undefined;
+    const k = bytesKey(hash);
+    if (this.executed.has(k)) return true;
+    if (this.store.receiptsRlp(hash) === undefined) return false;
+    this.rememberExecuted(k);
+    return true;
+  }
+
+  private rememberExecuted(k: string): void {
+    this.executed.add(k);
+    if (this.executed.size > EXECUTED_REMEMBERED) {
+      for (const old of this.executed) {
+        this.executed.delete(old);
+        break;
+      }
+    }
   }
 
   isInvalid(hash: Uint8Array): boolean {
@@ -357,12 +415,9 @@ export class Blockchain implements ChainView {
    * `insertBlock` in slices of the event loop, queued behind the chain mutations before it (see
    * `exclusive`): the block's txs run a slice at a time and the store holds the parent's state until
    * the commit, so reads are answered while the block executes (issue 25). The Engine API's
-   * newPayload takes this path.
+   * newPayload takes this path, handing over the block it decoded (`opts.decoded`).
    */
-  insertBlockSliced(
-    blockRlp: Uint8Array,
-    opts: { readonly senders?: ImportContext["senders"] } = {},
-  ): Promise<InsertResult> {
+  insertBlockSliced(blockRlp: Uint8Array, opts: InsertOptions = {}): Promise<InsertResult> {
     return Promise.resolve(this.mutations.run(this.inFlight(this.insertSteps(blockRlp, opts, true))));
   }
 
@@ -407,15 +462,12 @@ export class Blockchain implements ChainView {
   }
 
   /** `sliced`: the job runs in the mutation queue's slices (it may park on a worker's state root). */
-  private *insertSteps(
-    blockRlp: Uint8Array,
-    opts: { readonly senders?: ImportContext["senders"] },
-    sliced: boolean,
-  ): SliceJob<InsertResult> {
+  private *insertSteps(blockRlp: Uint8Array, opts: InsertOptions, sliced: boolean): SliceJob<InsertResult> {
     turnTrace?.step("insert");
+    const decoded = opts.decoded ?? null;
     let header: Header;
     try {
-      header = decodeHeader(blockHeaderRlp(blockRlp));
+      header = decoded?.header ?? decodeHeader(blockHeaderRlp(blockRlp));
     } catch (e) {
       return {
         status: "INVALID",
@@ -425,7 +477,7 @@ export class Blockchain implements ChainView {
         error: `BLOCK_DECODE: ${(e as Error).message}`,
       };
     }
-    const hash = headerHash(header);
+    const hash = decoded?.hash ?? headerHash(header);
     if (this.isExecuted(hash)) {
       return { status: "KNOWN", hash, header, receipts: null, error: null };
     }
@@ -438,7 +490,7 @@ export class Blockchain implements ChainView {
       return { status: "UNKNOWN_PARENT", hash, header, receipts: null, error: "unknown parent" };
     }
     yield* this.moveStateSteps(header.parentHash, sliced);
-    const res = yield* this.executeSteps(parent, header.parentHash, blockRlp, sliced, opts.senders);
+    const res = yield* this.executeSteps(parent, header.parentHash, blockRlp, sliced, opts.senders, decoded);
     if (isImportFailure(res)) {
       this.invalid.add(bytesKey(hash));
       this.keepBadBlock(header, hash, blockRlp);
@@ -469,6 +521,7 @@ export class Blockchain implements ChainView {
     blockRlp: Uint8Array,
     sliced: boolean,
     senders?: ImportContext["senders"],
+    decoded: DecodedBlock | null = null,
   ): SliceJob<ImportedBlock | ImportFailure> {
     const kv = this.kv;
     const undo = new BlockUndo(kv);
@@ -482,6 +535,8 @@ export class Blockchain implements ChainView {
           cfg: this.config,
           blockHash: this.ancestorHashes(parentHash),
           persist: undo.persist,
+          // The trie batch goes out with the block's rows below: one write for both.
+          persistLast: undo.persistLast,
           tracer: this.tracer,
           storagePool: pool,
           timings: this.importTimings,
@@ -497,6 +552,7 @@ export class Blockchain implements ChainView {
         },
         parent,
         blockRlp,
+        decoded,
       );
       if (isImportFailure(res)) {
         // importBlock rewound its writes; drop the marker (re-applying it would be harmless too).
@@ -509,8 +565,15 @@ export class Blockchain implements ChainView {
       const viewed = this.readView !== null;
       if (viewed) yield;
       turnTrace?.step("blockEncode");
-      const b = new WriteBatch();
-      const td = (this.ownStore.totalDifficulty(parentHash) ?? 0n) + res.header.difficulty;
+      // The held trie batch (when it was not written in parts), the block, its receipts and undo
+      // record and the new state block: one atomic write, which also drops the crash marker.
+      const b = undo.held ?? new WriteBatch();
+      const last = this.lastImported;
+      const parentTd =
+        last !== null && last.key === bytesKey(parentHash)
+          ? last.td
+          : (this.ownStore.totalDifficulty(parentHash) ?? 0n);
+      const td = parentTd + res.header.difficulty;
       this.ownStore.putBlock(b, res.hash, res.header, res.body, td);
       this.ownStore.putReceipts(b, res.hash, res.receipts);
       b.put("history", res.hash, undo.record);
@@ -521,6 +584,11 @@ export class Blockchain implements ChainView {
       kv.write(b);
       this.readView = null;
       this.stateHash = res.hash;
+      const k = bytesKey(res.hash);
+      this.rememberExecuted(k);
+      // What the forkchoice that makes it the head reads next: its header and its txs' hashes.
+      this.headers.put(k, res.header);
+      this.lastImported = { key: k, transactions: res.body.transactions, td };
       return res;
     } finally {
       this.readView = null;
@@ -890,7 +958,8 @@ export class Blockchain implements ChainView {
   }
 
   private txHashesOf(blockHash: Uint8Array): Uint8Array[] {
-    const body = this.store.body(blockHash);
+    const last = this.lastImported;
+    const body = last !== null && last.key === bytesKey(blockHash) ? last : this.store.body(blockHash);
     if (body === null) return [];
     // A transaction's hash is the keccak of its EIP-2718 bytes, which is how a body keeps it.
     return body.transactions.map((t) => keccak256(t));

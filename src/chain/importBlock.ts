@@ -20,10 +20,11 @@ import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { encodeRlpListOfEncoded } from "../rlp/encode.js";
 import { blobParamsAt, type ChainConfig, DEFAULT_CANCUN_BLOB_PARAMS, rulesAt } from "../spec/chainConfig.js";
 import { Fork, OpFork } from "../spec/forks.js";
-import { KvStateReader } from "../state/kvStateReader.js";
+import { decodeAccountRecord, KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
 import { decodeBatch, joinBatches } from "../storage/batchCodec.js";
-import { type KvStore, WriteBatch } from "../storage/kv.js";
+import { type KvReader, type KvStore, WriteBatch } from "../storage/kv.js";
+import type { TableName } from "../storage/tables.js";
 import { inverseBatch } from "../storage/undo.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
@@ -83,6 +84,16 @@ export interface ImportContext {
    * import's slices must read the store through the undos so far (`Blockchain.store`).
    */
   readonly onStateWritten?: ((undo: WriteBatch) => void) | null;
+  /**
+   * Takes the import's trie batch (the trie nodes and the account rows with their new storage
+   * roots) and its inverse once the block has passed every check, instead of `persist`: the caller
+   * writes it in one batch with the block's own rows (Blockchain: one RocksDB write fewer a block).
+   * Until then the store holds the new flat rows over the parent's tries; a block that fails never
+   * has it written. Not when a sliced import's trie batch is more than
+   * `IMPORT_UNITS.trieOpsPerWrite` rows: that one is written in parts through `persist`, before the
+   * checks after the root, and undone by `importBlock` on a failure like the flat rows.
+   */
+  readonly persistLast?: ((forward: WriteBatch, undo: WriteBatch) => void) | null;
 }
 
 /**
@@ -119,7 +130,10 @@ export interface ImportedBlock {
   readonly body: BlockBody;
   readonly receipts: Receipt[];
   readonly txs: Tx[];
-  /** Writes applied, in order, and their inverses (apply in reverse order to rewind). */
+  /**
+   * Writes applied, in order, and their inverses (apply in reverse order to rewind); when the trie
+   * batch went to `persistLast`, the last pair is the one handed there.
+   */
   readonly forward: WriteBatch[];
   readonly undo: WriteBatch[];
 }
@@ -153,7 +167,14 @@ export function commitState(
   storagePool: TaskPool | null = null,
   timings: ImportTimings | null = null,
 ): Uint8Array {
-  return runToEnd(commitStateSteps(kv, state, persist, forward, undo, storagePool, timings, null, null));
+  return runToEnd(commitStateSteps(kv, state, persist, forward, undo, storagePool, timings, null, null, false)).root;
+}
+
+/** What `commitStateSteps` ends with: the new root, and the trie batch when held (`holdLast`). */
+export interface CommittedState {
+  readonly root: Uint8Array;
+  /** The trie batch, not written (its inverse ends `undo`, it ends `forward`); null when written. */
+  readonly held: WriteBatch | null;
 }
 
 /**
@@ -162,7 +183,10 @@ export function commitState(
  * inverse, the trie written), so no turn of the event loop runs more than one of them; each write
  * is told to `onWritten` with its inverse in the unit that makes it, and readers between the units
  * see the parent's state through the inverses. With `remote`, the root is computed elsewhere while
- * the job is parked (the event loop free).
+ * the job is parked (the event loop free). With `holdLast` the trie batch is not persisted but
+ * returned as `held` (it and its inverse end `forward` and `undo`) for the caller to write
+ * (ImportContext.persistLast); except, sliced, a trie batch of more than
+ * `IMPORT_UNITS.trieOpsPerWrite` rows, which is written in parts as without `holdLast`.
  */
 export function* commitStateSteps(
   kv: KvStore,
@@ -174,7 +198,8 @@ export function* commitStateSteps(
   timings: ImportTimings | null,
   remote: ImportContext["remoteRoot"] | null,
   onWritten: ImportContext["onStateWritten"] | null,
-): SliceJob<Uint8Array> {
+  holdLast: boolean,
+): SliceJob<CommittedState> {
   const sliced = onWritten != null;
   let tSpent = 0;
   let t = timings === null ? 0 : performance.now();
@@ -233,12 +258,22 @@ export function* commitStateSteps(
   yield* pause();
   turnTrace?.step("trieInverse");
   const u2 = r.undo ?? (yield* inverseBatchSteps(kv, r.batch, sliced));
+  // A trie batch of one unit's size (or any, not sliced) waits for the block's final write when the
+  // caller takes it (holdLast): nothing of it is on disk before then, so neither the crash marker
+  // nor the readers' view needs its inverse, and a block failing a later check never writes it.
+  const parts = sliced ? splitBatch(r.batch, IMPORT_UNITS.trieOpsPerWrite) : [r.batch];
+  if (holdLast && parts.length === 1) {
+    forward.push(r.batch);
+    undo.push(u2);
+    state.setStorageRoots(r.storageRoots);
+    if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
+    return { root: r.root, held: r.batch };
+  }
   yield* pause();
   turnTrace?.step("triePersist");
   // Sliced, a big trie batch is written in parts, a unit each. The first part carries the whole
   // inverse (the crash marker then undoes every part, written or not: a part not yet written is
   // already the parent's), and the readers' view lays it whole before any part lands.
-  const parts = sliced ? splitBatch(r.batch, IMPORT_UNITS.trieOpsPerWrite) : [r.batch];
   persist(parts[0]!, u2);
   onWritten?.(u2);
   forward.push(parts[0]!);
@@ -250,7 +285,7 @@ export function* commitStateSteps(
   }
   state.setStorageRoots(r.storageRoots);
   if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
-  return r.root;
+  return { root: r.root, held: null };
 }
 
 /**
@@ -301,9 +336,31 @@ export function headerBlobBaseFee(cfg: ChainConfig, excessBlobGas: number | null
   return blobBaseFee(excessBlobGas, (params ?? DEFAULT_CANCUN_BLOB_PARAMS).baseFeeUpdateFraction);
 }
 
+/** The row of `table` at `key` once `batch` is written over `kv` (its last op on the key wins). */
+function rowAfter(kv: KvReader, batch: WriteBatch, table: TableName, key: Uint8Array): Uint8Array | undefined {
+  const ops = batch.ops;
+  for (let i = ops.length - 1; i >= 0; i--) {
+    const op = ops[i]!;
+    if (op.table === table && equalBytes(op.key, key)) return op.type === "put" ? op.value : undefined;
+  }
+  return kv.get(table, key);
+}
+
 /** Applies `batches` (inverses) in reverse order. */
 export function rewind(kv: KvStore, undo: readonly WriteBatch[]): void {
   for (let i = undo.length - 1; i >= 0; i--) kv.write(undo[i]);
+}
+
+/**
+ * A block its caller has decoded already, from an Engine API payload (engine/payload.ts
+ * `payloadToBlock`): `header` and `body` are the block's, `hash` is the header's hash (which the
+ * caller compared with the payload's), and the header's transactionsRoot was computed from
+ * `body.transactions`. The import then decodes nothing and hashes neither again.
+ */
+export interface DecodedBlock {
+  readonly header: Header;
+  readonly body: BlockBody;
+  readonly hash: Uint8Array;
 }
 
 export function importBlock(ctx: ImportContext, parent: Header, blockRlp: Uint8Array): ImportedBlock | ImportFailure {
@@ -319,14 +376,18 @@ export function* importBlockSteps(
   ctx: ImportContext,
   parent: Header,
   blockRlp: Uint8Array,
+  decoded: DecodedBlock | null = null,
 ): SliceJob<ImportedBlock | ImportFailure> {
   const { kv, cfg } = ctx;
   turnTrace?.step("decode");
-  let block: ReturnType<typeof decodeBlock>;
-  try {
-    block = decodeBlock(blockRlp);
-  } catch (e) {
-    return { error: `BLOCK_DECODE: ${(e as Error).message}` };
+  let block: { header: Header; body: BlockBody };
+  if (decoded !== null) block = decoded;
+  else {
+    try {
+      block = decodeBlock(blockRlp);
+    } catch (e) {
+      return { error: `BLOCK_DECODE: ${(e as Error).message}` };
+    }
   }
   const { header, body } = block;
   const rules = rulesAt(cfg, header.number, header.timestamp);
@@ -339,7 +400,10 @@ export function* importBlockSteps(
   // Nothing is written before execution ends: the steps up to there may yield whatever the fork.
   yield;
 
-  if (!equalBytes(orderedTrieRoot(body.transactions), header.transactionsRoot)) return { error: "TRANSACTIONS_ROOT" };
+  // A decoded payload's header carries the root of its own txs (DecodedBlock).
+  if (decoded === null && !equalBytes(orderedTrieRoot(body.transactions), header.transactionsRoot)) {
+    return { error: "TRANSACTIONS_ROOT" };
+  }
   const ommersHash = keccak256(encodeRlpListOfEncoded(body.ommers.map(encodeHeader)));
   if (!equalBytes(ommersHash, header.ommersHash)) return { error: "OMMERS_HASH" };
   if (fork >= Fork.Paris && body.ommers.length > 0) return { error: "OMMERS_AFTER_MERGE" };
@@ -398,8 +462,11 @@ export function* importBlockSteps(
   const persist = ctx.persist ?? ((b: WriteBatch) => kv.write(b));
   const timings = ctx.timings ?? null;
   const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo, ctx.storagePool ?? null, timings);
+  const persistLast = ctx.persistLast ?? null;
+  /** The trie batch, computed but held back (persistLast): its inverse has nothing to undo. */
+  let held: WriteBatch | null = null;
   const fail = (error: string): ImportFailure => {
-    rewind(kv, undo);
+    rewind(kv, held !== null ? undo.slice(0, -1) : undo);
     return { error };
   };
 
@@ -458,7 +525,7 @@ export function* importBlockSteps(
   if (header.requestsHash !== null && rules.op === null) {
     if (res.requestsHash === null || !equalBytes(res.requestsHash, header.requestsHash)) return fail("REQUESTS_HASH");
   }
-  const root = yield* commitStateSteps(
+  const committed = yield* commitStateSteps(
     kv,
     state,
     persist,
@@ -468,16 +535,24 @@ export function* importBlockSteps(
     timings,
     ctx.remoteRoot ?? null,
     sliced ? (ctx.onStateWritten ?? null) : null,
+    persistLast !== null,
   );
+  held = committed.held;
+  const root = committed.root;
   if (!equalBytes(root, header.stateRoot)) return fail(`STATE_ROOT: got ${bytesToHex(root)}`);
   if (isthmus) {
-    const passer = new KvStateReader(kv).account(keccak256(L2_TO_L1_MESSAGE_PASSER));
-    const want = passer === null ? EMPTY_TRIE_ROOT : passer.storageRoot;
+    // The passer's row as the trie batch leaves it (it carries the new storage roots): the held
+    // batch's, else the store's (a trie batch written in parts is all on disk by now).
+    const key = keccak256(L2_TO_L1_MESSAGE_PASSER);
+    const row = held === null ? kv.get("hashedAccounts", key) : rowAfter(kv, held, "hashedAccounts", key);
+    const want = row === undefined ? EMPTY_TRIE_ROOT : decodeAccountRecord(row).storageRoot;
     if (header.withdrawalsRoot === null || !equalBytes(want, header.withdrawalsRoot)) return fail("WITHDRAWALS_ROOT");
   }
+  if (persistLast !== null && held !== null) persistLast(held, undo[undo.length - 1]!);
   if (timings !== null) {
     timings.blocks++;
     timings.gas += res.gasUsed;
   }
-  return { hash: keccak256(encodeHeader(header)), header, body, receipts: res.receipts, txs, forward, undo };
+  const hash = decoded === null ? keccak256(encodeHeader(header)) : decoded.hash;
+  return { hash, header, body, receipts: res.receipts, txs, forward, undo };
 }

@@ -247,7 +247,11 @@ export class EngineApi {
     const senders = this.recoverSenders(body.transactions);
     if (t0 !== null) turnTrace?.record("engine: newPayload before the import", t0);
     // In slices, queued behind the chain mutations before it: reads are answered meanwhile (issue 25).
-    const r = await this.chain.insertBlockSliced(encodeBlock({ header, body }), senders === null ? {} : { senders });
+    // The block as decoded here (its tx root computed from its txs, its hash checked above).
+    const r = await this.chain.insertBlockSliced(encodeBlock({ header, body }), {
+      decoded: { header, body, hash },
+      ...(senders === null ? {} : { senders }),
+    });
     switch (r.status) {
       case "VALID":
       case "KNOWN":
@@ -267,7 +271,7 @@ export class EngineApi {
         return { status: "SYNCING", latestValidHash: null, validationError: null };
       }
       case "INVALID": {
-        const parentValid = this.chain.store.receiptsRlp(header.parentHash) !== undefined;
+        const parentValid = this.chain.isExecuted(header.parentHash);
         return {
           status: "INVALID",
           latestValidHash: parentValid ? bytesToHex(header.parentHash) : null,
@@ -297,7 +301,7 @@ export class EngineApi {
       };
     }
     const header = chain.store.header(head);
-    if (header === null || chain.store.receiptsRlp(head) === undefined) {
+    if (header === null || !chain.isExecuted(head)) {
       // SPEC: geth forkchoiceUpdated with an unknown head: BeaconSync towards it, answer SYNCING with
       // no payload id (attributes are ignored until the head is there).
       const sync = this.sync;

@@ -28,10 +28,11 @@ export const EXECUTION_CACHE: CachedKvOptions = Object.freeze({
  * undo of their rewrite (the upper levels of the account trie and of busy contracts' storage tries
  * are the same records block after block). Records are ≤ 518 bytes: ≤ 17 MB a table when full.
  * PERF: `npm run bench -- sync`, main thread: 56 account-trie and 8 storage-trie keys read from
- * RocksDB a block without these, 0.6 and 0.3 with them.
+ * RocksDB a block without these, 0.6 and 0.3 with them. And the few `meta` rows (heads, labels):
+ * every forkchoice compares the safe and finalized labels with the stored ones (2 reads a block).
  */
 export const CHAIN_CACHE: CachedKvOptions = Object.freeze({
-  tables: Object.freeze({ ...EXECUTION_CACHE.tables, accountTrie: 32_768, storageTrie: 32_768 }),
+  tables: Object.freeze({ ...EXECUTION_CACHE.tables, accountTrie: 32_768, storageTrie: 32_768, meta: 64 }),
 });
 
 export class CachedKv implements KvStore {

@@ -4,7 +4,7 @@
  * encodings, withdrawal RLP). Keys are emitted in byte order without sorting: rlp(1..127) are single
  * bytes 0x01..0x7f, rlp(0) is 0x80, and rlp(i ≥ 128) is 0x80+len ‖ big-endian i, ascending in i.
  */
-import { HashBuilder } from "./hashBuilder.js";
+import { borrowHashBuilder, releaseHashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT as EMPTY_ROOT } from "./node.js";
 
 /** Root of the empty trie, keccak256(0x80): the roots of an empty tx, receipt or withdrawal list. */
@@ -29,12 +29,14 @@ function writeIndexKey(out: Uint8Array, i: number): number {
 
 /** Root of the trie mapping rlp(i) → items[i]. Empty list → EMPTY_TRIE_ROOT. */
 export function orderedTrieRoot(items: readonly Uint8Array[]): Uint8Array {
-  const hb = new HashBuilder();
+  const hb = borrowHashBuilder();
   const key = new Uint8Array(9);
   const n = items.length;
   const add = (i: number): void => hb.addLeafBytes(key, items[i], 0, writeIndexKey(key, i));
   for (let i = 1; i < Math.min(n, 128); i++) add(i);
   if (n > 0) add(0);
   for (let i = 128; i < n; i++) add(i);
-  return hb.root();
+  const root = hb.root();
+  releaseHashBuilder(hb);
+  return root;
 }

@@ -8,7 +8,7 @@
  */
 import { native } from "../native/load.js";
 import { TrieError } from "./errors.js";
-import { type BranchUpdate, HashBuilder } from "./hashBuilder.js";
+import { type BranchUpdate, borrowHashBuilder, releaseHashBuilder } from "./hashBuilder.js";
 
 /** Leaf i: key `keys[32i..32i+32)`, value `values[offsets[i]..offsets[i+1])`. */
 export interface SortedLeaves {
@@ -36,10 +36,12 @@ function checkShape(leaves: SortedLeaves): number {
 export function sortedTriePure(leaves: SortedLeaves): SortedTrie {
   const n = checkShape(leaves);
   const { keys, values, offsets } = leaves;
-  const hb = new HashBuilder({ updates: true });
+  const hb = borrowHashBuilder({ updates: true });
   for (let i = 0; i < n; i++) hb.addLeafBytes(keys, values, 32 * i, 32 * i + 32, offsets[i], offsets[i + 1]);
   const root = hb.root();
-  return { root, updates: hb.takeUpdates() };
+  const updates = hb.takeUpdates();
+  releaseHashBuilder(hb);
+  return { root, updates };
 }
 
 /** Through the addon (which must be loaded): its packed answer read into updates. */

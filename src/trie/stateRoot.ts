@@ -17,7 +17,7 @@ import type { TaskPool } from "../util/taskPool.js";
 import { withStorageRoot } from "./account.js";
 import { BottomCache } from "./bottomCache.js";
 import { TrieError } from "./errors.js";
-import { HashBuilder } from "./hashBuilder.js";
+import { borrowHashBuilder, HashBuilder, releaseHashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT } from "./node.js";
 import { sortKeyOrder } from "./packLeaves.js";
 import { runStorageJobs, type StorageJob, type StorageJobRunner, type TrieWalkStats } from "./sharedStorageRoots.js";
@@ -142,7 +142,7 @@ function updateTrie(
   cursors: { leafCursor?: KvCursor; nodeCursor?: KvCursor } = {},
 ): Uint8Array {
   const bottoms = process.env.OPAL_NO_BOTTOMS === "1" ? null : STATE_ROOT_BOTTOMS;
-  const hb = new HashBuilder({ updates: true, bottoms });
+  const hb = borrowHashBuilder({ updates: true, bottoms });
   const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, bottoms, ...cursors });
   walker.run();
   const root = hb.root();
@@ -150,6 +150,7 @@ function updateTrie(
   const old = rebuild ? readAllNodes(kv, view) : walker.visited;
   const kept = new Set<string>();
   stats.nodePuts += putTrieUpdates(batch, view, hb.takeUpdates(), old, kept);
+  releaseHashBuilder(hb);
   stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
   return root;
 }

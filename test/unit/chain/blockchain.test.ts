@@ -10,9 +10,11 @@ import { join } from "node:path";
 import { decodeBlock, encodeBlock } from "../../../src/block/block.js";
 import { headerHash } from "../../../src/block/header.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
-import { META_PENDING, META_PENDING_TAIL } from "../../../src/chain/chainStore.js";
+import { META_FINALIZED, META_PENDING, META_PENDING_TAIL, META_SAFE } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
+import { IMPORT_UNITS } from "../../../src/chain/importBlock.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
+import { keccak256 } from "../../../src/crypto/keccak.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { CachedKv, CHAIN_CACHE } from "../../../src/storage/cachedKv.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
@@ -53,11 +55,35 @@ function dumpStore(kv: KvStore): string[] {
   return rows;
 }
 
-/** A store that logs each write's sync flag and size. */
+/** Every row of the state and trie tables, as hex (to compare a store before and after). */
+function dumpRows(kv: KvStore): string[] {
+  return dumpStore(kv).filter((row) => !row.startsWith("meta "));
+}
+
+/** A store that counts point reads by table. */
+class TableReadCountingKv extends MemoryKv {
+  readonly reads = new Map<TableName, number>();
+  readsOf(table: TableName): number {
+    return this.reads.get(table) ?? 0;
+  }
+  override get(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    this.reads.set(table, this.readsOf(table) + 1);
+    return super.get(table, key);
+  }
+  override getMany(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    this.reads.set(table, this.readsOf(table) + keys.length);
+    return super.getMany(table, keys);
+  }
+}
+
+const MARKER_KEYS = new Set([bytesToHex(META_PENDING), bytesToHex(META_PENDING_TAIL)]);
+
+/** A store that logs each write's sync flag, size, and whether it sets a crash-marker row. */
 class SyncCountingKv extends MemoryKv {
-  readonly log: { sync: boolean; ops: number }[] = [];
+  readonly log: { sync: boolean; ops: number; marker: boolean }[] = [];
   override write(batch: WriteBatch, opts?: { sync?: boolean }): void {
-    this.log.push({ sync: opts?.sync === true, ops: batch.ops.length });
+    const marker = batch.ops.some((o) => o.type === "put" && o.table === "meta" && MARKER_KEYS.has(bytesToHex(o.key)));
+    this.log.push({ sync: opts?.sync === true, ops: batch.ops.length, marker });
     super.write(batch);
   }
 }
@@ -77,6 +103,27 @@ describe("chain/blockchain", function () {
   const fcu = JSON.parse(readFileSync(join(DIR, "headfcu.json"), "utf8")) as {
     params: [{ headBlockHash: string }];
   };
+
+  /** A chain on `kv` whose head and state are block 10 (blocks[9]); blocks[10] is after Byzantium. */
+  function chainAt10(kv: KvStore): Blockchain {
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 10)) chain.insertBlock(rlp);
+    chain.setHead(headerHash(decodeBlock(blocks[9]).header));
+    return chain;
+  }
+
+  /** After a crash cut the import of blocks[10]: the store reopens as `before` and imports it. */
+  function assertReopensAt10(kv: KvStore, before: string[], cut: number): void {
+    const reopened = Blockchain.open(kv);
+    // The flat rows, the trie nodes and patched account rows of a later write too, as before.
+    assert.deepEqual(dumpStore(kv), before, `cut ${cut}: the store is back as it was`);
+    assert.equal(kv.get("meta", META_PENDING), undefined, `cut ${cut}: the marker is gone`);
+    assert.equal(kv.get("meta", META_PENDING_TAIL), undefined, `cut ${cut}: its tail is gone`);
+    assert.equal(reopened.head.number, 10, `cut ${cut}`);
+    assert.deepEqual(computeStateRoot(kv).root, reopened.head.stateRoot, `cut ${cut}`);
+    // The interrupted block imports normally afterwards.
+    assert.equal(reopened.insertBlock(blocks[10]).status, "VALID", `cut ${cut}`);
+  }
 
   it("imports the whole rpc-compat chain and takes the forkchoice head", () => {
     const chain = initChain(new MemoryKv());
@@ -189,25 +236,182 @@ describe("chain/blockchain", function () {
     assert.deepEqual(computeStateRoot(kv).root, again.head.stateRoot);
   });
 
-  it("a crash in the middle of an import leaves a store that reopens at the last stored block", () => {
-    for (const cut of [0, 1, 2]) {
-      const kv = new CrashingKv();
+  it("an import writes twice: the flat rows with the crash marker, then the tries with the block in one batch", async () => {
+    // Synchronous, and sliced with a trie batch of at most IMPORT_UNITS.trieOpsPerWrite rows.
+    for (const sliced of [false, true]) {
+      const kv = new SyncCountingKv();
+      const chain = initChain(kv);
+      // Block 11: after Byzantium (before it every tx writes the state for its receipt's root).
+      for (const rlp of blocks.slice(0, 10)) chain.insertBlock(rlp);
+      kv.log.length = 0;
+      const r = sliced ? await chain.insertBlockSliced(blocks[10]) : chain.insertBlock(blocks[10]);
+      assert.equal(r.status, "VALID");
+      assert.deepEqual(
+        kv.log.map((w) => [w.sync, w.marker]),
+        [
+          [false, true],
+          [false, false],
+        ],
+        `sliced ${sliced}`,
+      );
+      assert.deepEqual(computeStateRoot(kv).root, decodeBlock(blocks[10]).header.stateRoot);
+      assert.equal(kv.get("meta", META_PENDING), undefined);
+    }
+  });
+
+  describe("a sliced import's trie batch of more than IMPORT_UNITS.trieOpsPerWrite rows", () => {
+    const units = { ...IMPORT_UNITS };
+    afterEach(() => Object.assign(IMPORT_UNITS, units));
+
+    it("is written in parts before the block's write, the first part carrying the crash marker's tail", async () => {
+      const kv = new SyncCountingKv();
       const chain = initChain(kv);
       for (const rlp of blocks.slice(0, 10)) chain.insertBlock(rlp);
-      chain.setHead(headerHash(decodeBlock(blocks[9]).header));
+      IMPORT_UNITS.trieOpsPerWrite = 2;
+      kv.log.length = 0;
+      assert.equal((await chain.insertBlockSliced(blocks[10])).status, "VALID");
+      const n = kv.log.length;
+      assert.ok(n > 4, `the flat rows, several trie parts and the block: ${n} writes`);
+      // The flat rows (pendingUndo), the first trie part (pendingUndoTail), later parts, the block.
+      assert.deepEqual(
+        kv.log.map((w) => w.marker),
+        [true, true, ...new Array<boolean>(n - 3).fill(false), false],
+      );
+      assert.ok(kv.log[1]!.ops <= 2 + 1 && kv.log.slice(2, -1).every((w) => w.ops <= 2));
+      assert.ok(kv.log.every((w) => !w.sync));
+      assert.deepEqual(computeStateRoot(kv).root, decodeBlock(blocks[10]).header.stateRoot);
+      assert.equal(kv.get("meta", META_PENDING), undefined);
+      assert.equal(kv.get("meta", META_PENDING_TAIL), undefined);
+    });
+
+    it("a crash after any of its writes reopens at the parent; a failed check undoes the parts", async () => {
+      IMPORT_UNITS.trieOpsPerWrite = 2;
+      let cut = 0;
+      for (; ; cut++) {
+        const kv = new CrashingKv();
+        const chain = chainAt10(kv);
+        const before = dumpStore(kv);
+        kv.writesLeft = cut;
+        let crashed = false;
+        try {
+          await chain.insertBlockSliced(blocks[10]);
+        } catch (e) {
+          if (!/simulated crash/.test((e as Error).message)) throw e;
+          crashed = true;
+        }
+        kv.writesLeft = Number.POSITIVE_INFINITY;
+        if (!crashed) break;
+        assertReopensAt10(kv, before, cut);
+      }
+      assert.ok(cut > 4, `crashed at each of ${cut} writes`);
+
+      const kv = new MemoryKv();
+      const chain = chainAt10(kv);
+      const before = dumpStore(kv);
+      const { header, body } = decodeBlock(blocks[10]);
+      const bad = encodeBlock({ header: { ...header, stateRoot: new Uint8Array(32).fill(1) }, body });
+      const r = await chain.insertBlockSliced(bad);
+      assert.equal(r.status, "INVALID");
+      assert.match(r.error ?? "", /STATE_ROOT/);
+      assert.deepEqual(dumpStore(kv), before);
+      assert.equal((await chain.insertBlockSliced(blocks[10])).status, "VALID");
+    });
+  });
+
+  it("import and forkchoice read back none of the block's rows but the absent receipts: what was imported is remembered", () => {
+    const kv = new TableReadCountingKv();
+    const chain = initChain(kv);
+    // Block 1: the genesis, its parent, is found in the store.
+    chain.applyForkchoice(chain.insertBlock(blocks[0]).hash, null, null);
+    for (const rlp of blocks.slice(1, 10)) {
+      const before = {
+        receipts: kv.readsOf("receipts"),
+        bodies: kv.readsOf("bodies"),
+        headers: kv.readsOf("headers"),
+        difficulty: kv.readsOf("difficulty"),
+      };
+      const r = chain.insertBlock(rlp);
+      assert.equal(r.status, "VALID");
+      assert.ok(chain.isExecuted(r.hash));
+      assert.ok(chain.isExecuted(decodeBlock(rlp).header.parentHash));
+      chain.applyForkchoice(r.hash, null, null);
+      // The new block's own lookup before its import (absent); the rest from memory.
+      assert.equal(kv.readsOf("receipts") - before.receipts, 1, `block ${r.header?.number}`);
+      assert.equal(kv.readsOf("bodies") - before.bodies, 0, `block ${r.header?.number}`);
+      assert.equal(kv.readsOf("headers") - before.headers, 0, `block ${r.header?.number}`);
+      assert.equal(kv.readsOf("difficulty") - before.difficulty, 0, `block ${r.header?.number}`);
+    }
+    // The canonical tx index the head moves wrote.
+    const body = decodeBlock(blocks[9]).body;
+    assert.ok(body.transactions.length > 0);
+    body.transactions.forEach((t, i) => {
+      const at = chain.store.txLocation(keccak256(t));
+      assert.deepEqual([at?.blockHash, at?.index], [chain.headBlockHash, i]);
+    });
+    // A chain opened on the same store finds executed blocks in the store.
+    const again = Blockchain.open(kv);
+    assert.ok(again.isExecuted(again.headBlockHash));
+  });
+
+  it("over the node's cache (CHAIN_CACHE) forkchoice reads no meta row from the store", () => {
+    const inner = new TableReadCountingKv();
+    const chain = initChain(new CachedKv(inner, CHAIN_CACHE));
+    const { hash: first } = chain.insertBlock(blocks[0]);
+    chain.applyForkchoice(first, first, first);
+    const before = inner.readsOf("meta");
+    for (const rlp of blocks.slice(1, 10)) {
+      const { hash } = chain.insertBlock(rlp);
+      chain.applyForkchoice(hash, hash, first);
+    }
+    assert.equal(inner.readsOf("meta") - before, 0);
+    assert.deepEqual(chain.store.meta(META_SAFE), chain.headBlockHash);
+    assert.deepEqual(Blockchain.open(inner).store.meta(META_FINALIZED), first);
+  });
+
+  it("a block handed over decoded (insertBlockSliced's `decoded`) is stored as the same block decoded from its RLP", async () => {
+    const plain = new MemoryKv();
+    const given = new MemoryKv();
+    const a = initChain(plain);
+    const b = initChain(given);
+    for (const rlp of blocks.slice(0, 12)) {
+      const { header, body } = decodeBlock(rlp);
+      const hash = headerHash(header);
+      const want = a.insertBlock(rlp);
+      const got = await b.insertBlockSliced(rlp, { decoded: { header, body, hash } });
+      assert.equal(got.status, want.status);
+      assert.deepEqual(got.hash, want.hash);
+      for (const t of ["headers", "bodies", "receipts", "history"] as TableName[]) {
+        assert.deepEqual(given.get(t, hash), plain.get(t, hash), `${t} of block ${header.number}`);
+      }
+      a.applyForkchoice(hash, null, null);
+      await b.exclusive(() => b.applyForkchoice(hash, null, null));
+    }
+    assert.deepEqual(dumpRows(given), dumpRows(plain));
+  });
+
+  it("a block whose state root does not match leaves the parent's state and tries as they were", () => {
+    const kv = new SyncCountingKv();
+    const chain = initChain(kv);
+    for (const rlp of blocks.slice(0, 10)) chain.insertBlock(rlp);
+    const before = dumpRows(kv);
+    const { header, body } = decodeBlock(blocks[10]);
+    const bad = encodeBlock({ header: { ...header, stateRoot: new Uint8Array(32).fill(1) }, body });
+    const r = chain.insertBlock(bad);
+    assert.equal(r.status, "INVALID");
+    assert.match(r.error ?? "", /STATE_ROOT/);
+    assert.deepEqual(dumpRows(kv), before);
+    assert.equal(chain.insertBlock(blocks[10]).status, "VALID");
+  });
+
+  it("a crash in the middle of an import leaves a store that reopens at the last stored block", () => {
+    for (const cut of [0, 1]) {
+      const kv = new CrashingKv();
+      const chain = chainAt10(kv);
       const before = dumpStore(kv);
       kv.writesLeft = cut;
       assert.throws(() => chain.insertBlock(blocks[10]), /simulated crash/);
       kv.writesLeft = Number.POSITIVE_INFINITY;
-      const reopened = Blockchain.open(kv);
-      // The flat rows, the trie nodes and patched account rows of a later write too, as before.
-      assert.deepEqual(dumpStore(kv), before, `cut ${cut}: the store is back as it was`);
-      assert.equal(kv.get("meta", META_PENDING), undefined, `cut ${cut}: the marker is gone`);
-      assert.equal(kv.get("meta", META_PENDING_TAIL), undefined, `cut ${cut}: its tail is gone`);
-      assert.equal(reopened.head.number, 10, `cut ${cut}`);
-      assert.deepEqual(computeStateRoot(kv).root, reopened.head.stateRoot, `cut ${cut}`);
-      // The interrupted block imports normally afterwards.
-      assert.equal(reopened.insertBlock(blocks[10]).status, "VALID");
+      assertReopensAt10(kv, before, cut);
     }
   });
 

@@ -8,7 +8,12 @@ import { bytesKey, compareBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { encodeBranchNodeCompact, hashOffset, popcount16 } from "../../../src/trie/branchNodeCompact.js";
 import { TrieError } from "../../../src/trie/errors.js";
-import { type BranchUpdate, HashBuilder } from "../../../src/trie/hashBuilder.js";
+import {
+  type BranchUpdate,
+  borrowHashBuilder,
+  HashBuilder,
+  releaseHashBuilder,
+} from "../../../src/trie/hashBuilder.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";
 import { bytesToNibbles } from "../../../src/trie/nibbles.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
@@ -53,7 +58,37 @@ function subtrieHash(entries: readonly Entry[], path: Uint8Array): string {
 
 const isUnsorted = (e: unknown): boolean => e instanceof TrieError && e.code === "UNSORTED_KEYS";
 
+/** Updates as comparable text: path, masks and record bytes. */
+function updatesText(u: readonly BranchUpdate[]): string[] {
+  return u.map((x) => `${hex(x.path)} ${hex(x.record)}`);
+}
+
 describe("trie/hashBuilder", () => {
+  it("a pooled builder, reused after other runs (one of them thrown out mid-way), builds what a new one does", () => {
+    const rng = new Rng(77);
+    const sets = [5, 200, 1, 40, 0, 700, 3].map((n) => randomEntries(rng, n, () => 1 + rng.int(60)));
+    const kinds = [{}, { updates: true }];
+    for (const opts of kinds) {
+      const updates = (opts as { updates?: boolean }).updates === true;
+      let seen = 0;
+      for (const entries of sets) {
+        const want = build(entries, updates);
+        // A run left mid-way (keys out of order) before this one, on the same pooled builder.
+        const bad = borrowHashBuilder(opts);
+        for (const [k, v] of entries.slice(0, 3)) bad.addLeafBytes(k, v);
+        if (entries.length > 1) assert.throws(() => bad.addLeafBytes(entries[0]![0], entries[0]![1]), isUnsorted);
+        releaseHashBuilder(bad);
+        const hb = borrowHashBuilder(opts);
+        if (hb === bad) seen++;
+        for (const [k, v] of entries) hb.addLeafBytes(k, v);
+        assert.equal(hex(hb.root()), want.root);
+        assert.deepEqual(updatesText(hb.takeUpdates()), updatesText(want.updates));
+        releaseHashBuilder(hb);
+      }
+      assert.ok(seen > 0, "the pool hands builders back out");
+    }
+  });
+
   it("empty builder gives the empty root", () => {
     assert.equal(hex(new HashBuilder().root()), hex(EMPTY_TRIE_ROOT));
   });

@@ -3,6 +3,7 @@
  * what a test cares about), and the block context the interpreter tests run in.
  */
 import { EMPTY_OMMERS_HASH, type Header } from "../../src/block/header.js";
+import type { Blockchain, BuildRequest, BuiltBlock } from "../../src/chain/blockchain.js";
 import type { BlockContext } from "../../src/evm/context.js";
 
 export function testHeader(fields: Partial<Header> = {}): Header {
@@ -45,3 +46,26 @@ export const TEST_BLOCK: BlockContext = Object.freeze({
   chainId: 1n,
   blockHash: () => 0n,
 });
+
+/**
+ * A post-Cancun block of `forced` txs on the head of `chain` (no pool, no withdrawals, empty extra
+ * data, the head's gas limit), built by the node's builder; a failed build throws its error.
+ */
+export function buildForced(
+  chain: Blockchain,
+  forced: readonly Uint8Array[],
+  fields: Pick<BuildRequest, "timestamp" | "feeRecipient" | "prevRandao">,
+): BuiltBlock {
+  const built = chain.buildBlock({
+    parentHash: chain.headBlockHash,
+    gasLimit: chain.head.gasLimit,
+    extraData: new Uint8Array(0),
+    withdrawals: [],
+    parentBeaconBlockRoot: new Uint8Array(32).fill(4),
+    forced,
+    pool: null,
+    ...fields,
+  });
+  if ("error" in built) throw new Error(built.error);
+  return built;
+}

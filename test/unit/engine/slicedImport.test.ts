@@ -28,6 +28,7 @@ import { RocksKv } from "../../../src/storage/rocksdb.js";
 import type { TableName } from "../../../src/storage/tables.js";
 import { MIN_REMOTE_ROOT_KEYS } from "../../../src/trie/remoteStateRoot.js";
 import { computeStateRoot } from "../../../src/trie/stateRoot.js";
+import { buildForced } from "../../utils/blocks.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 import { freshChain, transfer } from "../devp2p/sync/syncFixtures.js";
 import { rpcOver } from "../rpc/debug/rpcHarness.js";
@@ -46,19 +47,11 @@ function builtBlock(n = TXS, spread = false) {
   const a = freshChain();
   const forced: Uint8Array[] = [];
   for (let i = 0; i < n; i++) forced.push(transfer(i, spread ? i : 0));
-  const built = a.buildBlock({
-    parentHash: a.headBlockHash,
+  const built = buildForced(a, forced, {
     timestamp: 0x20,
     feeRecipient: hexToBytes(`0x${"11".repeat(20)}`),
     prevRandao: new Uint8Array(32).fill(3),
-    gasLimit: a.head.gasLimit,
-    extraData: new Uint8Array(0),
-    withdrawals: [],
-    parentBeaconBlockRoot: new Uint8Array(32).fill(4),
-    forced,
-    pool: null,
   });
-  if ("error" in built) throw new Error(built.error);
   assert.equal(built.body.transactions.length, n);
   return built;
 }

@@ -15,6 +15,7 @@ import { MemoryKv } from "../../../../src/storage/memory.js";
 import { encodeTx } from "../../../../src/tx/envelope.js";
 import { signTx } from "../../../../src/tx/signer.js";
 import { type FeeMarketTx, TxType } from "../../../../src/tx/tx.js";
+import { buildForced } from "../../../utils/blocks.js";
 import { l1Genesis } from "../../../utils/genesis.js";
 
 const KEY = hexToBytes(`0x${"42".repeat(32)}`);
@@ -55,19 +56,11 @@ export function extendChain(chain: Blockchain, n: number): void {
     const number = chain.head.number + 1;
     const forced: Uint8Array[] = [];
     for (let k = 0; k < 1 + ((number - 1) % 2); k++) forced.push(transfer(nonce++, number % 7));
-    const built = chain.buildBlock({
-      parentHash: chain.headBlockHash,
+    const built = buildForced(chain, forced, {
       timestamp: chain.head.timestamp + 2,
       feeRecipient: hexToBytes("0x00000000000000000000000000000000000000fe"),
       prevRandao: new Uint8Array(32).fill(number & 0xff),
-      gasLimit: chain.head.gasLimit,
-      extraData: new Uint8Array(0),
-      withdrawals: [],
-      parentBeaconBlockRoot: new Uint8Array(32).fill(4),
-      forced,
-      pool: null,
     });
-    if ("error" in built) throw new Error(built.error);
     chain.setHead(built.hash);
   }
 }

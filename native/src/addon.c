@@ -19,11 +19,17 @@
  *   sortKeys32(keys: Uint8Array, order: Uint32Array): void
  *       // order[i] = the index of the i-th smallest key of keys[32i..32i+32), equal keys in input
  *       // order; order holds one entry per key (trie.c)
+ *   limitMallocArenas(max: number): boolean
+ *       // glibc only: mallopt(M_ARENA_MAX, max), the cap on malloc's per-thread arenas; true when
+ *       // applied, false where the C library has no such knob (musl, macOS)
  */
 #include <node_api.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include "keccak.h"
 #include "interp.h"
 #include "trie.h"
@@ -277,6 +283,29 @@ static napi_value js_sort_keys32(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * glibc gives each thread that finds the arenas busy a new one, up to 8 per core, and keeps every
+ * page an arena ever held; a process with worker threads and RocksDB's background threads then
+ * grows by arenas it seldom reuses. The cap takes effect for arenas made after the call, so the
+ * loader makes it at its first import, before the pools start (glibc computes its limit lazily, when
+ * the ninth arena would be made).
+ */
+static napi_value js_limit_malloc_arenas(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t max = 0;
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &max) != napi_ok || max < 1)
+    return throw_type(env, "limitMallocArenas: max must be a positive integer");
+  bool applied = false;
+#if defined(__GLIBC__)
+  applied = mallopt(M_ARENA_MAX, max) == 1;
+#endif
+  napi_value out;
+  CHECK(napi_get_boolean(env, applied, &out));
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     {"keccak256", NULL, js_keccak256, NULL, NULL, NULL, napi_default, NULL},
@@ -286,6 +315,7 @@ static napi_value init(napi_env env, napi_value exports) {
     {"evmRun", NULL, js_evm_run, NULL, NULL, NULL, napi_default, NULL},
     {"sortedTrie", NULL, js_sorted_trie, NULL, NULL, NULL, napi_default, NULL},
     {"sortKeys32", NULL, js_sort_keys32, NULL, NULL, NULL, napi_default, NULL},
+    {"limitMallocArenas", NULL, js_limit_malloc_arenas, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props));
   return exports;

@@ -34,4 +34,9 @@ export interface NativeBinding {
    * trie/packLeaves.ts `sortPackedKeyOrderPure`).
    */
   sortKeys32(keys: Uint8Array, order: Uint32Array): void;
+  /**
+   * glibc's `mallopt(M_ARENA_MAX, max)`: caps malloc's per-thread arenas for arenas made from now
+   * on; true when applied, false on a C library without the knob. Called once by the loader.
+   */
+  limitMallocArenas(max: number): boolean;
 }

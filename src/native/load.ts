@@ -8,6 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { NativeBinding } from "./binding.js";
@@ -72,10 +73,36 @@ function loadSecp(): Secp256k1Native | null {
 
 /** Opal's own addon, or null when disabled or not built. */
 export const native: NativeBinding | null = loadAddon();
+
+/**
+ * The cap put on glibc's malloc arenas (docs/design/native.md "Malloc arenas"): `OPAL_MALLOC_ARENAS`,
+ * default the core count within [2, 8] (glibc's own is 8 per core); `0` leaves glibc's. A
+ * `MALLOC_ARENA_MAX` in the environment was applied by glibc at start and is left alone. Made once,
+ * at the loader's first import, before any pool starts a thread. Null when not applied (no addon,
+ * another C library, or left to glibc).
+ */
+export const mallocArenas: number | null = limitArenas(native);
+
+function limitArenas(addon: NativeBinding | null): number | null {
+  if (addon === null || process.env.MALLOC_ARENA_MAX !== undefined) return null;
+  const raw = process.env.OPAL_MALLOC_ARENAS;
+  const max = raw === undefined || raw === "" ? Math.min(8, Math.max(2, availableParallelism())) : Number(raw);
+  if (!Number.isSafeInteger(max) || max < 0) {
+    reasons.mallocArenas = `OPAL_MALLOC_ARENAS=${raw} is not a count: malloc's arenas left to glibc`;
+    return null;
+  }
+  if (max === 0) return null;
+  return addon.limitMallocArenas(max) ? max : null;
+}
 /** libsecp256k1 through the `secp256k1` package, or null. */
 export const secp256k1Native: Secp256k1Native | null = loadSecp();
 
 /** Which backends are active and, for each inactive one, why (for logs and `--version`). */
-export function nativeStatus(): { opal: boolean; secp256k1: boolean; reasons: Record<string, string> } {
-  return { opal: native !== null, secp256k1: secp256k1Native !== null, reasons: { ...reasons } };
+export function nativeStatus(): {
+  opal: boolean;
+  secp256k1: boolean;
+  mallocArenas: number | null;
+  reasons: Record<string, string>;
+} {
+  return { opal: native !== null, secp256k1: secp256k1Native !== null, mallocArenas, reasons: { ...reasons } };
 }

@@ -104,20 +104,43 @@ export interface RocksIterator {
   _closeSync(): void;
 }
 
+/** Opaque native `rocksdb::WriteBatch*` (a napi external freed when collected). */
+export interface RocksBatchHandle {
+  readonly __brand: "RocksBatchHandle";
+}
+
+/** Opaque native `Database*` of an open RocksLevel (a napi external; see `rocksDbContext`). */
+export interface RocksDbContext {
+  readonly __brand: "RocksDbContext";
+}
+
 /**
- * The binding's chained batch (one native rocksdb::WriteBatch). The underscore methods bypass
- * abstract-level's per-op encoding and promise machinery; `_writeSync` runs the write on the calling
- * thread and throws on failure. The batch is an abstract-level resource of its db: `db.close()`
- * closes it.
+ * The binding's napi functions for one WriteBatch (binding.cc `batch_*`, loaded by binding.js), called
+ * directly instead of through chained-batch.js. PERF: chained-batch.js's `_put` asserts its context,
+ * checks key and value for null and for strings, and defaults the options before the same napi call;
+ * an import writes a row per changed slot (storage-writes: 10k in one batch).
+ * A WriteBatch is independent of any database until `batch_write`; the caller keeps it and clears it.
  */
-export interface RocksChainedBatch {
-  _put(key: Uint8Array, value: Uint8Array, options: { readonly column: RocksColumn }): void;
-  _del(key: Uint8Array, options: { readonly column: RocksColumn }): void;
-  _writeSync(options: { readonly sync: boolean }): void;
-  /** Empties the native batch so it can be reused. */
-  _clear(): void;
-  /** Number of ops in the native batch. */
-  readonly length: number;
+export interface RocksBatchNative {
+  /** A new empty native WriteBatch. */
+  batch_init(): RocksBatchHandle;
+  /**
+   * Appends a put. `options.column` is the column family (read by name per call; absent: default).
+   * The key and value bytes are copied into the batch: the arrays may be reused after the call.
+   */
+  batch_put(
+    batch: RocksBatchHandle,
+    key: Uint8Array,
+    value: Uint8Array,
+    options: { readonly column: RocksColumn },
+  ): void;
+  batch_del(batch: RocksBatchHandle, key: Uint8Array, options: { readonly column: RocksColumn }): void;
+  /** `DB::Write` of the batch on the calling thread; throws on failure. The batch keeps its ops. */
+  batch_write(db: RocksDbContext, batch: RocksBatchHandle, options: { readonly sync: boolean }): void;
+  /** Empties the batch so it can be reused. */
+  batch_clear(batch: RocksBatchHandle): void;
+  /** Number of ops in the batch. */
+  batch_count(batch: RocksBatchHandle): number;
 }
 
 /** The `RocksLevel` instance surface Opal uses. */
@@ -139,7 +162,6 @@ export interface RocksLevelDb {
   iterator(options: RocksIteratorOptions): RocksIterator;
   /** abstract-level: forget a closed resource (otherwise `close()` keeps a reference to it). */
   detachResource(resource: RocksIterator): void;
-  _chainedBatch(): RocksChainedBatch;
   getProperty(property: string): string;
 }
 
@@ -155,6 +177,28 @@ let ctor: RocksLevelConstructor | null = null;
 export function rocksLevel(): RocksLevelConstructor {
   if (ctor === null) ctor = (require("@nxtedition/rocksdb") as { RocksLevel: RocksLevelConstructor }).RocksLevel;
   return ctor;
+}
+
+let native: RocksBatchNative | null = null;
+
+/** The binding's napi functions (its binding.js, the prebuilt addon the package itself loads). */
+export function rocksBatchNative(): RocksBatchNative {
+  if (native === null) native = require("@nxtedition/rocksdb/binding") as RocksBatchNative;
+  return native;
+}
+
+/**
+ * The native `Database*` of an open (or opening) RocksLevel: the value index.js keeps under its
+ * private `Symbol('context')` (set by the constructor from `db_init`), found by the symbol's description.
+ * Throws if the binding no longer keeps it there.
+ */
+export function rocksDbContext(db: RocksLevelDb): RocksDbContext {
+  const key = Object.getOwnPropertySymbols(db).find((s) => s.description === "context");
+  const ctx = key === undefined ? undefined : (db as unknown as Record<symbol, unknown>)[key];
+  if (ctx === undefined || ctx === null || typeof ctx !== "object") {
+    throw new Error("@nxtedition/rocksdb: RocksLevel keeps no native context under Symbol('context')");
+  }
+  return ctx as RocksDbContext;
 }
 
 /** Version of the loaded binding package (tests assert the pin). */

@@ -149,7 +149,7 @@ function updateTrie(
   addWalk(stats, walker);
   const old = rebuild ? readAllNodes(kv, view) : walker.visited;
   const kept = new Set<string>();
-  stats.nodePuts += putTrieUpdates(batch, view, hb.takeUpdates(), old, kept);
+  stats.nodePuts += putTrieUpdates(batch, view, hb.takeUpdates(), old, kept, rebuild);
   releaseHashBuilder(hb);
   stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
   return root;
@@ -230,7 +230,7 @@ function freshStorageRoot(
   const view = storageTrieView(change.hashedAddress);
   const old = readAllNodes(kv, view, undefined, nodeCursor);
   const kept = new Set<string>();
-  stats.nodePuts += putTrieUpdates(batch, view, trie.updates, old, kept);
+  stats.nodePuts += putTrieUpdates(batch, view, trie.updates, old, kept, true);
   stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
   return trie.root;
 }

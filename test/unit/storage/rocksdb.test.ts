@@ -9,7 +9,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openStore } from "../../../src/storage/engine.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
-import { type RocksLevelDb, rocksBindingVersion, rocksLevel } from "../../../src/storage/rocksBinding.js";
+import {
+  type RocksLevelDb,
+  rocksBatchNative,
+  rocksBindingVersion,
+  rocksDbContext,
+  rocksLevel,
+} from "../../../src/storage/rocksBinding.js";
 import {
   DEFAULT_MEMTABLE_BYTES,
   MAX_CACHE_BYTES,
@@ -38,6 +44,14 @@ function writeBufferSizes(dir: string): Map<string, number> {
   return out;
 }
 const ENC = { keyEncoding: "buffer", valueEncoding: "buffer" } as const;
+
+/** Writes `rows` ([key, value, column] each) to `db` in one batch through the napi functions. */
+function putRows(db: RocksLevelDb, rows: readonly (readonly [Uint8Array, Uint8Array, string])[]): void {
+  const n = rocksBatchNative();
+  const b = n.batch_init();
+  for (const [k, v, col] of rows) n.batch_put(b, k, v, { column: db.columns[col]! });
+  n.batch_write(rocksDbContext(db), b, { sync: false });
+}
 
 function storageError(code: string): (e: unknown) => boolean {
   return (e: unknown) => (e as { name?: string }).name === "StorageError" && (e as { code?: string }).code === code;
@@ -74,25 +88,41 @@ describe("storage/rocksdb", () => {
       assert.equal(typeof db.columns.a, "object");
     });
 
-    it("_chainedBatch: _put/_del with {column}, length, _writeSync, _clear", () => {
-      const b = db._chainedBatch();
-      b._put(u8(1), u8(10), { column: db.columns.a! });
-      b._put(u8(1), u8(20), { column: db.columns.b! });
-      b._put(u8(2), u8(30), { column: db.columns.a! });
-      b._del(u8(2), { column: db.columns.a! });
-      assert.equal(b.length, 4);
-      b._writeSync({ sync: false });
-      b._clear();
-      assert.equal(b.length, 0);
-      b._writeSync({ sync: true }); // an empty (cleared) batch writes nothing
-      assert.deepEqual(db._getManySync([u8(1), u8(2)], { column: db.columns.a! }), [Buffer.from([10]), undefined]);
+    it("napi batch_*: put/del with {column}, count, write on the DB context, clear, reuse", () => {
+      const n = rocksBatchNative();
+      const ctx = rocksDbContext(db);
+      assert.equal(rocksDbContext(db), ctx); // the same native context each time
+      const b = n.batch_init();
+      n.batch_put(b, u8(1), u8(10), { column: db.columns.a! });
+      n.batch_put(b, u8(1), u8(20), { column: db.columns.b! });
+      const k = u8(2);
+      n.batch_put(b, k, u8(30), { column: db.columns.a! });
+      k[0] = 3; // the batch copied the key
+      n.batch_del(b, u8(2), { column: db.columns.a! });
+      n.batch_put(b, u8(4), u8(40), { column: db.columns.a! });
+      assert.equal(n.batch_count(b), 5);
+      const s0 = db.sequence;
+      n.batch_write(ctx, b, { sync: false });
+      assert.equal(db.sequence, s0 + 5);
+      assert.equal(n.batch_count(b), 5); // a write keeps the ops
+      n.batch_clear(b);
+      assert.equal(n.batch_count(b), 0);
+      n.batch_write(ctx, b, { sync: true }); // an empty (cleared) batch writes nothing
+      assert.equal(db.sequence, s0 + 5);
+      const a = db._getManySync([u8(1), u8(2), u8(3), u8(4)], { column: db.columns.a! });
+      assert.deepEqual(a, [Buffer.from([10]), undefined, undefined, Buffer.from([40])]);
       assert.deepEqual(db._getManySync([u8(1)], { column: db.columns.b! }), [Buffer.from([20])]);
+      n.batch_put(b, u8(5), u8(50), { column: db.columns.b! }); // reused after a clear
+      n.batch_write(ctx, b, { sync: false });
+      assert.deepEqual(db._getManySync([u8(5)], { column: db.columns.b! }), [Buffer.from([50])]);
+      assert.throws(() => n.batch_put(b, u8(6), null as unknown as Uint8Array, { column: db.columns.a! }));
     });
 
     it("_getManySync: hits, misses, per-column, Uint8Array keys, fresh Buffer per value", () => {
-      const b = db._chainedBatch();
-      for (let i = 0; i < 100; i++) b._put(u8(i), u8(i, i), { column: db.columns.a! });
-      b._writeSync({ sync: false });
+      putRows(
+        db,
+        Array.from({ length: 100 }, (_, i) => [u8(i), u8(i, i), "a"]),
+      );
       const keys = [u8(5), u8(200), u8(99), new Uint8Array([7, 1, 2]).subarray(0, 1)];
       const got = db._getManySync(keys, { column: db.columns.a! });
       assert.deepEqual(got, [Buffer.from([5, 5]), undefined, Buffer.from([99, 99]), Buffer.from([7, 7])]);
@@ -104,10 +134,7 @@ describe("storage/rocksdb", () => {
     });
 
     it("querySync: gte/lt/reverse/limit per column, rows interleaved, finished flag", () => {
-      const b = db._chainedBatch();
-      for (let i = 0; i < 10; i++) b._put(u8(i), u8(100 + i), { column: db.columns.a! });
-      b._put(u8(3), u8(0), { column: db.columns.b! });
-      b._writeSync({ sync: false });
+      putRows(db, [...Array.from({ length: 10 }, (_, i) => [u8(i), u8(100 + i), "a"] as const), [u8(3), u8(0), "b"]]);
       const q = (o: object) => db.querySync({ column: db.columns.a!, ...ENC, ...o });
       const keysOf = (rows: Buffer[]) => rows.filter((_, i) => i % 2 === 0).map((k) => k[0]);
       let r = q({ gte: u8(2), lt: u8(5) });
@@ -126,9 +153,10 @@ describe("storage/rocksdb", () => {
     });
 
     it("iterator(): _seekSync, _nextvSync chunks, bounds quirks, snapshot at creation, _closeSync + detachResource", () => {
-      const b = db._chainedBatch();
-      for (let i = 0; i < 10; i++) b._put(u8(i * 2), u8(100 + i), { column: db.columns.a! });
-      b._writeSync({ sync: false });
+      putRows(
+        db,
+        Array.from({ length: 10 }, (_, i) => [u8(i * 2), u8(100 + i), "a"]),
+      );
       const it = db.iterator({ column: db.columns.a!, ...ENC, gte: u8(4), lt: u8(16), fillCache: true });
       const keysOf = (rows: Buffer[]) => rows.filter((_, i) => i % 2 === 0).map((k) => k[0]);
       // Unpositioned: starts at the lower bound.
@@ -150,9 +178,7 @@ describe("storage/rocksdb", () => {
       assert.deepEqual(it._nextvSync(5).rows, []);
       assert.throws(() => it._seekSync(new Uint8Array(0)), /empty target/);
       // Writes after creation are not seen (implicit snapshot).
-      const w = db._chainedBatch();
-      w._put(u8(7), u8(1), { column: db.columns.a! });
-      w._writeSync({ sync: false });
+      putRows(db, [[u8(7), u8(1), "a"]]);
       it._seekSync(u8(6));
       assert.deepEqual(keysOf(it._nextvSync(2).rows), [6, 8]);
       it._closeSync();
@@ -167,17 +193,15 @@ describe("storage/rocksdb", () => {
     it("handle is a BigInt; sequence grows with each write", () => {
       assert.equal(typeof db.handle, "bigint");
       const s0 = db.sequence;
-      const b = db._chainedBatch();
-      b._put(u8(1), u8(1), { column: db.columns.a! });
-      b._put(u8(2), u8(1), { column: db.columns.b! });
-      b._writeSync({ sync: false });
+      putRows(db, [
+        [u8(1), u8(1), "a"],
+        [u8(2), u8(1), "b"],
+      ]);
       assert.equal(db.sequence, s0 + 2);
     });
 
     it("new RocksLevel(handle) + open() on an open DB only lists its columns and sees its data", async () => {
-      const b = db._chainedBatch();
-      b._put(u8(1), u8(42), { column: db.columns.a! });
-      b._writeSync({ sync: false });
+      putRows(db, [[u8(1), u8(42), "a"]]);
       const RocksLevel = rocksLevel();
       const view = new RocksLevel(db.handle, ENC);
       await view.open({ createIfMissing: false });

@@ -4,11 +4,12 @@
  * collapse branches), and the incremental writes leave exactly the branch nodes a full build stores.
  */
 import { strict as assert } from "node:assert";
-import { bytesKey } from "../../../src/primitives/bytes.js";
+import { bytesKey, compareBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
+import { inverseBatch } from "../../../src/storage/undo.js";
 import { accountStorageRoot, encodeAccount } from "../../../src/trie/account.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import {
@@ -161,6 +162,12 @@ function differential(kv: KvStore, seed: number): void {
     const inc = updateStateRoot(kv, changes);
     const want = hex(model.root());
     assert.equal(hex(inc.root), want, `round ${round}: incremental root`);
+    // The trie batch's inverse (fresh puts undone by a delete, unread) restores the stored nodes.
+    const before = [tableDump(kv, "storageTrie"), tableDump(kv, "accountTrie")];
+    const undo = inverseBatch(kv, inc.batch);
+    kv.write(inc.batch);
+    kv.write(undo);
+    assert.deepEqual([tableDump(kv, "storageTrie"), tableDump(kv, "accountTrie")], before, `round ${round}: undo`);
     kv.write(inc.batch);
     // The stored nodes and account rows are now exactly those of a full build.
     const again = computeStateRoot(kv);
@@ -298,6 +305,60 @@ describe("trie/stateRoot", () => {
     const only = new MemoryKv();
     only.write(new WriteBatch().put("hashedAccounts", other, encodeAccount(2, 2n)));
     assert.equal(hex(inc.root), hex(computeStateRoot(only).root));
+  });
+
+  it("a new storage trie's node puts are fresh, and its undo restores a wiped incarnation's nodes", () => {
+    const rng = new Rng(11);
+    const kv = new MemoryKv();
+    const addr = rng.bytes(32);
+    /** The account with `n` new slots (values reported: the trie builds from them), over `wiped` rows. */
+    const build = (n: number, wiped: Uint8Array[]): StateChangeset => {
+      const batch = new WriteBatch().put("hashedAccounts", addr, encodeAccount(1, 1n));
+      for (const s of wiped) batch.del("hashedStorage", concat(addr, s));
+      const slots: Uint8Array[] = [];
+      const values: Uint8Array[] = [];
+      for (let i = 0; i < n; i++) {
+        const s = rng.bytes(32);
+        const w = randomWord(rng);
+        slots.push(s);
+        values.push(w);
+        batch.put("hashedStorage", concat(addr, s), w);
+      }
+      kv.write(batch);
+      const ordered = slots.map((s, i) => [s, values[i]!] as const).sort((a, b) => compareBytes(a[0], b[0]));
+      return {
+        accounts: [addr],
+        storage: [
+          {
+            hashedAddress: addr,
+            slots: ordered.map((e) => e[0]),
+            values: ordered.map((e) => e[1]),
+            wiped: wiped.length > 0,
+          },
+        ],
+      };
+    };
+    const first = build(300, []);
+    const a = updateStateRoot(kv, first);
+    const fresh = a.batch.ops.filter((o) => o.table === "storageTrie" && o.type === "put" && o.fresh === true);
+    assert.ok(fresh.length > 10, `fresh storageTrie puts: ${fresh.length}`);
+    assert.equal(
+      fresh.length,
+      a.batch.ops.filter((o) => o.table === "storageTrie").length,
+      "no stored node: every one is fresh",
+    );
+    kv.write(a.batch);
+    const before = tableDump(kv, "storageTrie");
+    // Re-created with other slots: its old nodes are replaced, and the new keys among them are fresh.
+    const second = build(250, first.storage![0]!.slots as Uint8Array[]);
+    const b = updateStateRoot(kv, second);
+    assert.ok(b.batch.ops.some((o) => o.type === "put" && o.fresh === true));
+    assert.ok(b.batch.ops.some((o) => o.table === "storageTrie" && o.type === "del"));
+    const undo = inverseBatch(kv, b.batch);
+    kv.write(b.batch);
+    assert.notDeepEqual(tableDump(kv, "storageTrie"), before);
+    kv.write(undo);
+    assert.deepEqual(tableDump(kv, "storageTrie"), before);
   });
 
   it("a malformed account row is a typed error", () => {

@@ -198,6 +198,11 @@ export interface Pools {
   trieHash: PiscinaPool;
   /** The trieHash pool when its workers read the node's store (Blockchain.storagePool), else null. */
   storageRoots: PiscinaPool | null;
+  /**
+   * With storageRoots: a synced write on one of its workers (RocksKv.syncLog), which makes every
+   * batch the node wrote before it durable while the node's thread goes on (Blockchain.logSync).
+   */
+  logSync: (() => Promise<void>) | null;
   evmCall: PiscinaPool | null;
   /** Destroys every pool, then releases the store handle the evmCall workers used. */
   destroy(): Promise<void>;
@@ -238,6 +243,7 @@ export function createPools(cfg: PoolsConfig): Pools {
     sigRecover,
     trieHash,
     storageRoots: trieRef === null ? null : trieHash,
+    logSync: trieRef === null ? null : () => trieHash.run<number>({ kind: "logSync" }).then(() => undefined),
     evmCall,
     async destroy() {
       if (destroyed) return;

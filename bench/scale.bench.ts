@@ -245,6 +245,7 @@ function printTurnTrace(): void {
   for (const e of t.sliceTurnsCpu.longest.slice(0, 10)) console.log(`    ${e.ms.toFixed(1)} ms ${e.what}`);
   line("loop lateness", t.loopLateness, 10);
   line("gc pauses", t.gcPauses, 10);
+  for (const e of t.gcPauses.longest.slice(0, 5)) console.log(`    ${e.ms.toFixed(1)} ms ${e.what}`);
 }
 
 /** The head's root (reached incrementally by the imports) against a full recomputation from the flat state. */

@@ -458,11 +458,15 @@ export class Blockchain implements ChainView {
 
   private *thenDurable<T>(fn: () => T): SliceJob<T> {
     turnTrace?.step("exclusive");
-    const r = fn();
-    const synced = this.forkchoiceSync;
-    this.forkchoiceSync = null;
-    if (synced !== null) yield synced;
-    return r;
+    try {
+      return fn();
+    } finally {
+      // Also when `fn` failed after its forkchoice (bad payload attributes): the next mutation and
+      // the error both wait for the sync.
+      const synced = this.forkchoiceSync;
+      this.forkchoiceSync = null;
+      if (synced !== null) yield synced;
+    }
   }
 
   /** Chain mutations running or waiting in `exclusive`'s queue. */

@@ -260,7 +260,19 @@ describe("chain/blockchain", function () {
     );
     assert.equal(durableHead(), bytesToHex(hashes[3]!));
     fail = false;
+    // A call that fails after its forkchoice (as bad payload attributes do) fails once it is durable.
+    await assert.rejects(
+      Promise.resolve(
+        chain.exclusiveDurable(() => {
+          chain.applyForkchoice(hashes[1]!, null, null);
+          throw new Error("bad attributes");
+        }),
+      ),
+      /bad attributes/,
+    );
+    assert.equal(durableHead(), bytesToHex(hashes[1]!));
     // The timer's sync goes through logSync too; stopLogSync waits for it and turns logSync off.
+    chain.setHead(hashes[2]!);
     chain.persistSoon();
     await chain.stopLogSync();
     assert.equal(chain.logSync, null);

@@ -145,6 +145,9 @@ interface ImportFigures {
   readonly rootMsPerBlock: number;
   readonly rssMb: number;
   readonly readsP99Ms: number;
+  /** The reads' median and p90, ms (less at the mercy of a run's few longest pauses than p99). */
+  readonly readsP50Ms: number;
+  readonly readsP90Ms: number;
   readonly reads: number;
 }
 
@@ -205,6 +208,8 @@ async function importWithReads(
       rootMsPerBlock: (rootS * 1000) / stream.blocks.length,
       rssMb: rssMax / 2 ** 20,
       readsP99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+      readsP50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
+      readsP90Ms: latencies[Math.floor(latencies.length * 0.9)] ?? 0,
       reads: latencies.length,
     };
   } finally {
@@ -240,6 +245,7 @@ function printTurnTrace(): void {
   for (const e of t.sliceTurnsCpu.longest.slice(0, 10)) console.log(`    ${e.ms.toFixed(1)} ms ${e.what}`);
   line("loop lateness", t.loopLateness, 10);
   line("gc pauses", t.gcPauses, 10);
+  for (const e of t.gcPauses.longest.slice(0, 5)) console.log(`    ${e.ms.toFixed(1)} ms ${e.what}`);
 }
 
 /** The head's root (reached incrementally by the imports) against a full recomputation from the flat state. */
@@ -284,7 +290,7 @@ export async function run(): Promise<BenchRow[]> {
       rates.push(mgas);
       const gb = dirBytes(join(datadir, "chaindata")) / 2 ** 30;
       console.log(
-        `scale ${accounts} accounts: import ${mgas.toFixed(1)} Mgas/s, root ${f.rootMsPerBlock.toFixed(1)} ms/block, db ${gb.toFixed(2)} GB, rss ${f.rssMb.toFixed(0)} MB, reads p99 ${f.readsP99Ms.toFixed(1)} ms (${f.reads} reads; root checked against a full recomputation)`,
+        `scale ${accounts} accounts: import ${mgas.toFixed(1)} Mgas/s, root ${f.rootMsPerBlock.toFixed(1)} ms/block, db ${gb.toFixed(2)} GB, rss ${f.rssMb.toFixed(0)} MB, reads p99 ${f.readsP99Ms.toFixed(1)} ms (${f.reads} reads, p50 ${f.readsP50Ms.toFixed(1)} ms, p90 ${f.readsP90Ms.toFixed(1)} ms; root checked against a full recomputation)`,
       );
       rows.push({
         section: "scale",

@@ -18,7 +18,9 @@
  *   so an OS crash keeps a prefix of them, at least up to the last synced one, and every prefix
  *   opens as a consistent chain. `persist()` syncs the head and labels written since its last call:
  *   engine forkchoice calls it before answering VALID, the node every DURABLE_INTERVAL_MS, import
- *   after each committed batch.
+ *   after each committed batch. With `logSync` (the node on RocksDB) forkchoice and the node's timer
+ *   write unsynced and a worker fsyncs the log, so this thread never waits for the disk; forkchoice
+ *   answers once that sync resolved (`exclusiveDurable`).
  */
 
 import { GAS_PER_BLOB } from "../block/blobGas.js";
@@ -89,6 +91,7 @@ import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
 export const DURABLE_INTERVAL_MS = 1000;
 
 const SYNC = Object.freeze({ sync: true });
+const NO_SYNC = Object.freeze({ sync: false });
 
 /**
  * Main-thread time a sliced import (`insertBlockSliced`) runs before it lets the event loop answer
@@ -289,6 +292,18 @@ export class Blockchain implements ChainView {
   private readonly executed = new Set<string>();
   /** A head or label change was written without sync since the last `persist()`. */
   private unsynced = false;
+  /** Head and label writes made without sync so far (a log sync clears `unsynced` if none came after it began). */
+  private unsyncedWrites = 0;
+  /**
+   * Makes every batch written so far durable without this thread waiting for the disk; resolves once
+   * it is. The node on RocksDB sets it (`RocksKv.syncLog` on a trieHash worker): forkchoice then
+   * writes unsynced and waits for this. Null: forkchoice makes its write a synced one.
+   */
+  logSync: (() => Promise<void>) | null = null;
+  /** The log sync started by the last `applyForkchoice`, until `exclusiveDurable` takes it. */
+  private forkchoiceSync: Promise<void> | null = null;
+  /** The log sync of `persistSoon` under way. */
+  private persistSync: Promise<void> | null = null;
   /** Time spent by imports (insertBlock) in execution, flat-state writes and the state root, summed. */
   readonly importTimings: ImportTimings = newImportTimings();
   tracer: Tracer | null = null;
@@ -430,6 +445,28 @@ export class Blockchain implements ChainView {
    */
   exclusive<T>(fn: () => T): T | Promise<T> {
     return this.mutations.run(callOnce(fn));
+  }
+
+  /**
+   * `exclusive` for forkchoice: after `fn`, the queue holds (the event loop does not) until the log
+   * sync its `applyForkchoice` started has resolved, so the result is only given, and the next
+   * mutation only starts, once the forkchoice is durable. A failed sync rejects with its error.
+   */
+  exclusiveDurable<T>(fn: () => T): T | Promise<T> {
+    return this.mutations.run(this.thenDurable(fn));
+  }
+
+  private *thenDurable<T>(fn: () => T): SliceJob<T> {
+    turnTrace?.step("exclusive");
+    try {
+      return fn();
+    } finally {
+      // Also when `fn` failed after its forkchoice (bad payload attributes): the next mutation and
+      // the error both wait for the sync.
+      const synced = this.forkchoiceSync;
+      this.forkchoiceSync = null;
+      if (synced !== null) yield synced;
+    }
   }
 
   /** Chain mutations running or waiting in `exclusive`'s queue. */
@@ -687,7 +724,7 @@ export class Blockchain implements ChainView {
     const b = new WriteBatch();
     const change = this.stageHead(hash, b, opts);
     this.kv.write(b);
-    this.unsynced = true;
+    this.markUnsynced();
     this.headHash = hash;
     this.headHeader = change.newHead;
     return change;
@@ -697,7 +734,8 @@ export class Blockchain implements ChainView {
    * engine_forkchoiceUpdated's writes, made durable before it answers VALID (docs/design/storage.md
    * "Durability"): the head moved to `head` when it is elsewhere (as `setHead`), the labels recorded
    * (as `setSafeAndFinalized`), in one synced batch instead of two writes and `persist()`'s synced
-   * one. Returns the head change, or null when the head stays.
+   * one. With `logSync` the batch is written unsynced and the log sync started here is awaited by
+   * `exclusiveDurable`, the caller's queue. Returns the head change, or null when the head stays.
    */
   applyForkchoice(head: Uint8Array, safe: Uint8Array | null, finalized: Uint8Array | null): HeadChange | null {
     this.assertIdle("applyForkchoice");
@@ -706,8 +744,13 @@ export class Blockchain implements ChainView {
     this.stageLabels(b, safe, finalized);
     if (b.size === 0 && !this.unsynced) return null;
     if (change === null) b.put("meta", META_HEAD, this.headHash);
-    this.kv.write(b, SYNC);
-    this.unsynced = false;
+    const logSync = this.logSync;
+    this.kv.write(b, logSync === null ? SYNC : NO_SYNC);
+    if (logSync === null) this.unsynced = false;
+    else {
+      this.markUnsynced();
+      this.forkchoiceSync = this.syncLogOff(logSync);
+    }
     if (change !== null) {
       this.headHash = head;
       this.headHeader = change.newHead;
@@ -937,7 +980,19 @@ export class Blockchain implements ChainView {
     this.stageLabels(b, safe, finalized);
     if (b.size === 0) return;
     this.kv.write(b);
+    this.markUnsynced();
+  }
+
+  private markUnsynced(): void {
     this.unsynced = true;
+    this.unsyncedWrites++;
+  }
+
+  /** Runs `logSync`; once it resolves, the head writes made before it began are synced. */
+  private async syncLogOff(logSync: () => Promise<void>): Promise<void> {
+    const upTo = this.unsyncedWrites;
+    await logSync();
+    if (this.unsyncedWrites === upTo) this.unsynced = false;
   }
 
   /** The label rows that change, into `b`. */
@@ -955,6 +1010,34 @@ export class Blockchain implements ChainView {
     if (!this.unsynced) return;
     this.kv.write(new WriteBatch().put("meta", META_HEAD, this.headHash), SYNC);
     this.unsynced = false;
+  }
+
+  /**
+   * Stops using `logSync` (before the workers behind it go): waits for the syncs under way; later
+   * forkchoices and `persistSoon` sync inline.
+   */
+  async stopLogSync(): Promise<void> {
+    this.logSync = null;
+    await Promise.allSettled([this.forkchoiceSync, this.persistSync]);
+  }
+
+  /**
+   * `persist()` for the node's timer: with `logSync`, the log is synced by it (no write on this
+   * thread; at most one such sync at a time) and a failure leaves the head unsynced for the next
+   * call; without, `persist()`.
+   */
+  persistSoon(): void {
+    const logSync = this.logSync;
+    if (logSync === null) {
+      this.persist();
+      return;
+    }
+    if (!this.unsynced || this.persistSync !== null) return;
+    this.persistSync = this.syncLogOff(logSync)
+      .catch(() => undefined)
+      .finally(() => {
+        this.persistSync = null;
+      });
   }
 
   private txHashesOf(blockHash: Uint8Array): Uint8Array[] {

@@ -259,7 +259,8 @@ export function engineMethods(api: EngineApi): AnyMethod[] {
         handler: ([state, attrs]) =>
           engineCall(() =>
             // After any block import under way: its block may be the new head or the payload's parent.
-            api.chain.exclusive(() => {
+            // The answer waits for the forkchoice's log sync (Blockchain.exclusiveDurable).
+            api.chain.exclusiveDurable(() => {
               if (attrs !== undefined) checkAttributes(version, attrs, attributesFork(api, attrs));
               return api.forkchoiceUpdated(version, state, attrs ?? null);
             }),

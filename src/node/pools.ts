@@ -68,6 +68,13 @@ export interface PoolStats {
   readonly waitMs: { readonly p50: number; readonly p99: number };
 }
 
+/**
+ * How long a pool's run and wait quantiles are reused (`PiscinaPool.stats`). Piscina's histograms
+ * count every task since the pool started, so their quantiles move slowly, while reading them builds
+ * two whole summaries (19 percentiles and the stddev each, ~0.5 ms a pool here) on the main thread.
+ */
+const QUANTILES_FRESH_MS = 5_000;
+
 /** How long destroy() waits for workers still loading, and how often it looks. */
 const LOAD_WAIT_MS = 30_000;
 const LOAD_POLL_MS = 10;
@@ -78,6 +85,12 @@ export class PiscinaPool implements TaskPool {
   private readonly pool: Piscina;
   private readonly maxQueue: number;
   private inFlight = 0;
+  /** The run and wait quantiles last read, and when (see QUANTILES_FRESH_MS). */
+  private quantiles: {
+    readonly at: number;
+    readonly runMs: PoolStats["runMs"];
+    readonly waitMs: PoolStats["waitMs"];
+  } | null = null;
   /** Threads whose entry module has loaded (or failed to): workers/boot.cjs reports each. */
   private readonly loaded = new Set<number>();
 
@@ -119,19 +132,30 @@ export class PiscinaPool implements TaskPool {
     return this.inFlight - this.pool.queueSize;
   }
 
+  /** The pool's figures: the counts as they are now, the quantiles at most QUANTILES_FRESH_MS old. */
   stats(): PoolStats {
-    const h = this.pool.histogram;
-    const run = h.runTime;
-    const wait = h.waitTime;
-    const num = (v: number): number => (Number.isFinite(v) ? v : 0);
+    const now = performance.now();
+    let q = this.quantiles;
+    if (q === null || now - q.at >= QUANTILES_FRESH_MS) {
+      const h = this.pool.histogram;
+      const run = h.runTime;
+      const wait = h.waitTime;
+      const num = (v: number): number => (Number.isFinite(v) ? v : 0);
+      q = {
+        at: now,
+        runMs: { p50: num(run.p50), p99: num(run.p99) },
+        waitMs: { p50: num(wait.p50), p99: num(wait.p99) },
+      };
+      this.quantiles = q;
+    }
     return {
       name: this.name,
       threads: this.threads,
       queued: this.pool.queueSize,
       busy: Math.max(0, this.busy),
       completed: this.pool.completed,
-      runMs: { p50: num(run.p50), p99: num(run.p99) },
-      waitMs: { p50: num(wait.p50), p99: num(wait.p99) },
+      runMs: q.runMs,
+      waitMs: q.waitMs,
     };
   }
 
@@ -198,6 +222,11 @@ export interface Pools {
   trieHash: PiscinaPool;
   /** The trieHash pool when its workers read the node's store (Blockchain.storagePool), else null. */
   storageRoots: PiscinaPool | null;
+  /**
+   * With storageRoots: a synced write on one of its workers (RocksKv.syncLog), which makes every
+   * batch the node wrote before it durable while the node's thread goes on (Blockchain.logSync).
+   */
+  logSync: (() => Promise<void>) | null;
   evmCall: PiscinaPool | null;
   /** Destroys every pool, then releases the store handle the evmCall workers used. */
   destroy(): Promise<void>;
@@ -238,6 +267,7 @@ export function createPools(cfg: PoolsConfig): Pools {
     sigRecover,
     trieHash,
     storageRoots: trieRef === null ? null : trieHash,
+    logSync: trieRef === null ? null : () => trieHash.run<number>({ kind: "logSync" }).then(() => undefined),
     evmCall,
     async destroy() {
       if (destroyed) return;

@@ -34,6 +34,11 @@ export interface OpenedStore {
   shareWithWorkers(): WorkerStoreRef | null;
   /** After the workers are gone (RocksDB: before `close`, else it refuses). */
   releaseWorkers(): void;
+  /**
+   * A store that syncs its log off the caller's thread by itself (the power-loss tests' store) gives
+   * Blockchain.logSync here; the node on RocksDB uses its trieHash workers instead (Pools.logSync).
+   */
+  readonly syncLog?: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,7 +88,13 @@ export async function openStore(path: string, engine: DbEngine, opts: StoreOptio
   };
 }
 
-/** A worker thread's read-only view of the owner's store. */
-export function openWorkerStore(ref: WorkerStoreRef): Promise<SequencedKv> {
+/**
+ * A worker thread's view of the owner's store: read-only, but for `syncLog()` (RocksKv.syncLog),
+ * which makes every batch the owner wrote so far durable without the owner's thread waiting.
+ */
+export type WorkerKv = SequencedKv & { syncLog(): void };
+
+/** A worker thread's view of the owner's store (see WorkerKv). */
+export function openWorkerStore(ref: WorkerStoreRef): Promise<WorkerKv> {
   return RocksKv.fromHandle(ref.handle);
 }

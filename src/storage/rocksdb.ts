@@ -4,7 +4,8 @@
  * getMany are one native MultiGet each, iterate pulls bounded chunks with `querySync`, a cursor keeps
  * one native iterator and reads ahead (RocksCursor). A WriteBatch becomes one native
  * rocksdb::WriteBatch across column families, written synchronously.
- * Worker threads read through the owner's native DB: `shareHandle()` → `RocksKv.fromHandle()`.
+ * Worker threads read through the owner's native DB: `shareHandle()` → `RocksKv.fromHandle()`; the
+ * one write such a view makes is `syncLog()`, which fsyncs the log off the owner's thread.
  * Shutdown order: `pool.destroy()` → `releaseHandle()` → `close()`; any other order can segfault.
  */
 import { compareBytes, concatBytes } from "../primitives/bytes.js";
@@ -143,6 +144,9 @@ const ZERO_BYTE = new Uint8Array(1);
 const SYNC = Object.freeze({ sync: true });
 const NO_SYNC = Object.freeze({ sync: false });
 const ENCODINGS = Object.freeze({ keyEncoding: "buffer", valueEncoding: "buffer" } as const);
+/** The meta row `syncLog()` writes (its value is one byte that never changes; nothing reads it). */
+export const LOG_SYNC_KEY = new TextEncoder().encode("logSync");
+const LOG_SYNC_VALUE = new Uint8Array([1]);
 
 function nonNull(b: Uint8Array): Uint8Array {
   return b.length === 0 ? EMPTY : b;
@@ -389,6 +393,8 @@ export class RocksKv implements KvStore {
   } | null;
   private closed = false;
   private shares = 0;
+  /** The native batch of `syncLog()`, made at its first call. */
+  private syncBatch: RocksChainedBatch | null = null;
   /** Open cursors, closed by `close()` (a shared-handle view must not leave native iterators behind). */
   private readonly cursors = new Set<RocksCursor>();
 
@@ -649,6 +655,27 @@ export class RocksKv implements KvStore {
       throw new StorageError("WRITE_FAILED", `RocksKv: write failed: ${messageOf(e)}`, { cause: e });
     } finally {
       native.batch_clear(b);
+    }
+  }
+
+  /**
+   * Makes every batch written so far to this native DB, by any thread, survive power loss: one synced
+   * write of the `LOG_SYNC_KEY` meta row. RocksDB fsyncs its write-ahead log for it, and the log holds
+   * every earlier batch in order (a `write` of the owner returns once its batch is in the log). The
+   * one write a shared-handle view may make: a worker calls it so that the owner's thread does not
+   * wait for the disk (Blockchain.logSync). It blocks its own thread for the fsync.
+   */
+  syncLog(): void {
+    const c = this.col("meta");
+    this.syncBatch ??= this.db._chainedBatch();
+    const nb = this.syncBatch;
+    try {
+      nb._put(LOG_SYNC_KEY, LOG_SYNC_VALUE, c);
+      nb._writeSync(SYNC);
+    } catch (e) {
+      throw new StorageError("WRITE_FAILED", `RocksKv: log sync failed: ${messageOf(e)}`, { cause: e });
+    } finally {
+      nb._clear();
     }
   }
 

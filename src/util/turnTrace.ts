@@ -7,18 +7,27 @@
  *   by the import at each of its steps);
  * - the event loop's lateness: a 1 ms timer's delay past its due time, about the length of whatever
  *   held the loop (a turn of any kind: a request, a slice, a GC pause);
- * - GC pauses (perf_hooks "gc" entries);
+ * - GC pauses (perf_hooks "gc" entries, named by kind: scavenge, mark-compact, ...);
  * and writes a summary (counts by length, the longest of each with the steps in it and their ms) as
  * JSON to the file when the process exits. Recording starts with the first traced turn, so the
  * start-up is left out. `npm run bench -- scale` prints the summary when the variable is set.
  * Nothing is recorded, and no timer runs, when it is not set.
  */
 import { openSync, readSync, writeFileSync } from "node:fs";
-import { PerformanceObserver } from "node:perf_hooks";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 import { isMainThread } from "node:worker_threads";
 
 /** Upper bounds of the length buckets, ms (the last bucket is everything longer). */
 const BUCKETS_MS = [1, 2, 4, 8, 16, 32, 64, 128] as const;
+/** perf_hooks' GC kinds (NODE_PERFORMANCE_GC_*), named in the trace's GC pauses. */
+function gcKind(kind: number | undefined): string {
+  if (kind === constants.NODE_PERFORMANCE_GC_MINOR) return "scavenge";
+  if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) return "mark-compact";
+  if (kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) return "incremental marking";
+  if (kind === constants.NODE_PERFORMANCE_GC_WEAKCB) return "weak callbacks";
+  return "gc";
+}
+
 /** Longest entries kept per kind. */
 const KEEP = 40;
 
@@ -119,7 +128,12 @@ export class TurnTrace {
     setTimeout(tick, 1).unref();
     const obs = new PerformanceObserver((list) => {
       if (this.started)
-        for (const e of list.getEntries()) this.gc.add(e.duration, (e.startTime - this.t0) / 1000, e.name);
+        for (const e of list.getEntries())
+          this.gc.add(
+            e.duration,
+            (e.startTime - this.t0) / 1000,
+            gcKind((e as { detail?: { kind?: number } }).detail?.kind),
+          );
     });
     obs.observe({ entryTypes: ["gc"] });
     process.on("exit", () => this.write());

@@ -9,7 +9,8 @@
  * PowerLossKv runs on memory and keeps two things: the live store every read sees, and the durable
  * image (batches up to the last synced one) plus the unsynced batches after it. `image(kept)` is the
  * store as it would reopen after a power cut now, keeping the first `kept` unsynced batches (0: every
- * write since the last sync point is discarded).
+ * write since the last sync point is discarded). `syncLog()` is the node's off-thread log sync
+ * (RocksKv.syncLog on a worker): it makes durable the batches written before it, a turn later.
  */
 import type { DbEngine, OpenedStore, SequencedKv } from "../../src/storage/engine.js";
 import type { KvCursor, KvCursorOptions, KvRange, WriteBatch } from "../../src/storage/kv.js";
@@ -78,12 +79,30 @@ export class PowerLossKv implements SequencedKv {
     this.live.write(batch);
     this.sequence++;
     this.unsynced.push(copyBatch(batch));
-    if (opts?.sync === true) {
-      for (const b of this.unsynced) this.durable.write(b);
-      this.unsynced = [];
-      this.syncs++;
-    }
+    if (opts?.sync === true) this.makeDurable(this.unsynced.length);
     this.onWrite?.(this);
+  }
+
+  /** The first `n` unsynced batches reach the disk. */
+  private makeDurable(n: number): void {
+    for (const b of this.unsynced.slice(0, n)) this.durable.write(b);
+    this.unsynced = this.unsynced.slice(n);
+    this.syncs++;
+  }
+
+  /**
+   * A log sync off the writer's thread: the batches written before the call are durable when it
+   * resolves, on a later turn (batches written meanwhile stay unsynced, as on RocksDB they may).
+   */
+  async syncLog(): Promise<void> {
+    const n = this.unsynced.length;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.makeDurable(n);
+  }
+
+  /** A row of the durable image (what a power cut now keeps at least). */
+  durableRow(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    return this.durable.get(table, key);
   }
 
   /** The store after a power cut now: the durable image and the first `kept` unsynced batches. */
@@ -98,13 +117,17 @@ export class PowerLossKv implements SequencedKv {
     await this.live.close();
   }
 
-  /** This store as ExecNode opens one (`ExecNodeDeps.openStore`); worker threads get no view. */
-  opened(engine: DbEngine = "rocksdb"): OpenedStore {
+  /**
+   * This store as ExecNode opens one (`ExecNodeDeps.openStore`); worker threads get no view. With
+   * `logSync` the node syncs through `syncLog()` (as on RocksDB, off its thread), else inline.
+   */
+  opened(engine: DbEngine = "rocksdb", opts: { readonly logSync?: boolean } = {}): OpenedStore {
     return {
       engine,
       kv: this,
       shareWithWorkers: () => null,
       releaseWorkers: () => undefined,
+      ...(opts.logSync === true ? { syncLog: () => this.syncLog() } : {}),
       close: () => this.close(),
     };
   }

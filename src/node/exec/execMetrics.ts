@@ -6,7 +6,9 @@
  * `chain/execution`, `chain/account/commits` and `chain/account/hashes` timers as totals), and the
  * process and Node runtime collectors. Every value is
  * read when scraped (prom-client `collect`), so nothing is recorded on the hot paths. A private
- * registry, never the global one.
+ * registry, never the global one. A scrape (`metricsText`) reads each pool's figures once
+ * (PiscinaPool.stats; its quantiles at most every 5 s): the seven pool series reading them afresh,
+ * each read building Piscina's two histogram summaries, held the event loop ~15 ms a scrape.
  */
 import type { Counter, Gauge } from "prom-client";
 import client from "prom-client";
@@ -24,10 +26,18 @@ export interface ExecMetricsSource {
 
 export class ExecMetrics {
   readonly registry: client.Registry;
+  /** The pools' figures of the scrape under way (`metricsText`); null between scrapes. */
+  private scrapeStats: readonly PoolStats[] | null = null;
+  private scraping = false;
 
   constructor(src: ExecMetricsSource, opts: { processMetrics?: boolean } = {}) {
     this.registry = new client.Registry();
     const registers = [this.registry];
+    const poolStats = (): readonly PoolStats[] => {
+      if (!this.scraping) return src.pools().map((p) => p.stats());
+      this.scrapeStats ??= src.pools().map((p) => p.stats());
+      return this.scrapeStats;
+    };
     const poolGauge = (name: string, help: string, pick: (s: PoolStats) => number): Gauge<"pool"> =>
       new client.Gauge<"pool">({
         name,
@@ -35,10 +45,7 @@ export class ExecMetrics {
         labelNames: ["pool"],
         registers,
         collect(this: Gauge<"pool">) {
-          for (const p of src.pools()) {
-            const s = p.stats();
-            this.set({ pool: s.name }, pick(s));
-          }
+          for (const s of poolStats()) this.set({ pool: s.name }, pick(s));
         },
       });
     const quantiles = (name: string, help: string, pick: (s: PoolStats) => { p50: number; p99: number }) =>
@@ -48,8 +55,7 @@ export class ExecMetrics {
         labelNames: ["pool", "quantile"],
         registers,
         collect(this: Gauge<"pool" | "quantile">) {
-          for (const p of src.pools()) {
-            const s = p.stats();
+          for (const s of poolStats()) {
             const q = pick(s);
             this.set({ pool: s.name, quantile: "0.5" }, q.p50 / 1000);
             this.set({ pool: s.name, quantile: "0.99" }, q.p99 / 1000);
@@ -74,10 +80,7 @@ export class ExecMetrics {
       registers,
       collect(this: Counter<"pool">) {
         this.reset();
-        for (const p of src.pools()) {
-          const s = p.stats();
-          if (s.completed > 0) this.inc({ pool: s.name }, s.completed);
-        }
+        for (const s of poolStats()) if (s.completed > 0) this.inc({ pool: s.name }, s.completed);
       },
     });
     quantiles("opal_pool_task_run_seconds", "Task run time in a worker (quantiles)", (s) => s.runMs);
@@ -120,6 +123,12 @@ export class ExecMetrics {
   }
 
   async metricsText(): Promise<string> {
-    return (await this.registry.metrics()).replace(/^([^#\n][^\n]*) Nan$/gm, "$1 NaN");
+    this.scraping = true;
+    try {
+      return (await this.registry.metrics()).replace(/^([^#\n][^\n]*) Nan$/gm, "$1 NaN");
+    } finally {
+      this.scraping = false;
+      this.scrapeStats = null;
+    }
   }
 }

@@ -465,7 +465,7 @@ export class ExecNode {
       log.info("Loaded chain head", { number: chain.head.number, hash: chain.headBlockHash });
       // Head changes made without the Engine API (dev sealing, devp2p sync, debug_setHead) are
       // synced within DURABLE_INTERVAL_MS (docs/design/storage.md "Durability"); stop() syncs the rest.
-      const durable = setInterval(() => chain.persist(), DURABLE_INTERVAL_MS);
+      const durable = setInterval(() => chain.persistSoon(), DURABLE_INTERVAL_MS);
       durable.unref();
       cleanup.push(async () => clearInterval(durable));
 
@@ -483,6 +483,10 @@ export class ExecNode {
       });
       cleanup.push(() => pools.destroy());
       chain.storagePool = pools.storageRoots;
+      // Forkchoice and the timer above wait for the disk off this thread (docs/design/storage.md
+      // "Durability"); the syncs under way end before the pools go.
+      chain.logSync = store.syncLog ?? pools.logSync;
+      cleanup.push(() => chain.stopLogSync());
       // Every L1 node takes blob txs in their network form and keeps the sidecars (geth's blobpool);
       // a dev L1 with --dev.beacon also serves them from its beacon API, so it keeps sealed blocks'
       // sidecars as long as a beacon node would, on disk (the chain's blobSidecars table); another
@@ -861,6 +865,7 @@ export class ExecNode {
       this.log.debug("RPC servers closed");
       // Chain mutations still queued (a sliced block import) end first: they use the pools and the store.
       await this.chain.exclusive(() => undefined);
+      await this.chain.stopLogSync();
       await this.pools.destroy();
       this.log.debug("Worker pools destroyed");
       if (this.durableTimer !== null) clearInterval(this.durableTimer);

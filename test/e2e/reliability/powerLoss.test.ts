@@ -84,14 +84,9 @@ interface Cut {
  */
 function takeCuts(kv: PowerLossKv, prng: Prng, p: number, acked: () => Cut["acked"]): Cut[] {
   const cuts: Cut[] = [];
-  let synced: Uint8Array | null = null;
-  let syncs = -1;
   kv.onWrite = (k) => {
-    if (k.syncs !== syncs) {
-      syncs = k.syncs;
-      synced = k.get("meta", META_HEAD) ?? null;
-    }
-    if (synced === null || !prng.chance(p)) return;
+    const synced = k.durableRow("meta", META_HEAD);
+    if (synced === undefined || !prng.chance(p)) return;
     const of = k.unsyncedBatches;
     const kept = prng.chance(1 / 3) ? 0 : prng.int(0, of);
     const a = acked();
@@ -115,17 +110,22 @@ function checkCut(c: Cut, i: number): void {
 }
 
 const QUIET = { print: () => undefined };
+/** The node syncs its log off its thread, as on RocksDB (Blockchain.logSync). */
+const LOG_SYNC = { logSync: true } as const;
 
 describe("reliability: power loss (writes since the last sync point discarded)", function () {
   this.timeout(180_000);
 
-  it("opal-exec dev sealing: every cut reopens consistent with its synced head, and sealing goes on", async () => {
+  it("opal-exec dev sealing (timer's log sync off the thread): every cut reopens consistent with its synced head, and sealing goes on", async () => {
     const dir = tempDir("powerloss-dev");
     const prng = new Prng(SEED);
     const kv = new PowerLossKv();
     const cuts = takeCuts(kv, prng, 0.4, () => undefined);
     const argv = ["--dev", "--dev.period", "0", "--datadir", dir.path, "--http"];
-    const node = await ExecNode.start(configOf(argv), { ...QUIET, openStore: async () => kv.opened() });
+    const node = await ExecNode.start(configOf(argv), {
+      ...QUIET,
+      openStore: async () => kv.opened("rocksdb", LOG_SYNC),
+    });
     try {
       const url = `http://127.0.0.1:${node.endpoints.http!.port}/`;
       for (let i = 0; i < 12; i++) {
@@ -144,7 +144,10 @@ describe("reliability: power loss (writes since the last sync point discarded)",
     // A node on a cut that lost blocks seals on top of what it kept.
     const cut = cuts.find((c) => c.kept < c.of) ?? cuts[cuts.length - 1]!;
     const kv2 = new PowerLossKv(cut.image);
-    const node2 = await ExecNode.start(configOf(argv), { ...QUIET, openStore: async () => kv2.opened() });
+    const node2 = await ExecNode.start(configOf(argv), {
+      ...QUIET,
+      openStore: async () => kv2.opened("rocksdb", LOG_SYNC),
+    });
     try {
       const url = `http://127.0.0.1:${node2.endpoints.http!.port}/`;
       const before = node2.chain.head.number;
@@ -161,66 +164,72 @@ describe("reliability: power loss (writes since the last sync point discarded)",
     checkConsistent(kv2.image(0), "after sealing on a cut");
   });
 
-  it("opal-exec under the Engine API: every forkchoice answered VALID survives, lost payloads re-sent are VALID", async () => {
-    const dir = tempDir("powerloss-engine");
-    const prng = new Prng(SEED ^ 0x2545f491);
-    const g = l2GenesisFile(dir.path);
-    const kv = new PowerLossKv();
-    const gj = JSON.parse(readFileSync(g.file, "utf8"));
-    Blockchain.init(kv, parseGenesis(gj), gj.config);
-    let driver: EngineDriver | null = null;
-    const cuts = takeCuts(kv, prng, 0.25, () => driver?.acked?.head);
-    const argv = ["--datadir", dir.path, "--http", "--maxpeers", "0"];
-    const node = await ExecNode.start(configOf(argv), { ...QUIET, openStore: async () => kv.opened() });
-    // Every canonical block's payload, by number - 1.
-    const blocks: { payload: ReturnType<typeof blockToPayload>; beaconRoot: string }[] = [];
-    try {
-      const http = `http://127.0.0.1:${node.endpoints.http!.port}`;
-      const auth = `http://127.0.0.1:${node.endpoints.auth.port}`;
-      driver = new EngineDriver(auth, http, node.jwtSecret, g.chainId, prng);
-      await driver.run(2, () => false, 16, 0);
-      kv.onWrite = null;
-      for (let n = 1; n <= node.chain.head.number; n++) {
-        const hash = node.chain.store.canonicalHash(n)!;
-        const header = node.chain.store.header(hash)!;
-        blocks.push({
-          payload: blockToPayload(header, node.chain.store.body(hash)!, hash, 4, true),
-          beaconRoot: bytesToHex(header.parentBeaconBlockRoot!),
-        });
-      }
-      assert.ok(cuts.length >= 3, `only ${cuts.length} cuts taken (seed ${SEED})`);
-      assert.ok(cuts.some((c) => c.acked !== undefined));
-    } finally {
-      await node.stop();
-    }
-    const final = blocks.length;
-    for (const [i, c] of cuts.entries()) checkCut(c, i);
-    // As op-node does after a restart: the payloads past the EL's head are sent again, then forkchoice.
-    for (const cut of [cuts[0]!, cuts[cuts.length - 1]!]) {
-      const kv2 = new PowerLossKv(cut.image);
-      const node2 = await ExecNode.start(configOf(argv), { ...QUIET, openStore: async () => kv2.opened() });
+  for (const logSync of [true, false]) {
+    it(`opal-exec under the Engine API (log sync ${logSync ? "off the thread" : "inline"}): every forkchoice answered VALID survives, lost payloads re-sent are VALID`, async () => {
+      const opened = (k: PowerLossKv) => k.opened("rocksdb", { logSync });
+      const dir = tempDir("powerloss-engine");
+      const prng = new Prng(SEED ^ 0x2545f491);
+      const g = l2GenesisFile(dir.path);
+      const kv = new PowerLossKv();
+      const gj = JSON.parse(readFileSync(g.file, "utf8"));
+      Blockchain.init(kv, parseGenesis(gj), gj.config);
+      let driver: EngineDriver | null = null;
+      const cuts = takeCuts(kv, prng, 0.25, () => driver?.acked?.head);
+      const argv = ["--datadir", dir.path, "--http", "--maxpeers", "0"];
+      const node = await ExecNode.start(configOf(argv), { ...QUIET, openStore: async () => opened(kv) });
+      // Every canonical block's payload, by number - 1.
+      const blocks: { payload: ReturnType<typeof blockToPayload>; beaconRoot: string }[] = [];
       try {
-        for (let n = node2.chain.head.number + 1; n <= final; n++) {
-          const b = blocks[n - 1]!;
-          const st = await node2.engine.newPayload(4, b.payload, [], b.beaconRoot, []);
-          assert.equal(st.status, "VALID", `re-sent payload #${n}: ${JSON.stringify(st)}`);
+        const http = `http://127.0.0.1:${node.endpoints.http!.port}`;
+        const auth = `http://127.0.0.1:${node.endpoints.auth.port}`;
+        driver = new EngineDriver(auth, http, node.jwtSecret, g.chainId, prng);
+        await driver.run(2, () => false, 16, 0);
+        kv.onWrite = null;
+        for (let n = 1; n <= node.chain.head.number; n++) {
+          const hash = node.chain.store.canonicalHash(n)!;
+          const header = node.chain.store.header(hash)!;
+          blocks.push({
+            payload: blockToPayload(header, node.chain.store.body(hash)!, hash, 4, true),
+            beaconRoot: bytesToHex(header.parentBeaconBlockRoot!),
+          });
         }
-        const head = blocks[final - 1]!.payload.blockHash as string;
-        const r = node2.engine.forkchoiceUpdated(
-          3,
-          { headBlockHash: head, safeBlockHash: head, finalizedBlockHash: `0x${"00".repeat(32)}` },
-          null,
-        );
-        assert.equal(r.payloadStatus.status, "VALID");
-        assert.equal(node2.chain.head.number, final);
-        // The VALID answer was synced: a power cut right after it keeps it.
-        assert.equal(checkConsistent(kv2.image(0), "after the re-sent forkchoice").head.number, final);
+        assert.ok(cuts.length >= 3, `only ${cuts.length} cuts taken (seed ${SEED})`);
+        assert.ok(cuts.some((c) => c.acked !== undefined));
       } finally {
-        await node2.stop();
+        await node.stop();
       }
-    }
-    dir.remove();
-  });
+      const final = blocks.length;
+      for (const [i, c] of cuts.entries()) checkCut(c, i);
+      // As op-node does after a restart: the payloads past the EL's head are sent again, then forkchoice.
+      for (const cut of [cuts[0]!, cuts[cuts.length - 1]!]) {
+        const kv2 = new PowerLossKv(cut.image);
+        const node2 = await ExecNode.start(configOf(argv), { ...QUIET, openStore: async () => opened(kv2) });
+        try {
+          for (let n = node2.chain.head.number + 1; n <= final; n++) {
+            const b = blocks[n - 1]!;
+            const st = await node2.engine.newPayload(4, b.payload, [], b.beaconRoot, []);
+            assert.equal(st.status, "VALID", `re-sent payload #${n}: ${JSON.stringify(st)}`);
+          }
+          const head = blocks[final - 1]!.payload.blockHash as string;
+          // As engine_forkchoiceUpdated runs it: answered once the forkchoice is durable.
+          const r = await node2.chain.exclusiveDurable(() =>
+            node2.engine.forkchoiceUpdated(
+              3,
+              { headBlockHash: head, safeBlockHash: head, finalizedBlockHash: `0x${"00".repeat(32)}` },
+              null,
+            ),
+          );
+          assert.equal(r.payloadStatus.status, "VALID");
+          assert.equal(node2.chain.head.number, final);
+          // The VALID answer was synced: a power cut right after it keeps it.
+          assert.equal(checkConsistent(kv2.image(0), "after the re-sent forkchoice").head.number, final);
+        } finally {
+          await node2.stop();
+        }
+      }
+      dir.remove();
+    });
+  }
 
   it("opal-node's safe-head DB: a cut after any write keeps every entry written before it", () => {
     const prng = new Prng(SEED ^ 0x68e31da4);

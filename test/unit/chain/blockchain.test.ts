@@ -10,7 +10,13 @@ import { join } from "node:path";
 import { decodeBlock, encodeBlock } from "../../../src/block/block.js";
 import { headerHash } from "../../../src/block/header.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
-import { META_FINALIZED, META_PENDING, META_PENDING_TAIL, META_SAFE } from "../../../src/chain/chainStore.js";
+import {
+  META_FINALIZED,
+  META_HEAD,
+  META_PENDING,
+  META_PENDING_TAIL,
+  META_SAFE,
+} from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { IMPORT_UNITS } from "../../../src/chain/importBlock.js";
 import { stateViewAt } from "../../../src/chain/stateAt.js";
@@ -24,6 +30,7 @@ import { computeStateRoot } from "../../../src/trie/stateRoot.js";
 import { startSharedRecovery } from "../../../src/tx/sharedRecovery.js";
 import type { Tx } from "../../../src/tx/tx.js";
 import { fixturePath } from "../../utils/fixtures.js";
+import { PowerLossKv } from "../../utils/powerLoss.js";
 import { blocksOf } from "../../utils/rpcCompatChain.js";
 
 const DIR = fixturePath("execution-apis-rpc", "tests");
@@ -220,6 +227,57 @@ describe("chain/blockchain", function () {
       [[true, 1]],
     );
     assert.deepEqual(Blockchain.open(kv).headBlockHash, hashes[10]);
+  });
+
+  it("with logSync: forkchoice writes unsynced and is answered, and the queue goes on, once the log sync has run; a failed sync fails it", async () => {
+    const kv = new PowerLossKv();
+    const chain = initChain(kv);
+    const hashes = blocks.slice(0, 4).map((rlp) => {
+      assert.equal(chain.insertBlock(rlp).status, "VALID");
+      return headerHash(decodeBlock(rlp).header);
+    });
+    const durableHead = (): string => bytesToHex(kv.durableRow("meta", META_HEAD)!);
+    const genesis = durableHead();
+    let fail = false;
+    chain.logSync = async () => {
+      if (fail) throw new Error("disk gone");
+      await kv.syncLog();
+    };
+    const answer = chain.exclusiveDurable(() => chain.applyForkchoice(hashes[3]!, null, null));
+    assert.ok(answer instanceof Promise, "answered before the log sync");
+    assert.equal(durableHead(), genesis, "the forkchoice's own write was a synced one");
+    const seenByNext: string[] = [];
+    const next = chain.exclusive(() => seenByNext.push(durableHead()));
+    assert.equal((await answer)?.newHead.number, 4);
+    assert.equal(durableHead(), bytesToHex(hashes[3]!));
+    await next;
+    assert.deepEqual(seenByNext, [bytesToHex(hashes[3]!)]);
+    // A failed sync fails the call; the head stays unsynced until a later sync.
+    fail = true;
+    await assert.rejects(
+      Promise.resolve(chain.exclusiveDurable(() => chain.applyForkchoice(hashes[2]!, null, null))),
+      /disk gone/,
+    );
+    assert.equal(durableHead(), bytesToHex(hashes[3]!));
+    fail = false;
+    // A call that fails after its forkchoice (as bad payload attributes do) fails once it is durable.
+    await assert.rejects(
+      Promise.resolve(
+        chain.exclusiveDurable(() => {
+          chain.applyForkchoice(hashes[1]!, null, null);
+          throw new Error("bad attributes");
+        }),
+      ),
+      /bad attributes/,
+    );
+    assert.equal(durableHead(), bytesToHex(hashes[1]!));
+    // The timer's sync goes through logSync too; stopLogSync waits for it and turns logSync off.
+    chain.setHead(hashes[2]!);
+    chain.persistSoon();
+    await chain.stopLogSync();
+    assert.equal(chain.logSync, null);
+    assert.equal(durableHead(), bytesToHex(hashes[2]!));
+    assert.deepEqual(Blockchain.open(kv.image(0)).headBlockHash, hashes[2]);
   });
 
   it("init on a store that holds a chain writes nothing: same genesis reopens, another is refused", () => {

@@ -1,6 +1,6 @@
 /**
  * Worker pools end to end: real Piscina workers (through workers/boot.cjs, tsx registered under tests), pools of 1
- * and 2, sender recovery results equal to the main-thread path, queue/busy counters, bad options.
+ * and 2, sender recovery results equal to the main-thread path, queue/busy counters and stats, bad options.
  */
 import { strict as assert } from "node:assert";
 import { defaultThreads, PiscinaPool } from "../../../src/node/pools.js";
@@ -114,6 +114,13 @@ describe("node/pools: worker pools", function () {
       assert.ok(pool.canAcceptWork());
       for (const r of await Promise.all(runs)) assert.deepEqual(r, expected);
       assert.equal(pool.busy, 0);
+      // The counts are read live; the quantiles of reads close together are read once.
+      const first = pool.stats();
+      const again = pool.stats();
+      assert.ok(first.completed >= 3);
+      assert.ok(first.runMs.p99 > 0);
+      assert.equal(again.runMs, first.runMs);
+      assert.equal(again.waitMs, first.waitMs);
     } finally {
       await pool.destroy();
     }

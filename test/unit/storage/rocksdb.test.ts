@@ -18,6 +18,7 @@ import {
 } from "../../../src/storage/rocksBinding.js";
 import {
   DEFAULT_MEMTABLE_BYTES,
+  LOG_SYNC_KEY,
   MAX_CACHE_BYTES,
   MIN_TABLE_MEMTABLE_BYTES,
   memtableBudgets,
@@ -405,6 +406,11 @@ describe("storage/rocksdb", () => {
       assert.equal(view.sequence, kv.sequence);
       assert.throws(() => view.write(new WriteBatch().put("meta", u8(1), u8(1))), storageError("READ_ONLY"));
       assert.throws(() => view.shareHandle(), storageError("READ_ONLY"));
+      // Its one write: the synced marker row of syncLog, into the owner's DB.
+      const s1 = kv.sequence;
+      view.syncLog();
+      assert.equal(kv.sequence, s1 + 1);
+      assert.deepEqual(kv.get("meta", LOG_SYNC_KEY), u8(1));
 
       await assert.rejects(kv.close(), storageError("HANDLE_SHARED"));
       await view.close();

@@ -1,11 +1,13 @@
 /**
  * opal-exec's block import counters (`opal_chain_import_*`): a chain that imports blocks with txs
  * shows their count and gas, and time in execution, flat-state writes and the state root; blocks
- * that fail, and blocks built rather than imported, are not counted.
+ * that fail, and blocks built rather than imported, are not counted. A scrape reads each pool's
+ * figures once.
  */
 import { strict as assert } from "node:assert";
 import { encodeBlock } from "../../../../src/block/block.js";
 import { ExecMetrics } from "../../../../src/node/exec/execMetrics.js";
+import type { PoolStats } from "../../../../src/node/pools.js";
 import { freshChain, sourceChain } from "../../devp2p/sync/syncFixtures.js";
 
 function value(text: string, name: string): number {
@@ -45,5 +47,33 @@ describe("node/exec/execMetrics: block import counters", () => {
     for (const t of ["execution", "state_write", "root"]) {
       assert.ok(value(text, `opal_chain_import_${t}_seconds_total`) > 0, t);
     }
+  });
+
+  it("a scrape reads each pool's figures once, and the next scrape reads them again", async () => {
+    let reads = 0;
+    let busy = 1;
+    const pool = {
+      stats(): PoolStats {
+        reads++;
+        return {
+          name: "evmCall",
+          threads: 2,
+          queued: 0,
+          busy,
+          completed: 7,
+          runMs: { p50: 1, p99: 2 },
+          waitMs: { p50: 3, p99: 4 },
+        };
+      },
+    };
+    const metrics = new ExecMetrics({ pools: () => [pool], head: () => 0 }, { processMetrics: false });
+    const first = await metrics.metricsText();
+    assert.equal(reads, 1);
+    assert.equal(value(first, 'opal_pool_busy_workers\\{pool="evmCall"\\}'), 1);
+    assert.equal(value(first, 'opal_pool_task_wait_seconds\\{pool="evmCall",quantile="0.99"\\}'), 0.004);
+    busy = 2;
+    const second = await metrics.metricsText();
+    assert.equal(reads, 2);
+    assert.equal(value(second, 'opal_pool_busy_workers\\{pool="evmCall"\\}'), 2);
   });
 });

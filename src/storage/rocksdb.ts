@@ -393,8 +393,8 @@ export class RocksKv implements KvStore {
   } | null;
   private closed = false;
   private shares = 0;
-  /** The native batch of `syncLog()`, made at its first call. */
-  private syncBatch: RocksChainedBatch | null = null;
+  /** The native batch of `syncLog()` and its DB, made at its first call (also on a view). */
+  private syncBatch: { readonly b: RocksBatchHandle; readonly db: RocksDbContext } | null = null;
   /** Open cursors, closed by `close()` (a shared-handle view must not leave native iterators behind). */
   private readonly cursors = new Set<RocksCursor>();
 
@@ -666,16 +666,18 @@ export class RocksKv implements KvStore {
    * wait for the disk (Blockchain.logSync). It blocks its own thread for the fsync.
    */
   syncLog(): void {
+    this.checkOpen();
     const c = this.col("meta");
-    this.syncBatch ??= this.db._chainedBatch();
+    const native = rocksBatchNative();
+    this.syncBatch ??= { b: native.batch_init(), db: rocksDbContext(this.db) };
     const nb = this.syncBatch;
     try {
-      nb._put(LOG_SYNC_KEY, LOG_SYNC_VALUE, c);
-      nb._writeSync(SYNC);
+      native.batch_put(nb.b, LOG_SYNC_KEY, LOG_SYNC_VALUE, c);
+      native.batch_write(nb.db, nb.b, SYNC);
     } catch (e) {
       throw new StorageError("WRITE_FAILED", `RocksKv: log sync failed: ${messageOf(e)}`, { cause: e });
     } finally {
-      nb._clear();
+      native.batch_clear(nb.b);
     }
   }
 

@@ -39,6 +39,12 @@ export function writeHeader(out: Uint8Array, pos: number, len: number, shortBase
     out[pos] = shortBase + len;
     return pos + 1;
   }
+  // PERF: one length byte (56..255: every row of the state tables) without the general loop.
+  if (len < 256) {
+    out[pos] = shortBase + 56;
+    out[pos + 1] = len;
+    return pos + 2;
+  }
   const k = lengthOfLength(len);
   out[pos] = shortBase + 55 + k;
   for (let i = k; i >= 1; i--) {
@@ -50,7 +56,7 @@ export function writeHeader(out: Uint8Array, pos: number, len: number, shortBase
 
 /** Header size for a payload of `len` bytes (1 byte below 56, else 1 + length-of-length). */
 export function headerLength(len: number): number {
-  return len < 56 ? 1 : 1 + lengthOfLength(len);
+  return len < 56 ? 1 : len < 256 ? 2 : 1 + lengthOfLength(len);
 }
 
 /** Encoded size of a byte string item (a single byte below 0x80 is its own encoding). */

@@ -13,52 +13,13 @@ import { TABLE_NAMES, type TableName } from "./tables.js";
 if (TABLE_NAMES.length > 0x80) throw new Error("batchCodec: table indexes must stay below 0x80");
 const INDEX = new Map<TableName, number>(TABLE_NAMES.map((t, i) => [t, i]));
 
-/** RLP size of byte string `b`: its own byte (one below 0x80), else a 1-, 2- or longer header and its bytes. */
-function stringSize(b: Uint8Array): number {
-  const n = b.length;
-  if (n === 1) return b[0]! < 0x80 ? 1 : 2;
-  if (n < 56) return 1 + n;
-  return n < 256 ? 2 + n : stringLength(b);
-}
-
-/** Writes a list header for `len` payload bytes at `pos`; returns the position after it. */
-function writeListHeader(out: Uint8Array, pos: number, len: number): number {
-  if (len < 56) {
-    out[pos] = 0xc0 + len;
-    return pos + 1;
-  }
-  if (len < 256) {
-    out[pos] = 0xf8;
-    out[pos + 1] = len;
-    return pos + 2;
-  }
-  return writeHeader(out, pos, len, 0xc0);
-}
-
-/** Writes byte string `b` at `pos` as `stringSize` measured it; returns the position after it. */
-function writeBytes(out: Uint8Array, pos: number, b: Uint8Array): number {
-  const n = b.length;
-  if (n === 1 && b[0]! < 0x80) {
-    out[pos] = b[0]!;
-    return pos + 1;
-  }
-  if (n < 56) out[pos++] = 0x80 + n;
-  else if (n < 256) {
-    out[pos] = 0xb8;
-    out[pos + 1] = n;
-    pos += 2;
-  } else return writeString(out, pos, b);
-  out.set(b, pos);
-  return pos + n;
-}
-
 /**
  * The bytes `encodeRlp` makes of rlp([[tableIndex, key, value | []], …]), written directly.
  * PERF: no nested input arrays and one measuring pass instead of one per list level: an import's
  * undo record runs to a row per written slot (10k for storage-writes) and is encoded for the
- * crash marker and the history record (`npm run bench -- engines`). The headers of keys, values and
- * op lists under 256 bytes (every row of the state tables) are written inline, and the table's index
- * looked up once per run of ops on it: the import runs this once per block, cold.
+ * crash marker and the history record (`npm run bench -- engines`). The table's index is looked up
+ * once per run of ops on it (the import runs this once per block, cold); the RLP helpers write the
+ * one-byte-length headers of rows under 256 bytes without their general loop (rlp/encode.ts).
  */
 export function encodeBatch(batch: WriteBatch): Uint8Array {
   const ops = batch.ops;
@@ -68,9 +29,9 @@ export function encodeBatch(batch: WriteBatch): Uint8Array {
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     // The table index (one byte below 0x80), the key, the value or an empty list.
-    const p = 1 + stringSize(op.key) + (op.type === "put" ? stringSize(op.value) : 1);
+    const p = 1 + stringLength(op.key) + (op.type === "put" ? stringLength(op.value) : 1);
     lengths[i] = p;
-    total += (p < 56 ? 1 : p < 256 ? 2 : headerLength(p)) + p;
+    total += headerLength(p) + p;
   }
   const out = new Uint8Array(headerLength(total) + total);
   let pos = writeHeader(out, 0, total, 0xc0);
@@ -82,10 +43,10 @@ export function encodeBatch(batch: WriteBatch): Uint8Array {
       table = op.table;
       index = INDEX.get(table) as number;
     }
-    pos = writeListHeader(out, pos, lengths[i]!);
+    pos = writeHeader(out, pos, lengths[i]!, 0xc0);
     out[pos++] = index;
-    pos = writeBytes(out, pos, op.key);
-    if (op.type === "put") pos = writeBytes(out, pos, op.value);
+    pos = writeString(out, pos, op.key);
+    if (op.type === "put") pos = writeString(out, pos, op.value);
     else out[pos++] = 0xc0;
   }
   return out;

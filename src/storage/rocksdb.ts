@@ -645,9 +645,8 @@ export class RocksKv implements KvStore {
           c = this.col(op.table);
           table = op.table;
         }
-        const key = op.key.length === 0 ? EMPTY : op.key;
-        if (op.type === "put") native.batch_put(b, key, op.value.length === 0 ? EMPTY : op.value, c!);
-        else native.batch_del(b, key, c!);
+        if (op.type === "put") native.batch_put(b, nonNull(op.key), nonNull(op.value), c!);
+        else native.batch_del(b, nonNull(op.key), c!);
       }
       native.batch_write(nb.db, b, opts?.sync === true ? SYNC : NO_SYNC);
     } catch (e) {

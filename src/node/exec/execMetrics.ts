@@ -26,18 +26,15 @@ export interface ExecMetricsSource {
 
 export class ExecMetrics {
   readonly registry: client.Registry;
-  /** The pools' figures of the scrape under way (`metricsText`); null between scrapes. */
+  /** The pools' figures of the scrape under way (`metricsText`, read once at its start); null between scrapes. */
   private scrapeStats: readonly PoolStats[] | null = null;
-  private scraping = false;
+  private readonly readPools: () => readonly PoolStats[];
 
   constructor(src: ExecMetricsSource, opts: { processMetrics?: boolean } = {}) {
     this.registry = new client.Registry();
     const registers = [this.registry];
-    const poolStats = (): readonly PoolStats[] => {
-      if (!this.scraping) return src.pools().map((p) => p.stats());
-      this.scrapeStats ??= src.pools().map((p) => p.stats());
-      return this.scrapeStats;
-    };
+    this.readPools = () => src.pools().map((p) => p.stats());
+    const poolStats = (): readonly PoolStats[] => this.scrapeStats ?? this.readPools();
     const poolGauge = (name: string, help: string, pick: (s: PoolStats) => number): Gauge<"pool"> =>
       new client.Gauge<"pool">({
         name,
@@ -123,11 +120,10 @@ export class ExecMetrics {
   }
 
   async metricsText(): Promise<string> {
-    this.scraping = true;
+    this.scrapeStats = this.readPools();
     try {
       return (await this.registry.metrics()).replace(/^([^#\n][^\n]*) Nan$/gm, "$1 NaN");
     } finally {
-      this.scraping = false;
       this.scrapeStats = null;
     }
   }

@@ -7,6 +7,7 @@
  * the DB (storage-bindings.md §3: the other order segfaults).
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ResourceLimits } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { WorkerStoreRef } from "../storage/engine.js";
 import type { TaskPool } from "../util/taskPool.js";
@@ -54,6 +55,11 @@ export interface PoolOptions {
    * each, for pools of many small tasks (evmCall).
    */
   tasksPerWorker?: number;
+  /**
+   * Each worker's young generation, MiB (Worker resourceLimits.maxYoungGenerationSizeMb; V8 gives
+   * new space two thirds of it). Default: V8's own, which grows a busy worker's new space to 32 MiB.
+   */
+  youngGenerationMb?: number;
 }
 
 /** A pool's figures at one moment (the metrics endpoint reads them at scrape time). */
@@ -110,6 +116,9 @@ export class PiscinaPool implements TaskPool {
       idleTimeout: opts.idleTimeoutMs ?? 30_000,
       concurrentTasksPerWorker: opts.tasksPerWorker ?? 1,
       workerData: target.workerData,
+      ...(opts.youngGenerationMb === undefined
+        ? {}
+        : { resourceLimits: { maxYoungGenerationSizeMb: opts.youngGenerationMb } }),
     });
     this.pool.on("message", (m: unknown) => {
       const id = (m as { opalWorkerLoaded?: unknown } | null)?.opalWorkerLoaded;
@@ -122,6 +131,11 @@ export class PiscinaPool implements TaskPool {
     let n = 0;
     for (const w of this.pool.threads) if (!this.loaded.has(w.threadId)) n++;
     return n;
+  }
+
+  /** The V8 limits each live worker runs under, as the workers report them (diagnostics, tests). */
+  workerLimits(): ResourceLimits[] {
+    return this.pool.threads.map((w) => w.resourceLimits ?? {});
   }
 
   get queueSize(): number {
@@ -237,11 +251,24 @@ export function defaultThreads(cores: number): number {
   return Math.max(1, cores - 1);
 }
 
+/**
+ * The young generation of the pools whose tasks are small and short-lived (sender recovery, read-only
+ * calls and traces, KZG checks): 12 MiB, so new space stays at 8 MiB. A busy worker's new space
+ * otherwise grows to V8's 32 MiB as survivors accumulate (a soak's evmCall worker went 16 → 32 MiB
+ * minutes into the run, docs/reliability.md); a scavenge there copies the survivors, not the space,
+ * so the smaller space costs more scavenges of the same work. The trieHash pool keeps V8's default:
+ * a big block's root allocates its nodes there.
+ */
+export const SMALL_TASK_YOUNG_MB = 12;
+
 /** PERF: in flight per evmCall worker; see PoolOptions.tasksPerWorker and bench/README.md `rpc`. */
 const EVM_CALL_TASKS_PER_WORKER = 8;
 
 export function createPools(cfg: PoolsConfig): Pools {
-  const sigRecover = new PiscinaPool("sigRecover", { threads: cfg.sigRecoverThreads });
+  const sigRecover = new PiscinaPool("sigRecover", {
+    threads: cfg.sigRecoverThreads,
+    youngGenerationMb: SMALL_TASK_YOUNG_MB,
+  });
   const trieRef = cfg.trieStore?.shareWithWorkers() ?? null;
   const trieHash = new PiscinaPool(
     "trieHash",
@@ -257,6 +284,7 @@ export function createPools(cfg: PoolsConfig): Pools {
       {
         threads: ec.threads,
         tasksPerWorker: EVM_CALL_TASKS_PER_WORKER,
+        youngGenerationMb: SMALL_TASK_YOUNG_MB,
         ...(ec.maxQueue === undefined ? {} : { maxQueue: ec.maxQueue }),
       },
       { store: ref, gasCap: ec.gasCap, replyMaxSize: ec.replyMaxSize ?? 0 },

@@ -46,7 +46,7 @@ import { WsRpcClient } from "../../rollup/transport/wsRpcClient.js";
 import type { ChainConfig } from "../../spec/chainConfig.js";
 import type { Logger } from "../../util/log.js";
 import { timerDelay } from "../../util/timers.js";
-import { PiscinaPool } from "../pools.js";
+import { PiscinaPool, SMALL_TASK_YOUNG_MB } from "../pools.js";
 
 export interface DerivationConfig {
   readonly l1: string;
@@ -301,7 +301,7 @@ export class DerivationService {
     const ecotoneScheduled = cfg.ecotoneTime !== null;
     const beaconUrl = config["l1.beacon"];
     if (beaconUrl !== undefined && beaconUrl !== "") {
-      kzgPool = new PiscinaPool("kzgVerify", { threads: 1 });
+      kzgPool = new PiscinaPool("kzgVerify", { threads: 1, youngGenerationMb: SMALL_TASK_YOUNG_MB });
       try {
         beacon = new BeaconClient({
           url: beaconUrl,

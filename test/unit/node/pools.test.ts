@@ -3,7 +3,7 @@
  * and 2, sender recovery results equal to the main-thread path, queue/busy counters and stats, bad options.
  */
 import { strict as assert } from "node:assert";
-import { defaultThreads, PiscinaPool } from "../../../src/node/pools.js";
+import { createPools, defaultThreads, PiscinaPool, SMALL_TASK_YOUNG_MB } from "../../../src/node/pools.js";
 import { decodeTx, encodeTx } from "../../../src/tx/envelope.js";
 import { recoverSenders } from "../../../src/tx/recoverPacked.js";
 import { recoverSendersParallel } from "../../../src/tx/recoverSendersParallel.js";
@@ -67,6 +67,19 @@ describe("node/pools: worker pools", function () {
     };
     await pool.destroy();
     assert.equal(loadingAtTermination, 0);
+  });
+
+  it("the small-task pools' workers run with the capped young generation; trieHash keeps V8's default", async () => {
+    const pools = createPools({ sigRecoverThreads: 1, trieHashThreads: 1 });
+    try {
+      await Promise.all([pools.sigRecover.warm(), pools.trieHash.warm()]);
+      const young = (p: PiscinaPool) => p.workerLimits().map((l) => l.maxYoungGenerationSizeMb);
+      assert.deepEqual(young(pools.sigRecover), [SMALL_TASK_YOUNG_MB]);
+      const [trie] = young(pools.trieHash);
+      assert.ok(trie !== undefined && trie > SMALL_TASK_YOUNG_MB, `trieHash young generation ${trie} MiB`);
+    } finally {
+      await pools.destroy();
+    }
   });
 
   it("rejects a pool without threads", () => {

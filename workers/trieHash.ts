@@ -5,12 +5,14 @@
  * by one from shared buffers alongside the importing thread (src/trie/sharedStorageRoots.ts), read
  * through the node's store when workerData shares one (storage/engine.ts); without a store the
  * worker takes no job and the importing thread runs them all. "stateRoot": a sliced import's whole
- * incremental state root over that store (src/trie/remoteStateRoot.ts). "logSync": one synced write
+ * incremental state root over that store (src/trie/remoteStateRoot.ts). Both read the stored trie
+ * branches through this worker's cache, which the node's write log keeps equal to the store
+ * (storage/writeLog.ts, engine.ts `openCachedWorkerStore`). "logSync": one synced write
  * through that store, so the node's forkchoice waits for the disk here and not on its event loop
  * (Blockchain.logSync).
  */
 import { workerData } from "node:worker_threads";
-import { openWorkerStore, type WorkerKv, type WorkerStoreRef } from "../src/storage/engine.js";
+import { type CachedWorkerStore, openCachedWorkerStore, type WorkerStoreRef } from "../src/storage/engine.js";
 import { subtrieRefsPacked } from "../src/trie/parallel.js";
 import type { TrieRefsTask } from "../src/trie/parallelRoot.js";
 import { type StateRootTask, stateRootOnWorker } from "../src/trie/remoteStateRoot.js";
@@ -24,7 +26,8 @@ export type TrieHashTask =
   | { kind: "logSync" }
   | StateRootTask;
 
-let kv: Promise<WorkerKv> | null = null;
+/** This worker's view of the node's store, with its trie cache (kept exact by the node's write log). */
+let opened: Promise<CachedWorkerStore> | null = null;
 
 export default async function trieHash(task: TrieHashTask): Promise<unknown> {
   if (task.kind === "ping") return 0;
@@ -34,13 +37,14 @@ export default async function trieHash(task: TrieHashTask): Promise<unknown> {
       if (task.kind !== "storageRoots") throw new Error(`trieHash: no shared store for ${task.kind}`);
       return 0;
     }
-    kv ??= openWorkerStore(store);
-    if (task.kind === "stateRoot") return stateRootOnWorker(await kv, task);
+    opened ??= openCachedWorkerStore(store);
+    const s = await opened;
+    if (task.kind === "stateRoot") return stateRootOnWorker(s.fresh(), task);
     if (task.kind === "logSync") {
-      (await kv).syncLog();
+      s.view.syncLog();
       return 0;
     }
-    return workStorageJobs(await kv, task.buffers, storageJobOnWorker);
+    return workStorageJobs(s.fresh(), task.buffers, storageJobOnWorker);
   }
   return subtrieRefsPacked(task.keys, task.values, task.valueOffsets);
 }

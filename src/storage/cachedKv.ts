@@ -35,6 +35,14 @@ export const CHAIN_CACHE: CachedKvOptions = Object.freeze({
   tables: Object.freeze({ ...EXECUTION_CACHE.tables, accountTrie: 32_768, storageTrie: 32_768, meta: 64 }),
 });
 
+/**
+ * A trieHash worker's cache of the stored trie branches its state roots read (storage/engine.ts
+ * `openCachedWorkerStore`), the same bound as CHAIN_CACHE's: ≤ 17 MB a table when full.
+ */
+export const WORKER_TRIE_CACHE: CachedKvOptions = Object.freeze({
+  tables: Object.freeze({ accountTrie: 32_768, storageTrie: 32_768 }),
+});
+
 export class CachedKv implements KvStore {
   private readonly caches = new Map<TableName, Map<string, Uint8Array | undefined>>();
   private readonly limits = new Map<TableName, number>();
@@ -108,16 +116,22 @@ export class CachedKv implements KvStore {
 
   write(batch: WriteBatch, opts?: { sync?: boolean }): void {
     this.inner.write(batch, opts);
-    for (const op of batch.ops) {
-      const c = this.caches.get(op.table);
-      // PERF: an empty cache has no key to update (a contract's 10k fresh rows, none read before).
-      if (c === undefined || c.size === 0) continue;
-      const k = bytesKey(op.key);
-      // Only keys already cached are updated: a write is not a read, and caching every written
-      // row would evict the rows execution actually reads.
-      if (c.has(k)) c.set(k, op.type === "put" ? op.value.slice() : undefined);
-    }
+    for (const op of batch.ops) this.noteWrite(op.table, op.key, op.type === "put" ? op.value : undefined);
   }
+
+  /**
+   * Updates the cached entry of a row written to the store (`value` undefined: deleted), by this
+   * store's `write` or, for a worker's cache, by the owner's thread (storage/writeLog.ts replays).
+   */
+  readonly noteWrite = (table: TableName, key: Uint8Array, value: Uint8Array | undefined): void => {
+    const c = this.caches.get(table);
+    // PERF: an empty cache has no key to update (a contract's 10k fresh rows, none read before).
+    if (c === undefined || c.size === 0) return;
+    const k = bytesKey(key);
+    // Only keys already cached are updated: a write is not a read, and caching every written
+    // row would evict the rows execution actually reads.
+    if (c.has(k)) c.set(k, value === undefined ? undefined : value.slice());
+  };
 
   /** Drops every cached entry. */
   clear(): void {

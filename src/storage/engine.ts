@@ -10,10 +10,12 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { CachedKv, WORKER_TRIE_CACHE } from "./cachedKv.js";
 import { StorageError } from "./errors.js";
-import type { KvStore } from "./kv.js";
+import type { KvReader, KvStore } from "./kv.js";
 import { LmdbKv } from "./lmdb.js";
 import { RocksKv } from "./rocksdb.js";
+import { WriteLogReader, type WriteLogRef } from "./writeLog.js";
 
 export const DB_ENGINES = ["rocksdb", "lmdb"] as const;
 export type DbEngine = (typeof DB_ENGINES)[number];
@@ -25,6 +27,8 @@ export type SequencedKv = KvStore & { readonly sequence: number };
 export interface WorkerStoreRef {
   readonly engine: "rocksdb";
   readonly handle: bigint;
+  /** The owner's log of trie rows written (writeLog.ts), for a worker's trie cache. */
+  readonly writeLog?: WriteLogRef;
 }
 
 export interface OpenedStore {
@@ -82,7 +86,7 @@ export async function openStore(path: string, engine: DbEngine, opts: StoreOptio
   return {
     engine,
     kv,
-    shareWithWorkers: () => ({ engine: "rocksdb", handle: kv.shareHandle() }),
+    shareWithWorkers: () => ({ engine: "rocksdb", handle: kv.shareHandle(), writeLog: kv.writeLog() }),
     releaseWorkers: () => kv.releaseHandle(),
     close: () => kv.close(),
   };
@@ -97,4 +101,29 @@ export type WorkerKv = SequencedKv & { syncLog(): void };
 /** A worker thread's view of the owner's store (see WorkerKv). */
 export function openWorkerStore(ref: WorkerStoreRef): Promise<WorkerKv> {
   return RocksKv.fromHandle(ref.handle);
+}
+
+/**
+ * A worker's view with a read cache of the stored trie branches (`WORKER_TRIE_CACHE`), kept equal to
+ * the store by replaying the owner's write log (writeLog.ts): `fresh()` before each task's reads
+ * returns the cached reader. Without a log in `ref` the view itself is returned, uncached.
+ */
+export interface CachedWorkerStore {
+  readonly view: WorkerKv;
+  fresh(): KvReader;
+}
+
+export async function openCachedWorkerStore(ref: WorkerStoreRef): Promise<CachedWorkerStore> {
+  const view = await openWorkerStore(ref);
+  const log = ref.writeLog;
+  if (log === undefined) return { view, fresh: () => view };
+  const cache = new CachedKv(view, WORKER_TRIE_CACHE);
+  const reader = new WriteLogReader(log);
+  return {
+    view,
+    fresh(): KvReader {
+      if (!reader.replay(cache.noteWrite)) cache.clear();
+      return cache;
+    },
+  };
 }

@@ -26,6 +26,7 @@ import {
   rocksLevel,
 } from "./rocksBinding.js";
 import { TABLE_NAMES, type TableName } from "./tables.js";
+import { WriteLog, type WriteLogRef } from "./writeLog.js";
 
 export interface RocksKvOptions {
   /** Create the directory and the database when missing (default true). */
@@ -397,6 +398,8 @@ export class RocksKv implements KvStore {
   private syncBatch: { readonly b: RocksBatchHandle; readonly db: RocksDbContext } | null = null;
   /** Open cursors, closed by `close()` (a shared-handle view must not leave native iterators behind). */
   private readonly cursors = new Set<RocksCursor>();
+  /** The log of trie rows written, for the workers' caches (writeLog.ts), once a worker shares the DB. */
+  private log: WriteLog | null = null;
 
   private constructor(
     private readonly db: RocksLevelDb,
@@ -487,6 +490,16 @@ export class RocksKv implements KvStore {
     const h = this.db.handle;
     this.shares++;
     return h;
+  }
+
+  /**
+   * The log every later `write` appends its trie rows to (made at the first call), for the read
+   * caches of the workers that share this DB (storage/writeLog.ts, engine.ts `openWorkerStore`).
+   */
+  writeLog(): WriteLogRef {
+    if (this.shared) throw new StorageError("READ_ONLY", "RocksKv: only the owning instance writes a log");
+    this.log ??= new WriteLog();
+    return this.log.ref;
   }
 
   /** Returns one share taken by `shareHandle()`; call it after the workers using it have exited. */
@@ -649,6 +662,8 @@ export class RocksKv implements KvStore {
         else native.batch_del(b, nonNull(op.key), c!);
       }
       native.batch_write(nb.db, b, opts?.sync === true ? SYNC : NO_SYNC);
+      // In the log before this returns, so before any worker task this thread posts next.
+      this.log?.append(batch);
     } catch (e) {
       if (e instanceof StorageError) throw e;
       throw new StorageError("WRITE_FAILED", `RocksKv: write failed: ${messageOf(e)}`, { cause: e });

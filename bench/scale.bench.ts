@@ -16,7 +16,9 @@
  *    flat state (buildFreshStateRoot, compute only).
  * One line per size: `scale <N> accounts: import <X> Mgas/s, root <ms> ms/block, db <GB> GB, rss
  * <MB> MB, reads p99 <ms> ms`, then `scale ratio <largest>/<smallest>: <r>` (import rate). The
- * root time per block comes from the node's `opal_chain_import_root_seconds_total`; rss is the
+ * root time per block comes from the node's `opal_chain_import_root_seconds_total`, the trie reads
+ * of the roots on a trieHash worker (all, and those that missed its trie cache) from
+ * `opal_chain_import_root_trie_reads_total` / `…_trie_store_reads_total`; rss is the
  * node's largest `process_resident_memory_bytes` sampled during the import.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -143,6 +145,9 @@ function dirBytes(p: string): number {
 interface ImportFigures {
   readonly seconds: number;
   readonly rootMsPerBlock: number;
+  /** Trie-table point reads per block of the roots on a worker, and of those the store reads. */
+  readonly trieReadsPerBlock: number;
+  readonly trieStoreReadsPerBlock: number;
   readonly rssMb: number;
   readonly readsP99Ms: number;
   /** The reads' median and p90, ms (less at the mercy of a run's few longest pauses than p99). */
@@ -202,10 +207,13 @@ async function importWithReads(
     rssMax = Math.max(rssMax, metric(after, "process_resident_memory_bytes"));
     const rootS =
       metric(after, "opal_chain_import_root_seconds_total") - metric(before, "opal_chain_import_root_seconds_total");
+    const delta = (name: string): number => metric(after, name) - metric(before, name);
     latencies.sort((a, b) => a - b);
     return {
       seconds,
       rootMsPerBlock: (rootS * 1000) / stream.blocks.length,
+      trieReadsPerBlock: delta("opal_chain_import_root_trie_reads_total") / stream.blocks.length,
+      trieStoreReadsPerBlock: delta("opal_chain_import_root_trie_store_reads_total") / stream.blocks.length,
       rssMb: rssMax / 2 ** 20,
       readsP99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
       readsP50Ms: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
@@ -290,7 +298,7 @@ export async function run(): Promise<BenchRow[]> {
       rates.push(mgas);
       const gb = dirBytes(join(datadir, "chaindata")) / 2 ** 30;
       console.log(
-        `scale ${accounts} accounts: import ${mgas.toFixed(1)} Mgas/s, root ${f.rootMsPerBlock.toFixed(1)} ms/block, db ${gb.toFixed(2)} GB, rss ${f.rssMb.toFixed(0)} MB, reads p99 ${f.readsP99Ms.toFixed(1)} ms (${f.reads} reads, p50 ${f.readsP50Ms.toFixed(1)} ms, p90 ${f.readsP90Ms.toFixed(1)} ms; root checked against a full recomputation)`,
+        `scale ${accounts} accounts: import ${mgas.toFixed(1)} Mgas/s, root ${f.rootMsPerBlock.toFixed(1)} ms/block (${f.trieReadsPerBlock.toFixed(0)} trie reads, ${f.trieStoreReadsPerBlock.toFixed(0)} from the store), db ${gb.toFixed(2)} GB, rss ${f.rssMb.toFixed(0)} MB, reads p99 ${f.readsP99Ms.toFixed(1)} ms (${f.reads} reads, p50 ${f.readsP50Ms.toFixed(1)} ms, p90 ${f.readsP90Ms.toFixed(1)} ms; root checked against a full recomputation)`,
       );
       rows.push({
         section: "scale",

@@ -39,7 +39,7 @@ export default async function trieHash(task: TrieHashTask): Promise<unknown> {
     }
     opened ??= openCachedWorkerStore(store);
     const s = await opened;
-    if (task.kind === "stateRoot") return stateRootOnWorker(s.fresh(), task);
+    if (task.kind === "stateRoot") return stateRootOnWorker(s.fresh(), task, s.readCounts);
     if (task.kind === "logSync") {
       s.view.syncLog();
       return 0;

@@ -105,6 +105,9 @@ export interface RemoteRoot {
   readonly batch: Uint8Array;
   readonly undo: Uint8Array;
   readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
+  /** The trie-table point reads the remote root made, and those that missed its cache (remoteStateRoot.ts). */
+  readonly trieReads: number;
+  readonly trieStoreReads: number;
 }
 
 /**
@@ -118,10 +121,21 @@ export interface ImportTimings {
   executeMs: number;
   stateWriteMs: number;
   rootMs: number;
+  /** Trie-table point reads of the roots computed on a worker, and those that went to the store. */
+  remoteRootTrieReads: number;
+  remoteRootTrieStoreReads: number;
 }
 
 export function newImportTimings(): ImportTimings {
-  return { blocks: 0, gas: 0, executeMs: 0, stateWriteMs: 0, rootMs: 0 };
+  return {
+    blocks: 0,
+    gas: 0,
+    executeMs: 0,
+    stateWriteMs: 0,
+    rootMs: 0,
+    remoteRootTrieReads: 0,
+    remoteRootTrieStoreReads: 0,
+  };
 }
 
 export interface ImportedBlock {
@@ -244,6 +258,10 @@ export function* commitStateSteps(
       // computed here instead
     }
     if (got !== null) {
+      if (timings !== null) {
+        timings.remoteRootTrieReads += got.trieReads;
+        timings.remoteRootTrieStoreReads += got.trieStoreReads;
+      }
       yield* pause();
       turnTrace?.step("rootDecode");
       const batch = decodeBatch(got.batch);

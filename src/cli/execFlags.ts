@@ -327,7 +327,8 @@ export const EXEC_CLI = defineCli({
 
     // cmd/utils/flags.go CacheFlag (Value 1024). Opal spends 1/32 of it on RocksDB's memtables
     // (storage/engine.ts MEMTABLE_CACHE_DIVISOR); the execution read cache (storage/cachedKv.ts) is
-    // bounded in entries, not by this flag yet.
+    // bounded in entries, not by this flag yet, and so are the trieHash workers' trie caches
+    // (WORKER_TRIE_CACHE: ≤ 34 MB a worker, plus the 8 MiB write log once; docs/design/storage.md).
     cache: {
       type: "int",
       default: 1024,

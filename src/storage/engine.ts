@@ -111,12 +111,16 @@ export function openWorkerStore(ref: WorkerStoreRef): Promise<WorkerKv> {
 export interface CachedWorkerStore {
   readonly view: WorkerKv;
   fresh(): KvReader;
+  /** Point reads of the cached tables so far: from the cache (hits) and from the store (misses). */
+  readCounts(): { hits: number; misses: number };
 }
+
+const NO_READS = Object.freeze({ hits: 0, misses: 0 });
 
 export async function openCachedWorkerStore(ref: WorkerStoreRef): Promise<CachedWorkerStore> {
   const view = await openWorkerStore(ref);
   const log = ref.writeLog;
-  if (log === undefined) return { view, fresh: () => view };
+  if (log === undefined) return { view, fresh: () => view, readCounts: () => NO_READS };
   const cache = new CachedKv(view, WORKER_TRIE_CACHE);
   const reader = new WriteLogReader(log);
   return {
@@ -125,5 +129,6 @@ export async function openCachedWorkerStore(ref: WorkerStoreRef): Promise<Cached
       if (!reader.replay(cache.noteWrite)) cache.clear();
       return cache;
     },
+    readCounts: () => ({ hits: cache.hits, misses: cache.misses }),
   };
 }

@@ -14,6 +14,11 @@
  * row it reads from the store afterwards is at least that new. A write that lands while a task runs
  * is replayed by the next one.
  *
+ * The log carries values, not only keys: the upper branches a root rewrites every block stay in a
+ * worker's cache with the values the owner stored (whichever worker computed them, whether the
+ * owner wrote that block's batch whole, in parts, or undid it), so no worker needs to keep its own
+ * reply's rows pending until the owner confirms them: what it caches is only ever what was stored.
+ *
  * Layout: a BigInt64 header (the write position, bytes since the log began; the epoch, which a
  * writer bumps to make every reader drop its cache) then the ring. A record at position p sits at
  * p mod size and never wraps: one that would not fit before the ring's end is preceded by a pad

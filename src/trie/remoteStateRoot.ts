@@ -28,6 +28,18 @@ export interface StateRootReply {
    */
   readonly undo: Uint8Array;
   readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
+  /**
+   * Point reads of the trie tables (accountTrie, storageTrie) this root made, and how many of them
+   * went to the store (missed the worker's trie cache); both 0 when the worker reads uncached.
+   */
+  readonly trieReads: number;
+  readonly trieStoreReads: number;
+}
+
+/** A worker's read counters over the trie tables (storage/engine.ts CachedWorkerStore). */
+export interface TrieReadCounts {
+  readonly hits: number;
+  readonly misses: number;
 }
 
 /**
@@ -45,15 +57,26 @@ function changedKeys(changes: StateChangeset): number {
 }
 
 /** The worker side: the update over the worker's view of the store. */
-export function stateRootOnWorker(kv: KvReader, task: StateRootTask): StateRootReply {
+export function stateRootOnWorker(
+  kv: KvReader,
+  task: StateRootTask,
+  counts: () => TrieReadCounts = () => NO_COUNTS,
+): StateRootReply {
+  const c0 = counts();
   const r = updateStateRoot(kv, task.changes);
+  const undo = encodeBatch(inverseBatch(kv, r.batch));
+  const c1 = counts();
   return {
     root: r.root,
     batch: encodeBatch(r.batch),
-    undo: encodeBatch(inverseBatch(kv, r.batch)),
+    undo,
     storageRoots: r.storageRoots,
+    trieReads: c1.hits + c1.misses - c0.hits - c0.misses,
+    trieStoreReads: c1.misses - c0.misses,
   };
 }
+
+const NO_COUNTS: TrieReadCounts = { hits: 0, misses: 0 };
 
 /**
  * The importing side: the root of `changes` on `pool`, or null when the change is small or the

@@ -112,6 +112,16 @@ export class ExecMetrics {
       "Time updating the tries to imported blocks' state roots (with their writes)",
       (t) => t.rootMs / 1000,
     );
+    importCounter(
+      "opal_chain_import_root_trie_reads_total",
+      "Stored trie branches the roots computed on a trieHash worker read (from its trie cache or the store)",
+      (t) => t.remoteRootTrieReads,
+    );
+    importCounter(
+      "opal_chain_import_root_trie_store_reads_total",
+      "Stored trie branches the roots computed on a trieHash worker read from the store (missed its trie cache)",
+      (t) => t.remoteRootTrieStoreReads,
+    );
     if (opts.processMetrics ?? true) client.collectDefaultMetrics({ register: this.registry });
   }
 

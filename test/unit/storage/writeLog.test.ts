@@ -7,12 +7,14 @@
  */
 import { strict as assert } from "node:assert";
 import { bytesToHex } from "../../../src/primitives/hex.js";
+import { decodeBatch } from "../../../src/storage/batchCodec.js";
 import { openCachedWorkerStore } from "../../../src/storage/engine.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import type { TableName } from "../../../src/storage/tables.js";
 import { inverseBatch } from "../../../src/storage/undo.js";
 import { WriteLog, WriteLogReader } from "../../../src/storage/writeLog.js";
+import { stateRootOnWorker } from "../../../src/trie/remoteStateRoot.js";
 import { computeStateRoot, updateStateRoot } from "../../../src/trie/stateRoot.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
 import { Rng, randomAccount, randomChangeset, StateModel } from "../trie/helpers.js";
@@ -129,7 +131,8 @@ describe("storage/writeLog: the workers' view of the owner's trie writes", () =>
         for (let i = 0; i < 60 + rng.int(40); i++) randomAccount(rng, model, owner, init);
         owner.write(init);
         owner.write(computeStateRoot(owner).batch);
-        let hits = 0;
+        let trieReads = 0;
+        let storeReads = 0;
         for (let round = 0; round < 40; round++) {
           const changes = randomChangeset(rng, model, owner);
           const want = hex(model.root());
@@ -141,9 +144,13 @@ describe("storage/writeLog: the workers' view of the owner's trie writes", () =>
             owner.write(onOwner.batch);
             continue;
           }
-          const view = worker.fresh();
-          const r = updateStateRoot(view, changes);
-          assert.equal(hex(r.root), want, `round ${round}: the worker's root`);
+          // As the trieHash worker runs it: the reply counts the trie rows read, and those from the store.
+          const reply = stateRootOnWorker(worker.fresh(), { kind: "stateRoot", changes }, worker.readCounts);
+          assert.equal(hex(reply.root), want, `round ${round}: the worker's root`);
+          assert.ok(reply.trieStoreReads <= reply.trieReads, `round ${round}: store reads ≤ reads`);
+          trieReads += reply.trieReads;
+          storeReads += reply.trieStoreReads;
+          const r = { root: reply.root, batch: decodeBatch(reply.batch) };
           assert.deepEqual(netEffect(r.batch), netEffect(onOwner.batch), `round ${round}: the worker's trie writes`);
           const undo = inverseBatch(owner, r.batch);
           owner.write(r.batch);
@@ -154,9 +161,10 @@ describe("storage/writeLog: the workers' view of the owner's trie writes", () =>
             assert.equal(hex(back.root), hex(updateStateRoot(owner, { accounts: [] }).root), `round ${round}: undone`);
             owner.write(r.batch);
           }
-          hits = (view as unknown as { hits: number }).hits;
         }
-        assert.ok(hits > 0, "the worker's cache served reads");
+        const c = worker.readCounts();
+        assert.ok(c.hits > 0, "the worker's cache served reads");
+        assert.ok(storeReads > 0 && storeReads < trieReads, `${storeReads} of ${trieReads} trie reads from the store`);
       } finally {
         owner.releaseHandle();
         await owner.close();

@@ -43,6 +43,15 @@ export const WORKER_TRIE_CACHE: CachedKvOptions = Object.freeze({
   tables: Object.freeze({ accountTrie: 32_768, storageTrie: 32_768 }),
 });
 
+/** Point reads of a cached reader's tables: served by its cache (hits) and by the store (misses). */
+export interface ReadCounts {
+  readonly hits: number;
+  readonly misses: number;
+}
+
+/** The counts of a reader without a cache. */
+export const NO_READS: ReadCounts = Object.freeze({ hits: 0, misses: 0 });
+
 export class CachedKv implements KvStore {
   private readonly caches = new Map<TableName, Map<string, Uint8Array | undefined>>();
   private readonly limits = new Map<TableName, number>();

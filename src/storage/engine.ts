@@ -10,7 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CachedKv, WORKER_TRIE_CACHE } from "./cachedKv.js";
+import { CachedKv, NO_READS, type ReadCounts, WORKER_TRIE_CACHE } from "./cachedKv.js";
 import { StorageError } from "./errors.js";
 import type { KvReader, KvStore } from "./kv.js";
 import { LmdbKv } from "./lmdb.js";
@@ -112,10 +112,8 @@ export interface CachedWorkerStore {
   readonly view: WorkerKv;
   fresh(): KvReader;
   /** Point reads of the cached tables so far: from the cache (hits) and from the store (misses). */
-  readCounts(): { hits: number; misses: number };
+  readCounts(): ReadCounts;
 }
-
-const NO_READS = Object.freeze({ hits: 0, misses: 0 });
 
 export async function openCachedWorkerStore(ref: WorkerStoreRef): Promise<CachedWorkerStore> {
   const view = await openWorkerStore(ref);

@@ -6,6 +6,7 @@
  * update (`updateStateRoot`, storage tries included) on its thread.
  */
 import { encodeBatch } from "../storage/batchCodec.js";
+import { NO_READS, type ReadCounts } from "../storage/cachedKv.js";
 import type { KvReader } from "../storage/kv.js";
 import { inverseBatch } from "../storage/undo.js";
 import type { TaskPool } from "../util/taskPool.js";
@@ -36,12 +37,6 @@ export interface StateRootReply {
   readonly trieStoreReads: number;
 }
 
-/** A worker's read counters over the trie tables (storage/engine.ts CachedWorkerStore). */
-export interface TrieReadCounts {
-  readonly hits: number;
-  readonly misses: number;
-}
-
 /**
  * PERF: below this many changed keys (accounts and storage slots) the root costs about what the
  * hop does (~0.2–0.5 ms: posting the changes, waking the worker, the batch back), so it stays on
@@ -60,7 +55,7 @@ function changedKeys(changes: StateChangeset): number {
 export function stateRootOnWorker(
   kv: KvReader,
   task: StateRootTask,
-  counts: () => TrieReadCounts = () => NO_COUNTS,
+  counts: () => ReadCounts = () => NO_READS,
 ): StateRootReply {
   const c0 = counts();
   const r = updateStateRoot(kv, task.changes);
@@ -75,8 +70,6 @@ export function stateRootOnWorker(
     trieStoreReads: c1.misses - c0.misses,
   };
 }
-
-const NO_COUNTS: TrieReadCounts = { hits: 0, misses: 0 };
 
 /**
  * The importing side: the root of `changes` on `pool`, or null when the change is small or the

@@ -27,7 +27,7 @@ import { type OpenedStore, openStore } from "../storage/engine.js";
 import type { KvStore } from "../storage/kv.js";
 import { EXEC_FLAGS, type ExecConfig, parseExecArgs } from "./execFlags.js";
 import { dumpConfig } from "./flagTable.js";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, writeAll } from "./processIo.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, prepareProcess, processIo, writeAll } from "./processIo.js";
 
 /** An error that ends the run with one line and an exit code. */
 export class ExitError extends Error {
@@ -457,7 +457,7 @@ export async function main(
 /** Runs `main` for a process and sets its exit status; no stack trace reaches the user. */
 export async function runProcess(argv: readonly string[]): Promise<void> {
   try {
-    process.exitCode = await main(argv);
+    if (prepareProcess("opal-exec")) process.exitCode = await main(argv);
   } catch (e) {
     writeAll(2, `opal-exec: internal error: ${errText(e)}\n`);
     process.exitCode = EXIT_FAILED;

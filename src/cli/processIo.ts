@@ -3,6 +3,7 @@
  * their own), and synchronous writes to stdout/stderr that never throw (the reader may be gone).
  */
 import { writeSync } from "node:fs";
+import { applyHeapPolicy } from "../util/heapPolicy.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -27,9 +28,22 @@ export const processIo: Io = {
 };
 
 /**
- * Runs a command's `main` as the process: its status becomes the exit code; an error that escaped
- * it is one line (`<name>: internal error: …`) and exit 1, never a stack trace. Exits without
- * waiting for stray handles (servers and pools are closed by then).
+ * What every long-running command does to its process before `main`: V8's heap growing policy
+ * (util/heapPolicy.ts). False, with the one-line error written and exit status 2 set, when the
+ * environment asks for a bad value.
+ */
+export function prepareProcess(name: string): boolean {
+  const err = applyHeapPolicy();
+  if (err === undefined) return true;
+  writeAll(2, `${name}: ${err}\n`);
+  process.exitCode = EXIT_USAGE;
+  return false;
+}
+
+/**
+ * Runs a command's `main` as the process (after `prepareProcess`): its status becomes the exit
+ * code; an error that escaped it is one line (`<name>: internal error: …`) and exit 1, never a
+ * stack trace. Exits without waiting for stray handles (servers and pools are closed by then).
  */
 export async function runAsProcess(
   name: string,
@@ -37,7 +51,7 @@ export async function runAsProcess(
   argv: readonly string[],
 ): Promise<void> {
   try {
-    process.exitCode = await main(argv);
+    if (prepareProcess(name)) process.exitCode = await main(argv);
   } catch (e) {
     writeAll(2, `${name}: internal error: ${(e as Error)?.message ?? String(e)}\n`);
     process.exitCode = EXIT_FAILED;

@@ -73,6 +73,8 @@ export class PeerManager {
   /** Peers discovery or the caller told us of: id → multiaddr. */
   private readonly known = new Map<string, string>();
   private readonly connectedAt = new Map<string, number>();
+  /** Peers pruned whose hang-up has not finished. */
+  private readonly closing = new Set<string>();
   private lastDiscovery = 0;
   private readonly host: PeerHost;
   private readonly now: () => number;
@@ -97,7 +99,9 @@ export class PeerManager {
   /** One round of the monitor: bans, static peers, tides. */
   tick(): void {
     const now = this.now();
-    const ids = this.host.connectedPeerIds();
+    // A peer whose hang-up is under way (a graceful close can outlast a tick) is gone already: counted,
+    // it would make the next tick prune again and take the node below lo.
+    const ids = this.host.connectedPeerIds().filter((id) => !this.closing.has(id));
     this.banLowScores(ids);
     this.redialStaticPeers(now);
     if (ids.length < this.config["p2p.peers.lo"]) this.seekPeers(ids, now);
@@ -159,7 +163,11 @@ export class PeerManager {
       .sort((a, b) => this.host.scoreOf(a) - this.host.scoreOf(b));
     for (const id of candidates.slice(0, ids.length - this.config["p2p.peers.lo"])) {
       this.deps.counters.pruned++;
-      void this.host.hangUp(id);
+      this.closing.add(id);
+      void this.host
+        .hangUp(id)
+        .catch(() => undefined)
+        .finally(() => this.closing.delete(id));
     }
   }
 

@@ -333,7 +333,19 @@ describe("p2p/host: nodes on 127.0.0.1", function () {
     for (let i = 0; i < 5; i++) leaves.push(await start(`leaf-${i}`, rollup));
     hub.protect(leaves[0]!.peerIdString);
     for (const l of leaves) await l.connectPeer(hub.listenAddrs()[0]!);
-    await waitFor(() => hub.connectedPeerIds().length === 2, 10_000, "pruning to lo");
+    // A tick may prune to lo while the leaves still connect (a slow machine), and the last ones then
+    // leave the hub at hi, where nothing is pruned: another leaf takes it above hi again.
+    for (let extra = 0; ; extra++) {
+      const pruned = await waitFor(() => hub.connectedPeerIds().length === 2, 5_000, "pruning to lo").then(
+        () => true as const,
+        (e: Error) => e,
+      );
+      if (pruned === true) break;
+      const n = hub.connectedPeerIds().length;
+      if (n !== 3 || extra === 3) throw new Error(`${pruned.message}: ${n} peers after ${extra} extra leaves`);
+      const more = await start(`leaf-extra-${extra}`, rollup);
+      await more.connectPeer(hub.listenAddrs()[0]!);
+    }
     assert.ok(hub.connectedPeerIds().includes(leaves[0]!.peerIdString), "the protected peer stays");
     assert.ok(hub.counters.pruned >= 3);
     // Below lo: a node that knows peers (as discovery would report them) dials until it has lo.

@@ -155,11 +155,27 @@ describe("p2p/peerManager", () => {
       clock.ms += GRACE - 1;
       pm.tick();
       assert.deepEqual(host.hangUps, ["old"]);
-      // old still connected (its hang-up pending); young's grace has just ended, so it goes first.
+      // old's hang-up is under way: young alone is not above hi. A third peer, scoring above young,
+      // makes two again; young's grace has just ended, so it goes first.
       clock.ms += 1;
+      connect({ third: 5 });
       pm.tick();
       assert.deepEqual(host.hangUps, ["old", "young"]);
       assert.equal(counters.pruned, 2);
+    });
+
+    it("a peer whose hang-up is under way is not counted: the next tick does not prune below lo", () => {
+      const { pm, host, clock, counters, connect } = setup({ "p2p.peers.lo": 2, "p2p.peers.hi": 3 });
+      connect({ a: 1, b: 2, c: 3, d: 4, e: 5 });
+      clock.ms += GRACE + 10;
+      pm.tick();
+      assert.deepEqual(host.hangUps, ["a", "b", "c"]);
+      // The closes have not finished (the host still lists the peers): nothing more to prune.
+      clock.ms += 1000;
+      pm.tick();
+      pm.tick();
+      assert.deepEqual(host.hangUps, ["a", "b", "c"]);
+      assert.equal(counters.pruned, 3);
     });
 
     it("below lo it dials the known peers not connected and asks discovery for more, at most every 5 s", () => {

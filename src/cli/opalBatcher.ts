@@ -1,7 +1,7 @@
 /**
  * `opal-batcher`: posts the sequencer's L2 blocks to L1 (batcher/batchSubmitter.ts). Reads the rollup
- * config from the rollup node (`optimism_rollupConfig`), the L1 chain id from L1, then runs until
- * SIGINT/SIGTERM. Bad options: one line and exit 2; startup failures: one line and exit 1.
+ * config from the rollup node (`optimism_rollupConfig`), the L1 chain id from L1 (waiting up to
+ * STARTUP_WAIT_MS for either to become reachable), then runs until SIGINT/SIGTERM. Bad options: one line and exit 2; startup failures: one line and exit 1.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -11,10 +11,39 @@ import { TxSender } from "../batcher/txSender.js";
 import { bytesToHex, hexToBytes } from "../primitives/hex.js";
 import { parseRollupConfig, type RollupConfig } from "../rollup/config/rollupConfig.js";
 import { EngineClient } from "../rollup/engine/engineClient.js";
-import { RpcClient } from "../rollup/transport/rpcClient.js";
+import { RpcClient, RpcTransportError } from "../rollup/transport/rpcClient.js";
 import { Log, parseLogLevel } from "../util/log.js";
 import { type BatcherConfig, parseBatcherArgs } from "./batcherFlags.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo, runAsProcess } from "./processIo.js";
+
+/** How long the batcher waits at startup for the rollup node and L1 to be reachable. */
+export const STARTUP_WAIT_MS = 60_000;
+const STARTUP_RETRY_MS = 1_000;
+
+/**
+ * Runs `read` until it returns, retrying transport failures (connection refused, timeouts, HTTP
+ * errors: a rollup node that is restarting, as a supervisor starts the batcher beside it) every
+ * second for `waitMs`, reporting each through `onRetry`; a JSON-RPC error or a bad answer fails at
+ * once, and the last transport failure is thrown when the time is up.
+ */
+export async function whenReachable<T>(
+  read: () => Promise<T>,
+  waitMs: number,
+  onRetry: (err: string) => void,
+  retryMs = STARTUP_RETRY_MS,
+  now: () => number = Date.now,
+): Promise<T> {
+  const end = now() + waitMs;
+  for (;;) {
+    try {
+      return await read();
+    } catch (e) {
+      if (!(e instanceof RpcTransportError) || now() + retryMs > end) throw e;
+      onRetry(e.message);
+      await new Promise((r) => setTimeout(r, retryMs));
+    }
+  }
+}
 
 async function run(config: BatcherConfig, io: Io): Promise<number> {
   const level = parseLogLevel(config["log.level"]);
@@ -30,8 +59,14 @@ async function run(config: BatcherConfig, io: Io): Promise<number> {
   let cfg: RollupConfig;
   let chainId: bigint;
   try {
-    cfg = parseRollupConfig(await rollupRpc.call("optimism_rollupConfig"));
-    chainId = BigInt(await l1.call<string>("eth_chainId"));
+    [cfg, chainId] = await whenReachable(
+      async () => [
+        parseRollupConfig(await rollupRpc.call("optimism_rollupConfig")),
+        BigInt(await l1.call<string>("eth_chainId")),
+      ],
+      STARTUP_WAIT_MS,
+      (err) => log.warn("Waiting for the rollup node and L1 to answer", { err }),
+    );
   } catch (e) {
     io.err(`opal-batcher: cannot read the rollup config and L1 chain id: ${(e as Error).message}`);
     return EXIT_FAILED;

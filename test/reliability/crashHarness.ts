@@ -961,6 +961,9 @@ class NodeSequencer implements Subject {
   }
 
   async verify(): Promise<[string[], number]> {
+    // Without the batcher, the sequencing window ends and derivation replaces the unsafe chain with
+    // deposit-only blocks, as it must: that is not a loss of the node's, so say what happened.
+    check(this.net.alive("batcher"), "the batcher exited (batcher.log), so unsafe blocks may be reorged out");
     const s = await this.net.checkNodeHeads("seqNode");
     const checked = this.acked.size;
     return [await this.acked.lost(this.net.url("seqHttp"), s.unsafe_l2.number), checked];

@@ -793,7 +793,15 @@ async function loadAndMeasure(
   if (value !== increments) error(`the counter is ${value}, but ${increments} increments succeeded`);
   if (logs.length !== increments) error(`the counter has ${logs.length} logs, but ${increments} increments succeeded`);
 
-  const safeEnd = await headsNow();
+  // The safe heads must move: a liveness check, not a speed one. A short run on a loaded machine can
+  // end before the batcher's first channel is derived, so they get the drain's time again to do so.
+  let safeEnd = await headsNow();
+  const safeBy = Date.now() + o.drainSeconds * 1000;
+  const moved = (h: SafeHeads): boolean => h.seqSafe > safeStart.seqSafe && h.verSafe > safeStart.verSafe;
+  while (!moved(safeEnd) && Date.now() < safeBy) {
+    await sleep(1000);
+    safeEnd = await headsNow();
+  }
   for (const p of net.processes()) {
     const f = procs.find((x) => x.name === p.name);
     if (p.exited && f !== undefined && !f.exited) {

@@ -1,7 +1,8 @@
 /**
  * `opal-batcher`: posts the sequencer's L2 blocks to L1 (batcher/batchSubmitter.ts). Reads the rollup
  * config from the rollup node (`optimism_rollupConfig`), the L1 chain id from L1 (waiting up to
- * STARTUP_WAIT_MS for either to become reachable), then runs until SIGINT/SIGTERM. Bad options: one line and exit 2; startup failures: one line and exit 1.
+ * STARTUP_WAIT_MS for either to become reachable), then runs until SIGINT/SIGTERM. Bad options: one
+ * line and exit 2; startup failures: one line and exit 1.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";

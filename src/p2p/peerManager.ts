@@ -73,7 +73,7 @@ export class PeerManager {
   /** Peers discovery or the caller told us of: id → multiaddr. */
   private readonly known = new Map<string, string>();
   private readonly connectedAt = new Map<string, number>();
-  /** Peers pruned whose hang-up has not finished. */
+  /** Peers pruned or banned whose hang-up has not finished (`disconnect`). */
   private readonly closing = new Set<string>();
   private lastDiscovery = 0;
   private readonly host: PeerHost;
@@ -99,8 +99,7 @@ export class PeerManager {
   /** One round of the monitor: bans, static peers, tides. */
   tick(): void {
     const now = this.now();
-    // A peer whose hang-up is under way (a graceful close can outlast a tick) is gone already: counted,
-    // it would make the next tick prune again and take the node below lo.
+    // A peer being hung up on is gone already (`disconnect`): counted, it would be pruned again.
     const ids = this.host.connectedPeerIds().filter((id) => !this.closing.has(id));
     this.banLowScores(ids);
     this.redialStaticPeers(now);
@@ -128,7 +127,22 @@ export class PeerManager {
     this.deps.counters.bans++;
     this.deps.metrics?.recordPeerBan();
     this.deps.log.warn("Banning peer with a low score", { peer: id, score, durationMs: duration });
-    await this.host.hangUp(id);
+    await this.disconnect(id);
+  }
+
+  /**
+   * Hangs up on a peer; until the close finishes (a graceful one can outlast a tick) `tick` treats the
+   * peer as gone, so it is neither pruned nor banned again nor counted toward lo and hi.
+   */
+  private async disconnect(id: string): Promise<void> {
+    this.closing.add(id);
+    try {
+      await this.host.hangUp(id);
+    } catch {
+      // the connection is gone either way
+    } finally {
+      this.closing.delete(id);
+    }
   }
 
   private redialStaticPeers(now: number): void {
@@ -163,11 +177,7 @@ export class PeerManager {
       .sort((a, b) => this.host.scoreOf(a) - this.host.scoreOf(b));
     for (const id of candidates.slice(0, ids.length - this.config["p2p.peers.lo"])) {
       this.deps.counters.pruned++;
-      this.closing.add(id);
-      void this.host
-        .hangUp(id)
-        .catch(() => undefined)
-        .finally(() => this.closing.delete(id));
+      void this.disconnect(id);
     }
   }
 

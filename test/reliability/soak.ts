@@ -378,6 +378,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   }
 }
 
+/** Both safe heads, the sequencer's and the verifier's, went past where they were at the load's start. */
+function safeHeadsMoved(start: SafeHeads, end: SafeHeads): boolean {
+  return end.seqSafe > start.seqSafe && end.verSafe > start.verSafe;
+}
+
 async function loadAndMeasure(
   net: Devnet,
   o: SoakOptions,
@@ -797,8 +802,7 @@ async function loadAndMeasure(
   // end before the batcher's first channel is derived, so they get the drain's time again to do so.
   let safeEnd = await headsNow();
   const safeBy = Date.now() + o.drainSeconds * 1000;
-  const moved = (h: SafeHeads): boolean => h.seqSafe > safeStart.seqSafe && h.verSafe > safeStart.verSafe;
-  while (!moved(safeEnd) && Date.now() < safeBy) {
+  while (!safeHeadsMoved(safeStart, safeEnd) && Date.now() < safeBy) {
     await sleep(1000);
     safeEnd = await headsNow();
   }
@@ -918,7 +922,7 @@ export function judgeSoak(r: SoakReport): SoakVerdict {
       ? "ok"
       : `FAIL ${r.errors.length} errors${r.errors.length > 0 ? `: ${r.errors[0]!.slice(0, 100)}` : ""}`,
   });
-  const safeOk = r.safeEnd.seqSafe > r.safeStart.seqSafe && r.safeEnd.verSafe > r.safeStart.verSafe;
+  const safeOk = safeHeadsMoved(r.safeStart, r.safeEnd);
   if (safeOk) passed++;
   rows.push({
     row: "safe head",

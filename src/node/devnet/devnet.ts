@@ -51,6 +51,12 @@ export interface DevnetOptions {
   readonly elSync?: boolean;
 }
 
+/**
+ * With `elSync`, the verifier starts once the sequencer has built this many blocks: the range its
+ * client must fetch over devp2p before gossip can extend its chain.
+ */
+export const EL_SYNC_LEAD_BLOCKS = 12;
+
 /** The fixed local ports of a devnet (documented in the README). */
 export const DEVNET_PORTS = {
   l1Http: 8545,
@@ -287,10 +293,9 @@ export class Devnet {
       o.elSync === true
         ? `enode://${bytesToHexRaw(loadOrCreateNodeKey(this.path("sequencer-el-key")).publicKey)}@127.0.0.1:${P.seqElP2p}`
         : "";
-    for (const [role, http, auth, metrics] of [
-      ["sequencer", P.seqElHttp, P.seqElAuth, P.seqElMetrics],
-      ["verifier", P.verElHttp, P.verElAuth, P.verElMetrics],
-    ] as const) {
+    const launchExec = (role: "sequencer" | "verifier"): void => {
+      const [http, auth, metrics] =
+        role === "sequencer" ? [P.seqElHttp, P.seqElAuth, P.seqElMetrics] : [P.verElHttp, P.verElAuth, P.verElMetrics];
       this.launch(`${role}-el`, "opal-exec", [
         "--datadir",
         this.path(`${role}-el`),
@@ -312,9 +317,7 @@ export class Devnet {
         ...execMetrics(metrics),
         ...quiet,
       ]);
-    }
-    await this.ready("sequencer-el", () => rpc(url(P.seqElHttp), "eth_chainId"));
-    await this.ready("verifier-el", () => rpc(url(P.verElHttp), "eth_chainId"));
+    };
     const nodeArgs = (role: "sequencer" | "verifier", auth: number, port: number): string[] => [
       `--rollup.config=${this.path("rollup.json")}`,
       `--rollup.l1-chain-config=${this.path("l1-genesis.json")}`,
@@ -341,33 +344,65 @@ export class Devnet {
     ];
     const seqP2pKey = loadOrCreateNetworkKey(this.path("p2p-sequencer.key")).key;
     const seqPeerId = await peerIdOfNetworkKey(seqP2pKey);
-    this.launch("sequencer-node", "opal-node", [
-      ...nodeArgs("sequencer", P.seqElAuth, P.seqNode),
-      ...nodeMetrics(P.seqNodeMetrics),
-      "--sequencer.enabled",
-      "--sequencer.l1-confs=2",
-      `--p2p.sequencer.key=${bytesToHex(this.roles.signer.privateKey)}`,
-      `--rpc.admin-state=${this.path("sequencer-admin-state.json")}`,
-    ]);
-    this.launch("verifier-node", "opal-node", [
-      ...nodeArgs("verifier", P.verElAuth, P.verNode),
-      ...nodeMetrics(P.verNodeMetrics),
-      `--p2p.static=/ip4/127.0.0.1/tcp/${P.seqP2p}/p2p/${seqPeerId}`,
-      ...(o.elSync === true ? ["--syncmode=execution-layer"] : []),
-    ]);
+    const launchSequencerNode = (): void =>
+      this.launch("sequencer-node", "opal-node", [
+        ...nodeArgs("sequencer", P.seqElAuth, P.seqNode),
+        ...nodeMetrics(P.seqNodeMetrics),
+        "--sequencer.enabled",
+        "--sequencer.l1-confs=2",
+        `--p2p.sequencer.key=${bytesToHex(this.roles.signer.privateKey)}`,
+        `--rpc.admin-state=${this.path("sequencer-admin-state.json")}`,
+      ]);
+    const launchVerifierNode = (): void =>
+      this.launch("verifier-node", "opal-node", [
+        ...nodeArgs("verifier", P.verElAuth, P.verNode),
+        ...nodeMetrics(P.verNodeMetrics),
+        `--p2p.static=/ip4/127.0.0.1/tcp/${P.seqP2p}/p2p/${seqPeerId}`,
+        ...(o.elSync === true ? ["--syncmode=execution-layer"] : []),
+      ]);
+    const launchBatcher = (): void =>
+      this.launch("batcher", "opal-batcher", [
+        `--l1-eth-rpc=${url(P.l1Http)}`,
+        `--l2-eth-rpc=${url(P.seqElHttp)}`,
+        `--rollup-rpc=${url(P.seqNode)}`,
+        `--private-key=${bytesToHex(this.roles.batcher.privateKey)}`,
+        "--poll-interval=1s",
+        "--max-channel-duration=1",
+        "--num-confirmations=1",
+        "--batch-type=1",
+        `--data-availability-type=${o.da}`,
+      ]);
+    if (o.elSync !== true) {
+      launchExec("sequencer");
+      launchExec("verifier");
+      await this.ready("sequencer-el", () => rpc(url(P.seqElHttp), "eth_chainId"));
+      await this.ready("verifier-el", () => rpc(url(P.verElHttp), "eth_chainId"));
+      launchSequencerNode();
+      launchVerifierNode();
+      await this.ready("sequencer-node", () => rpc(url(P.seqNode), "optimism_version"));
+      await this.ready("verifier-node", () => rpc(url(P.verNode), "optimism_version"));
+      launchBatcher();
+      return;
+    }
+    // EL sync: the verifier joins a running chain, as a new node does. Started together, it would get
+    // every block by gossip from the first one on and its client would have nothing to fetch.
+    launchExec("sequencer");
+    await this.ready("sequencer-el", () => rpc(url(P.seqElHttp), "eth_chainId"));
+    launchSequencerNode();
     await this.ready("sequencer-node", () => rpc(url(P.seqNode), "optimism_version"));
+    launchBatcher();
+    await this.ready(
+      "sequencer-node",
+      async () => {
+        const s = (await rpc(url(P.seqNode), "optimism_syncStatus")) as { unsafe_l2: { number: number } };
+        if (s.unsafe_l2.number < EL_SYNC_LEAD_BLOCKS) throw new Error("not yet");
+      },
+      EL_SYNC_LEAD_BLOCKS * o.blockTime * 1000 + 60_000,
+    );
+    launchExec("verifier");
+    await this.ready("verifier-el", () => rpc(url(P.verElHttp), "eth_chainId"));
+    launchVerifierNode();
     await this.ready("verifier-node", () => rpc(url(P.verNode), "optimism_version"));
-    this.launch("batcher", "opal-batcher", [
-      `--l1-eth-rpc=${url(P.l1Http)}`,
-      `--l2-eth-rpc=${url(P.seqElHttp)}`,
-      `--rollup-rpc=${url(P.seqNode)}`,
-      `--private-key=${bytesToHex(this.roles.batcher.privateKey)}`,
-      "--poll-interval=1s",
-      "--max-channel-duration=1",
-      "--num-confirmations=1",
-      "--batch-type=1",
-      `--data-availability-type=${o.da}`,
-    ]);
   }
 
   /** The L1 head and the L2 heads of sequencer and verifier (null where a process does not answer). */

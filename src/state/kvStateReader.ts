@@ -37,6 +37,16 @@ export class KvStateReader implements StateReader {
     return row === undefined ? null : decodeAccountRecord(row);
   }
 
+  accountBatch(hashedAddresses: readonly Uint8Array[]): (AccountRecord | null)[] {
+    const rows = this.kv.getMany("hashedAccounts", hashedAddresses);
+    const out: (AccountRecord | null)[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      out[i] = row === undefined ? null : decodeAccountRecord(row);
+    }
+    return out;
+  }
+
   storage(hashedAddress: Uint8Array, hashedSlot: Uint8Array): bigint {
     const key = new Uint8Array(64);
     key.set(hashedAddress, 0);

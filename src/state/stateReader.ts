@@ -22,4 +22,9 @@ export interface StateReader {
   code(codeHash: Uint8Array): Uint8Array;
   /** True when the account has any storage row (EIP-7610 create collision check). */
   hasStorage(hashedAddress: Uint8Array): boolean;
+  /**
+   * `account` of each key, in one read of the store (a block's accounts before it runs:
+   * WorldState.prefetchAccounts). Optional: a reader without it is asked key by key.
+   */
+  accountBatch?(hashedAddresses: readonly Uint8Array[]): (AccountRecord | null)[];
 }

@@ -14,7 +14,7 @@
  * here against 190 ns for a hex-string key), slots 256-bit bigints. Nothing here throws inside
  * execution; the only errors are a malformed stored row (StateError) and checkpoint misuse.
  */
-import { KECCAK256_EMPTY, keccak256, keccak256Batch } from "../crypto/keccak.js";
+import { KECCAK256_EMPTY, keccak256, keccak256Batch, packItems } from "../crypto/keccak.js";
 import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { bigintToBytes, bigintToBytes32, bytesToBigint } from "../primitives/u256.js";
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
@@ -26,7 +26,7 @@ import type { StateChangeset, StorageChange } from "../trie/stateRoot.js";
 import { Account, EMPTY_CODE } from "./account.js";
 import { StateError } from "./errors.js";
 import { prefixEnd } from "./kvStateReader.js";
-import type { StateReader } from "./stateReader.js";
+import type { AccountRecord, StateReader } from "./stateReader.js";
 
 enum J {
   Balance,
@@ -84,6 +84,22 @@ export function bigintToAddress(v: bigint): Uint8Array {
   return out;
 }
 
+/** Sets a newly made account from its stored record (null: absent). */
+function loadRecord(a: Account, rec: AccountRecord | null): void {
+  if (rec === null) return;
+  a.exists = true;
+  a.stored = true;
+  a.nonce = rec.nonce;
+  a.balance = rec.balance;
+  a.storageRoot = rec.storageRoot;
+  if (equalBytes(rec.codeHash, KECCAK256_EMPTY)) {
+    a.codeHash = KECCAK256_EMPTY;
+  } else {
+    a.codeHash = rec.codeHash;
+    a.code = null;
+  }
+}
+
 export interface BlockCommit {
   /** Flat-state writes: account rows (old storage roots; the trie patches them), storage rows, code. */
   readonly batch: WriteBatch;
@@ -129,23 +145,44 @@ export class WorldState {
     if (a === undefined) {
       const bytes = bigintToAddress(address);
       a = new Account(address, bytes, this.hashAddress(bytes));
-      const rec = this.reader.account(a.hashedAddress);
-      if (rec !== null) {
-        a.exists = true;
-        a.stored = true;
-        a.nonce = rec.nonce;
-        a.balance = rec.balance;
-        a.storageRoot = rec.storageRoot;
-        if (equalBytes(rec.codeHash, KECCAK256_EMPTY)) {
-          a.codeHash = KECCAK256_EMPTY;
-        } else {
-          a.codeHash = rec.codeHash;
-          a.code = null;
-        }
-      }
+      loadRecord(a, this.reader.account(a.hashedAddress));
       this.accounts.set(address, a);
     }
     return a;
+  }
+
+  /**
+   * Loads the accounts of `addresses` not loaded yet, hashing their keys in one batch and reading
+   * their rows in one read of the store (`StateReader.accountBatch`), where `account` would hash and
+   * read each one as execution first reaches it. PERF: a block of 10,000 transfers to fresh
+   * accounts (bench workload eth-transfers) spent ~15 µs a key on single reads of the misses.
+   * Loading is not a change: nothing is journaled, and an account nothing then changes is not
+   * written. Does nothing for a reader without batch reads, or with a memoised `hashAddress`.
+   */
+  prefetchAccounts(addresses: readonly Uint8Array[]): void {
+    if (this.reader.accountBatch === undefined || this.hashAddress !== keccak256) return;
+    const todo: Uint8Array[] = [];
+    const keys: bigint[] = [];
+    const seen = new Set<bigint>();
+    for (const bytes of addresses) {
+      const k = addressToBigint(bytes);
+      if (this.accounts.has(k) || seen.has(k)) continue;
+      seen.add(k);
+      todo.push(bytes);
+      keys.push(k);
+    }
+    if (todo.length === 0) return;
+    const { packed, offsets } = packItems(todo);
+    const hashes = keccak256Batch(packed, offsets);
+    // Fresh arrays per key: the keys go into batches and to workers, and a view would carry the
+    // whole buffer with it.
+    const hashed = todo.map((_, i) => hashes.slice(32 * i, 32 * i + 32));
+    const recs = this.reader.accountBatch(hashed);
+    for (let i = 0; i < todo.length; i++) {
+      const a = new Account(keys[i]!, todo[i]!.slice(), hashed[i]!);
+      loadRecord(a, recs[i]!);
+      this.accounts.set(keys[i]!, a);
+    }
   }
 
   code(a: Account): Uint8Array {

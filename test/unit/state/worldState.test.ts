@@ -555,4 +555,73 @@ describe("state/worldState", () => {
       );
     });
   });
+
+  describe("prefetchAccounts", () => {
+    it("loads the accounts with one batched read, as `account` would, journals nothing and writes nothing unchanged", () => {
+      const alloc = {
+        [hexAddr(A)]: { nonce: "0x3", balance: "0x11", storage: { "0x01": "0x05" } },
+        [hexAddr(B)]: { balance: "0x7", code: "0x6001" },
+      };
+      const { kv } = buildPreState(alloc);
+      const reader = new KvStateReader(kv);
+      let batches = 0;
+      let singles = 0;
+      const counting = {
+        account: (h: Uint8Array) => {
+          singles++;
+          return reader.account(h);
+        },
+        accountBatch: (hs: readonly Uint8Array[]) => {
+          batches++;
+          return reader.accountBatch(hs);
+        },
+        storage: reader.storage.bind(reader),
+        code: reader.code.bind(reader),
+        hasStorage: reader.hasStorage.bind(reader),
+      };
+      const st = new WorldState(counting, kv);
+      // A twice, C absent: one read for the three distinct addresses.
+      st.prefetchAccounts([bigintToAddress(A), bigintToAddress(B), bigintToAddress(A), bigintToAddress(C)]);
+      assert.equal(batches, 1);
+      const plain = new WorldState(new KvStateReader(kv), kv);
+      for (const x of [A, B, C]) {
+        const got = st.account(x);
+        const want = plain.account(x);
+        assert.equal(got.exists, want.exists, hexAddr(x));
+        assert.equal(got.stored, want.stored, hexAddr(x));
+        assert.equal(got.nonce, want.nonce, hexAddr(x));
+        assert.equal(got.balance, want.balance, hexAddr(x));
+        assert.equal(bytesToHex(got.codeHash), bytesToHex(want.codeHash), hexAddr(x));
+        assert.equal(bytesToHex(got.storageRoot), bytesToHex(want.storageRoot), hexAddr(x));
+        assert.equal(bytesToHex(got.hashedAddress), bytesToHex(keccak256(bigintToAddress(x))), hexAddr(x));
+        assert.equal(bytesToHex(got.addressBytes), hexAddr(x));
+      }
+      assert.equal(singles, 0, "every account came from the batch");
+      assert.equal(st.sload(st.account(A), 1n), 5n);
+      assert.deepEqual([...st.code(st.account(B))], [0x60, 0x01]);
+      // Loaded, not changed: no row to write; a revert has nothing of the prefetch to undo.
+      assert.equal(st.commitBlock().batch.ops.length, 0);
+      // A second prefetch of loaded accounts reads nothing.
+      st.prefetchAccounts([bigintToAddress(A), bigintToAddress(C)]);
+      assert.equal(batches, 1);
+      // Changed after the prefetch, committed like any other account.
+      st.setBalance(st.account(C), 9n);
+      st.finalizeTx(true);
+      assert.equal(commit(kv, st), rootOf({ ...alloc, [hexAddr(C)]: { balance: "0x9" } }));
+    });
+
+    it("does nothing for a reader without batch reads", () => {
+      const { kv } = buildPreState({ [hexAddr(A)]: { balance: "0x1" } });
+      const reader = new KvStateReader(kv);
+      const single = {
+        account: reader.account.bind(reader),
+        storage: reader.storage.bind(reader),
+        code: reader.code.bind(reader),
+        hasStorage: reader.hasStorage.bind(reader),
+      };
+      const st = new WorldState(single, kv);
+      st.prefetchAccounts([bigintToAddress(A)]);
+      assert.equal(st.account(A).balance, 1n);
+    });
+  });
 });

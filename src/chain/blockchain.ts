@@ -612,7 +612,7 @@ export class Blockchain implements ChainView {
           : (this.ownStore.totalDifficulty(parentHash) ?? 0n);
       const td = parentTd + res.header.difficulty;
       this.ownStore.putBlock(b, res.hash, res.header, res.body, td);
-      this.ownStore.putReceipts(b, res.hash, res.receipts);
+      this.ownStore.putReceipts(b, res.hash, res.receipts, res.receiptsEncoded);
       b.put("history", res.hash, undo.record);
       b.put("meta", META_STATE, res.hash);
       clearPendingUndo(b);

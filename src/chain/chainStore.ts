@@ -198,8 +198,17 @@ export class ChainStore {
     b.put("difficulty", hash, bigintToBytes(td));
   }
 
-  putReceipts(b: WriteBatch, hash: Uint8Array, receipts: readonly Receipt[]): void {
-    b.put("receipts", hash, encodeRlp(receipts.map(encodeReceipt)));
+  /**
+   * Stores a block's receipts (their consensus encodings as one RLP list). `encoded[i]`, when given,
+   * is receipt i's encoding already made (ImportedBlock.receiptsEncoded) and is stored as it is.
+   */
+  putReceipts(
+    b: WriteBatch,
+    hash: Uint8Array,
+    receipts: readonly Receipt[],
+    encoded?: readonly (Uint8Array | null)[],
+  ): void {
+    b.put("receipts", hash, encodeRlp(receipts.map((r, i) => encoded?.[i] ?? encodeReceipt(r))));
   }
 
   /** Makes `hash` canonical at `number` and indexes its txs. */

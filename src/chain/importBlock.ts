@@ -143,6 +143,11 @@ export interface ImportedBlock {
   readonly header: Header;
   readonly body: BlockBody;
   readonly receipts: Receipt[];
+  /**
+   * The receipts' consensus encodings where the receipts root hashed exactly those bytes (null
+   * where it did not: a deposit before Canyon), for the stored receipts (ChainStore.putReceipts).
+   */
+  readonly receiptsEncoded: readonly (Uint8Array | null)[];
   readonly txs: Tx[];
   /**
    * Writes applied, in order, and their inverses (apply in reverse order to rewind); when the trie
@@ -540,7 +545,8 @@ export function* importBlockSteps(
       op !== null && op >= OpFork.Jovian ? jovianBlobGasUsed(l1InfoOf(txs), body.transactions) : res.blobGasUsed;
     if (want === null || want !== header.blobGasUsed) return fail("BLOB_GAS_USED");
   }
-  const receiptsRoot = orderedTrieRoot(encodeReceiptsForRoot(res.receipts, rules));
+  const forRoot = encodeReceiptsForRoot(res.receipts, rules);
+  const receiptsRoot = orderedTrieRoot(forRoot);
   if (!equalBytes(receiptsRoot, header.receiptsRoot)) return fail(`RECEIPTS_ROOT: got ${bytesToHex(receiptsRoot)}`);
   if (sliced) yield;
   if (!equalBytes(res.logsBloom, header.logsBloom)) return fail("LOGS_BLOOM");
@@ -576,5 +582,10 @@ export function* importBlockSteps(
     timings.gas += res.gasUsed;
   }
   const hash = decoded === null ? keccak256(encodeHeader(header)) : decoded.hash;
-  return { hash, header, body, receipts: res.receipts, txs, forward, undo };
+  // Only a deposit before Canyon hashes other bytes than its consensus encoding (receipt.ts).
+  const canyon = op !== null && op >= OpFork.Canyon;
+  const receiptsEncoded = canyon
+    ? forRoot
+    : forRoot.map((e, i) => (res.receipts[i]!.type === TxType.Deposit ? null : e));
+  return { hash, header, body, receipts: res.receipts, receiptsEncoded, txs, forward, undo };
 }

@@ -22,7 +22,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { encodeBlock } from "../../../src/block/block.js";
 import { EMPTY_OMMERS_HASH, type Header, headerHash } from "../../../src/block/header.js";
-import { encodeReceiptsForRoot } from "../../../src/block/receipt.js";
+import { encodeReceipt, encodeReceiptsForRoot } from "../../../src/block/receipt.js";
 import type { Withdrawal } from "../../../src/block/withdrawal.js";
 import { type AllocAccount, writeAlloc } from "../../../src/chain/genesisState.js";
 import {
@@ -607,6 +607,24 @@ describe("chain/importBlock on OP chains", () => {
       const canyonReceipt = Uint8Array.from([0x7e, ...RLP.encode([1, gas2, bloom, [], 1, 1])]);
       assert.deepEqual(b1.header.receiptsRoot, orderedTrieRoot([regolithReceipt]));
       assert.deepEqual(b2.header.receiptsRoot, orderedTrieRoot([canyonReceipt]));
+    });
+
+    it("hands on the root's receipt bytes for storage only where they are the consensus encoding", () => {
+      const chain = canyonAt2();
+      // Regolith: the deposit hashed without its nonce, which its consensus encoding carries: not
+      // handed on. The user tx's bytes are the same either way.
+      const r1 = chain.import(chain.build(1, [chain.userTx()]));
+      if (isImportFailure(r1)) assert.fail(r1.error);
+      chain.head = r1.header;
+      assert.equal(r1.receipts[0]!.type, TxType.Deposit);
+      assert.notEqual(r1.receipts[0]!.depositNonce, null);
+      assert.equal(r1.receiptsEncoded[0], null);
+      assert.deepEqual(r1.receiptsEncoded[1], encodeReceipt(r1.receipts[1]!));
+      // Canyon: the deposit hashes with nonce and version, exactly its consensus encoding.
+      const r2 = chain.import(chain.build(2, [chain.userTx()]));
+      if (isImportFailure(r2)) assert.fail(r2.error);
+      assert.equal(r2.receiptsEncoded.length, 2);
+      r2.receipts.forEach((r, i) => assert.deepEqual(r2.receiptsEncoded[i], encodeReceipt(r), `receipt ${i}`));
     });
   });
 });

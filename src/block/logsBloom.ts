@@ -4,11 +4,27 @@
  * All hashes of a call go through one `keccak256Batch`, so a whole block costs one native call.
  */
 import { keccak256Batch } from "../crypto/keccak.js";
-import { BLOOM_BYTES, bloomAddHash, bloomOr } from "../primitives/bloom.js";
+import { BLOOM_BYTES, bloomAddHashAt, bloomOr } from "../primitives/bloom.js";
 import type { ReceiptLog } from "./log.js";
 
 /** Blooms of several log sets (one per receipt), hashing every address and topic in one batch. */
 export function logsBlooms(logSets: readonly (readonly ReceiptLog[])[]): Uint8Array[] {
+  return logsBloomsWith(logSets, null);
+}
+
+/**
+ * `logsBlooms` and the block's bloom, set in the same pass over the hashes (a block's bloom is the OR
+ * of its receipts' blooms: `blockLogsBloom` would read every receipt's 256 bytes again).
+ */
+export function receiptAndBlockBlooms(logSets: readonly (readonly ReceiptLog[])[]): {
+  readonly receipts: Uint8Array[];
+  readonly block: Uint8Array;
+} {
+  const block = new Uint8Array(BLOOM_BYTES);
+  return { receipts: logsBloomsWith(logSets, block), block };
+}
+
+function logsBloomsWith(logSets: readonly (readonly ReceiptLog[])[], block: Uint8Array | null): Uint8Array[] {
   let items = 0;
   let bytes = 0;
   for (const logs of logSets) {
@@ -45,7 +61,10 @@ export function logsBlooms(logSets: readonly (readonly ReceiptLog[])[]): Uint8Ar
     const bloom = new Uint8Array(BLOOM_BYTES);
     for (const log of logSets[i]) {
       const n = 1 + log.topics.length;
-      for (let j = 0; j < n; j++, k++) bloomAddHash(bloom, hashes.subarray(32 * k, 32 * k + 32));
+      for (let j = 0; j < n; j++, k++) {
+        bloomAddHashAt(bloom, hashes, 32 * k);
+        if (block !== null) bloomAddHashAt(block, hashes, 32 * k);
+      }
     }
     blooms[i] = bloom;
   }

@@ -6,8 +6,13 @@ export const BLOOM_BYTES = 256;
 
 /** Sets the three bits selected by `hash` (32-byte keccak of an address or topic) in `bloom`. */
 export function bloomAddHash(bloom: Uint8Array, hash: Uint8Array): void {
-  for (let i = 0; i < 6; i += 2) {
-    const bit = ((hash[i] << 8) | hash[i + 1]) & 2047;
+  bloomAddHashAt(bloom, hash, 0);
+}
+
+/** `bloomAddHash` of the 32-byte hash at `hashes[offset..]` (no view made). */
+export function bloomAddHashAt(bloom: Uint8Array, hashes: Uint8Array, offset: number): void {
+  for (let i = offset; i < offset + 6; i += 2) {
+    const bit = ((hashes[i] << 8) | hashes[i + 1]) & 2047;
     bloom[BLOOM_BYTES - 1 - (bit >> 3)] |= 1 << (bit & 7);
   }
 }

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import type { ReceiptLog } from "../../../src/block/log.js";
-import { blockLogsBloom, logsBloom, logsBlooms } from "../../../src/block/logsBloom.js";
+import { blockLogsBloom, logsBloom, logsBlooms, receiptAndBlockBlooms } from "../../../src/block/logsBloom.js";
 import { keccak256 } from "../../../src/crypto/keccak.js";
 import { BLOOM_BYTES, bloomAddHash, bloomHasHash } from "../../../src/primitives/bloom.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
@@ -56,6 +56,10 @@ describe("block/logsBloom", () => {
           assert.equal(bytesToHex(batched[i]), bytesToHex(naiveBloom(logs)));
         });
         assert.equal(bytesToHex(blockLogsBloom(batched)), bytesToHex(naiveBloom(sets.flat())));
+        // The one-pass form: the same receipt blooms, and the block's as the OR of them.
+        const both = receiptAndBlockBlooms(sets);
+        assert.deepEqual(both.receipts.map(bytesToHex), batched.map(bytesToHex));
+        assert.equal(bytesToHex(both.block), bytesToHex(naiveBloom(sets.flat())));
       }),
       { numRuns: 200 },
     );

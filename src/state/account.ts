@@ -33,6 +33,12 @@ export class Account {
   wiped = false;
   /** Slots written in this block (their rows are rewritten at commit). */
   dirtySlots: Set<bigint> | null = null;
+  /**
+   * Slots the reader had no row for when this block first read them (a row is never zero, so a 0
+   * from the reader is an absent row): a row written for one at commit is new (WriteBatch.insert),
+   * and undoing it needs no read. Reset at commit.
+   */
+  absentSlots: Set<bigint> | null = null;
   /** Value at the start of the running tx of each slot written in it (EIP-2200 "original"). */
   txOriginal: Map<bigint, bigint> | null = null;
   /** The account row must be rewritten (or deleted) at commit. */

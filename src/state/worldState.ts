@@ -298,6 +298,7 @@ export class WorldState {
     let w = 0n;
     if (a.stored && !a.wiped && this.readerSlots(a)) {
       w = this.reader.storage(a.hashedAddress, keccak256(bigintToBytes32(slot)));
+      if (w === 0n) (a.absentSlots ??= new Set()).add(slot);
     }
     a.storage.set(slot, w);
     return w;
@@ -565,7 +566,7 @@ export class WorldState {
             const v = a.storage.get(slot) ?? 0n;
             const row = v === 0n ? EMPTY_ROW : bigintToBytes(v);
             if (v === 0n) batch.del("hashedStorage", key);
-            else if (absent) batch.insert("hashedStorage", key, row);
+            else if (absent || a.absentSlots?.has(slot) === true) batch.insert("hashedStorage", key, row);
             else batch.put("hashedStorage", key, row);
             slots.push(hs);
             values?.push(row);
@@ -573,17 +574,17 @@ export class WorldState {
         }
         if (slots.length > 0 || a.wiped) storage.push({ hashedAddress: h, slots, wiped: a.wiped && a.stored, values });
         if (a.codeDirty && a.code !== null) batch.put("code", a.codeHash, a.code);
-        batch.put(
-          "hashedAccounts",
-          h,
-          encodeRlp([uintToRlpBytes(a.nonce), uintToRlpBytes(a.balance), a.storageRoot, a.codeHash]),
-        );
+        const row = encodeRlp([uintToRlpBytes(a.nonce), uintToRlpBytes(a.balance), a.storageRoot, a.codeHash]);
+        // An account the reader had no row for gets a new one: undone by a delete, unread.
+        if (a.stored) batch.put("hashedAccounts", h, row);
+        else batch.insert("hashedAccounts", h, row);
         a.stored = true;
       }
       a.dirty = false;
       a.codeDirty = false;
       a.wiped = false;
       a.dirtySlots = null;
+      a.absentSlots = null;
       a.readerSlots = null;
     }
     return { batch, changeset: { accounts, storage } };

@@ -624,7 +624,8 @@ describe("chain/importBlock on OP chains", () => {
       const r2 = chain.import(chain.build(2, [chain.userTx()]));
       if (isImportFailure(r2)) assert.fail(r2.error);
       assert.equal(r2.receiptsEncoded.length, 2);
-      r2.receipts.forEach((r, i) => assert.deepEqual(r2.receiptsEncoded[i], encodeReceipt(r), `receipt ${i}`));
+      for (const [i, r] of r2.receipts.entries())
+        assert.deepEqual(r2.receiptsEncoded[i], encodeReceipt(r), `receipt ${i}`);
     });
   });
 });

@@ -181,6 +181,15 @@ export function encodeReceiptForRoot(r: Receipt, rules: ForkRules): Uint8Array {
   return encode(r, true);
 }
 
+/**
+ * Whether `encodeReceiptForRoot(r, rules)` is `encodeReceipt(r)`: always but for a deposit receipt
+ * before Canyon, which hashes without the nonce it carries. Where it is, the root's bytes can be
+ * stored as they are (ImportedBlock.receiptsEncoded).
+ */
+export function rootEncodingIsConsensus(r: Receipt, rules: ForkRules): boolean {
+  return r.type !== TxType.Deposit || (rules.op !== null && rules.op >= OpFork.Canyon);
+}
+
 /** `encodeReceiptForRoot` for a block's receipts in order: the input of the ordered receipts trie. */
 export function encodeReceiptsForRoot(receipts: readonly Receipt[], rules: ForkRules): Uint8Array[] {
   const out = new Array<Uint8Array>(receipts.length);

@@ -9,7 +9,7 @@
 import { blobBaseFee, GAS_PER_BLOB } from "../block/blobGas.js";
 import { type BlockBody, decodeBlock } from "../block/block.js";
 import { encodeHeader, type Header, headerHash } from "../block/header.js";
-import { encodeReceiptsForRoot, type Receipt } from "../block/receipt.js";
+import { encodeReceiptsForRoot, type Receipt, rootEncodingIsConsensus } from "../block/receipt.js";
 import { encodeWithdrawal } from "../block/withdrawal.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { Tracer } from "../evm/tracer.js";
@@ -582,10 +582,6 @@ export function* importBlockSteps(
     timings.gas += res.gasUsed;
   }
   const hash = decoded === null ? keccak256(encodeHeader(header)) : decoded.hash;
-  // Only a deposit before Canyon hashes other bytes than its consensus encoding (receipt.ts).
-  const canyon = op !== null && op >= OpFork.Canyon;
-  const receiptsEncoded = canyon
-    ? forRoot
-    : forRoot.map((e, i) => (res.receipts[i]!.type === TxType.Deposit ? null : e));
+  const receiptsEncoded = forRoot.map((e, i) => (rootEncodingIsConsensus(res.receipts[i]!, rules) ? e : null));
   return { hash, header, body, receipts: res.receipts, receiptsEncoded, txs, forward, undo };
 }

@@ -106,17 +106,17 @@ function blockReward(fork: Fork): bigint {
 }
 
 /**
- * A block's transition in three steps, so import and block building share every rule: `begin`
- * (system calls, Canyon's code change), `applyTx` per tx (a rejected tx leaves the state untouched,
- * so a builder can skip it), `finish` (requests, withdrawals, rewards, bloom).
- */
-/**
  * A receipt's bloom until `finish` computes every receipt's in one batch of hashes (one native call a
  * block, where one a tx cost erc20-transfers' 5,000 receipts ~120 ms in a cold import). Zero bytes,
  * so a receipt encoded before `finish` fails loudly instead of carrying a wrong bloom.
  */
 const BLOOM_AT_FINISH = new Uint8Array(0);
 
+/**
+ * A block's transition in three steps, so import and block building share every rule: `begin`
+ * (system calls, Canyon's code change), `applyTx` per tx (a rejected tx leaves the state untouched,
+ * so a builder can skip it), `finish` (requests, withdrawals, rewards, bloom).
+ */
 export class BlockExecutor {
   readonly evm: Evm;
   /** The receipts so far; their blooms are set by `finish`. */

@@ -14,6 +14,8 @@
  *    four clients send it random `eth_getBalance` and `eth_call balanceOf` reads over HTTP;
  * 4. the head's state root, reached incrementally, is checked against a full recomputation from the
  *    flat state (buildFreshStateRoot, compute only).
+ * `OPAL_BENCH_SCALE_DIR` keeps the datadirs; with `OPAL_BENCH_SCALE_REUSE=1` the written state is
+ * reused across runs (writeState).
  * One line per size: `scale <N> accounts: import <X> Mgas/s, root <ms> ms/block, db <GB> GB, rss
  * <MB> MB, reads p99 <ms> ms`, then `scale ratio <largest>/<smallest>: <r>` (import rate). The
  * root time per block comes from the node's `opal_chain_import_root_seconds_total`, the trie reads
@@ -270,6 +272,29 @@ async function checkRoot(datadir: string, want: Uint8Array): Promise<void> {
   }
 }
 
+/**
+ * Writes the synthetic state into `datadir`. With `OPAL_BENCH_SCALE_DIR` set, a pristine copy is
+ * kept beside it (`scale-<N>.state`) and, with `OPAL_BENCH_SCALE_REUSE=1`, a later run copies that
+ * instead of writing the state again (minutes at 10M accounts), so A/B runs of the import start
+ * from the same bytes.
+ */
+async function writeState(datadir: string, spec: ScaleSpec): Promise<void> {
+  const kept = process.env.OPAL_BENCH_SCALE_DIR === undefined ? null : `${datadir}.state`;
+  if (kept !== null && process.env.OPAL_BENCH_SCALE_REUSE === "1" && existsSync(kept)) {
+    cpSync(kept, datadir, { recursive: true });
+    console.log(`scale ${spec.accounts} accounts: state copied from ${kept}`);
+    return;
+  }
+  const st = await buildScaleState(datadir, spec, (l) => console.log(l));
+  console.log(
+    `scale ${spec.accounts} accounts: state written in ${(st.writeMs / 1000).toFixed(1)} s, root (full) in ${(st.rootMs / 1000).toFixed(1)} s, ${spec.holders.toLocaleString("en-US")} token holders`,
+  );
+  if (kept !== null) {
+    rmSync(kept, { recursive: true, force: true });
+    cpSync(datadir, kept, { recursive: true });
+  }
+}
+
 export async function run(): Promise<BenchRow[]> {
   const sizes = (process.env.OPAL_BENCH_SCALE_ACCOUNTS ?? "100000,1000000,10000000")
     .split(",")
@@ -286,10 +311,7 @@ export async function run(): Promise<BenchRow[]> {
       const spec: ScaleSpec = { accounts, holders: Math.min(holdersWanted, accounts), senders: SENDERS };
       const datadir = join(base, `scale-${accounts}`);
       rmSync(datadir, { recursive: true, force: true });
-      const st = await buildScaleState(datadir, spec, (l) => console.log(l));
-      console.log(
-        `scale ${accounts} accounts: state written in ${(st.writeMs / 1000).toFixed(1)} s, root (full) in ${(st.rootMs / 1000).toFixed(1)} s, ${spec.holders.toLocaleString("en-US")} token holders`,
-      );
+      await writeState(datadir, spec);
       const stream = await buildStream(datadir, spec, blocks);
       const f = await importWithReads(datadir, spec, stream, cacheMb);
       printTurnTrace();

@@ -3,8 +3,9 @@
  * rlp([[tableIndex, key, value], …]) where a delete has an empty list in place of the value.
  * Table indexes follow TABLE_NAMES, which only ever grows at the end.
  */
-import { decodeHeader, decodeRlp, expectBytes, expectList, type RlpItem } from "../rlp/decode.js";
+import { decodeHeader, type RlpHeader } from "../rlp/decode.js";
 import { headerLength, stringLength, writeHeader, writeString } from "../rlp/encode.js";
+import { RlpError } from "../rlp/errors.js";
 import { StorageError } from "./errors.js";
 import { WriteBatch } from "./kv.js";
 import { TABLE_NAMES, type TableName } from "./tables.js";
@@ -52,20 +53,55 @@ export function encodeBatch(batch: WriteBatch): Uint8Array {
   return out;
 }
 
+/**
+ * The batch `bytes` encodes, read in one pass over the headers (decodeHeader's checks: canonical,
+ * within bounds) with keys and values as views into `bytes`. PERF: a sliced import decodes its
+ * trie batch and that batch's inverse from the worker's reply each block (~1,500 rows apiece on a
+ * 10M-account state); the generic decodeRlp built a nested item tree of them first (~13 ms a
+ * block there).
+ */
 export function decodeBatch(bytes: Uint8Array): WriteBatch {
+  try {
+    return readBatch(bytes);
+  } catch (e) {
+    if (e instanceof RlpError) throw new StorageError("CORRUPT", `batch: ${e.message}`, { cause: e });
+    throw e;
+  }
+}
+
+function readBatch(bytes: Uint8Array): WriteBatch {
   const b = new WriteBatch();
-  for (const it of expectList(decodeRlp(bytes), "batch")) {
-    const f = expectList(it, "batch op");
-    if (f.length !== 3) throw new StorageError("CORRUPT", "batch op: want [table, key, value]");
-    const idx = expectBytes(f[0], "batch op table");
-    const table = TABLE_NAMES[idx.length === 1 ? idx[0] : -1];
+  const top = item(bytes, 0, bytes.length, true, "batch");
+  if (top.start + top.length !== bytes.length) throw new StorageError("CORRUPT", "batch: bytes after the list");
+  const end = top.start + top.length;
+  let pos = top.start;
+  while (pos < end) {
+    const op = item(bytes, pos, end, true, "batch op");
+    const opEnd = op.start + op.length;
+    const t = item(bytes, op.start, opEnd, false, "batch op table");
+    const table = TABLE_NAMES[t.length === 1 ? bytes[t.start]! : -1];
     if (table === undefined) throw new StorageError("CORRUPT", "batch op: unknown table index");
-    const key = expectBytes(f[1], "batch op key");
-    const v: RlpItem = f[2];
-    if (Array.isArray(v)) b.del(table, key);
-    else b.put(table, key, v);
+    const k = item(bytes, t.start + t.length, opEnd, false, "batch op key");
+    const key = bytes.subarray(k.start, k.start + k.length);
+    const vAt = k.start + k.length;
+    const v = decodeHeader(bytes, vAt, opEnd);
+    if (v.start + v.length !== opEnd) throw new StorageError("CORRUPT", "batch op: want [table, key, value]");
+    if (v.list) {
+      if (v.length !== 0) throw new StorageError("CORRUPT", "batch op: a delete's value must be an empty list");
+      b.del(table, key);
+    } else {
+      b.put(table, key, bytes.subarray(v.start, v.start + v.length));
+    }
+    pos = opEnd;
   }
   return b;
+}
+
+/** The header at `pos`, which must be a list (`list`) or a string; CORRUPT otherwise. */
+function item(bytes: Uint8Array, pos: number, end: number, list: boolean, what: string): RlpHeader {
+  const h = decodeHeader(bytes, pos, end);
+  if (h.list !== list) throw new StorageError("CORRUPT", `${what}: want a ${list ? "list" : "string"}`);
+  return h;
 }
 
 /** Concatenates batches into one (ops in order). */

@@ -39,8 +39,12 @@ export interface KvCursorOptions {
  * not be seen. Close it when done (try/finally); once the store is closed its cursors throw.
  */
 export interface KvCursor {
-  /** Moves to the first entry with key ≥ `key` (within the bounds); false when there is none. */
-  seek(key: Uint8Array): boolean;
+  /**
+   * Moves to the first entry with key ≥ `key` (within the bounds); false when there is none.
+   * `readAhead` hints how many rows the caller will read from there: a store that reads rows ahead
+   * of `next` (RocksDB) fetches that many with the seek instead of its default; others ignore it.
+   */
+  seek(key: Uint8Array, readAhead?: number): boolean;
   /** Moves to the next entry; false at the end (the cursor is then invalid until the next seek). */
   next(): boolean;
   /** True when the cursor is on an entry. */
@@ -63,12 +67,12 @@ export class LazyCursor implements KvCursor {
 
   constructor(private readonly open: () => KvCursor) {}
 
-  seek(key: Uint8Array): boolean {
+  seek(key: Uint8Array, readAhead?: number): boolean {
     if (this.c === null) {
       if (this.closed) throw new StorageError("CLOSED", "LazyCursor: closed");
       this.c = this.open();
     }
-    return this.c.seek(key);
+    return this.c.seek(key, readAhead);
   }
 
   next(): boolean {

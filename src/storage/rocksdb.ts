@@ -266,7 +266,7 @@ class RocksCursor implements KvCursor {
     this.more = !res.finished;
   }
 
-  seek(key: Uint8Array): boolean {
+  seek(key: Uint8Array, readAhead?: number): boolean {
     this.check();
     const { gte, lt } = this.opts;
     let target = key;
@@ -306,7 +306,7 @@ class RocksCursor implements KvCursor {
     this.baseExclusive = false;
     this.fresh = false;
     this.refills = 0;
-    this.fetch(this.seekRows);
+    this.fetch(readAhead === undefined ? this.seekRows : Math.min(Math.max(readAhead, 1), CURSOR_MAX_ROWS));
     return this.rows.length === 0 ? this.end() : this.at(0);
   }
 

@@ -76,6 +76,24 @@ export class TrieWalker {
   private leafCursor: KvCursor | null;
   private nodeCursor: KvCursor | null;
   private readonly bottoms: BottomCache | null;
+  /**
+   * Leaf rows read ahead for the branch whose children are being emitted (`branch`), so that its
+   * children's leaf ranges cost one seek between them instead of one each. `winDepth` is that
+   * branch's path length (−1 outside any), `winBounded` says none of its children holds a stored
+   * branch (then every row below it is a leaf child's or a recordless bottom branch's, at most
+   * 16 × 16, and the window is read at its first range), `winRanges` counts its ranges read
+   * without a window (a branch with stored children reads one at its second range).
+   */
+  private win: LeafWindow | null = null;
+  private winDepth = -1;
+  private winBounded = false;
+  private winRanges = 0;
+
+  /**
+   * Records of the stored branches on the changed keys' paths, read a depth at a time before the
+   * walk (`prefetchNodes`): node key (latin-1) → record, null when absent. Null map: not prefetched.
+   */
+  private prefetched: Map<string, Uint8Array | null> | null = null;
 
   /**
    * `changed`: the trie keys (32 bytes each, without the view's prefix) that changed, sorted
@@ -100,8 +118,10 @@ export class TrieWalker {
     const ownLeaf = this.leafCursor === null;
     const ownNode = this.nodeCursor === null;
     try {
+      if (!this.ignoreStored && this.changed.length >= PREFETCH_MIN_KEYS) this.prefetchNodes();
       this.subtrie(0, 0, this.changed.length);
     } finally {
+      this.prefetched = null;
       if (ownLeaf && this.leafCursor !== null) this.leafCursor.close();
       if (ownNode && this.nodeCursor !== null) this.nodeCursor.close();
       if (ownLeaf) this.leafCursor = null;
@@ -175,7 +195,39 @@ export class TrieWalker {
       }
       i = j;
     }
-    const records = direct.length === 0 ? [] : this.kv.getMany(this.view.nodeTable, direct);
+    const records = direct.length === 0 ? [] : this.records(direct);
+    const outer = this.win;
+    const outerDepth = this.winDepth;
+    const outerBounded = this.winBounded;
+    const outerRanges = this.winRanges;
+    this.win = null;
+    this.winDepth = bLen;
+    this.winBounded = node.treeMask === 0;
+    this.winRanges = 0;
+    try {
+      this.children(bLen, node, lo, hash, hashAt, direct, directNibbles, records);
+    } finally {
+      this.win = outer;
+      this.winDepth = outerDepth;
+      this.winBounded = outerBounded;
+      this.winRanges = outerRanges;
+    }
+  }
+
+  /** `branch`'s walk over the children, once the stored children's records are read. */
+  private children(
+    bLen: number,
+    node: BranchNodeCompact,
+    lo: number,
+    hash: Uint8Array | null,
+    hashAt: number,
+    direct: Uint8Array[],
+    directNibbles: number[],
+    records: (Uint8Array | undefined)[],
+  ): void {
+    const path = this.path;
+    const ends = this.ends;
+    const e0 = 16 * bLen;
     // Leaf refs need the branch to stay where it is: two unchanged children guarantee it.
     let cached: BottomBranch | undefined;
     let refsOk = false;
@@ -373,7 +425,7 @@ export class TrieWalker {
    */
   private rootBranch(): BranchNodeCompact | null {
     const k = nodeKey(this.view, this.path, 0);
-    const v = this.kv.get(this.view.nodeTable, k);
+    const v = this.records([k])[0];
     if (v === undefined) return null;
     this.visited.set(bytesKey(k), v);
     this.nodesRead++;
@@ -405,6 +457,140 @@ export class TrieWalker {
     return decodeBranchNodeCompact(v);
   }
 
+  /** The records at `keys` (node table), from the prefetched ones where they were read. */
+  private records(keys: Uint8Array[]): (Uint8Array | undefined)[] {
+    const pre = this.prefetched;
+    if (pre === null) return this.kv.getMany(this.view.nodeTable, keys);
+    const out: (Uint8Array | undefined)[] = new Array(keys.length);
+    let missing: number[] | null = null;
+    for (let i = 0; i < keys.length; i++) {
+      const r = pre.get(bytesKey(keys[i]!));
+      if (r === undefined) (missing ??= []).push(i);
+      else out[i] = r ?? undefined;
+    }
+    if (missing !== null) {
+      const got = this.kv.getMany(
+        this.view.nodeTable,
+        missing.map((i) => keys[i]!),
+      );
+      for (let x = 0; x < missing.length; x++) out[missing[x]!] = got[x];
+    }
+    return out;
+  }
+
+  /**
+   * Reads the records `branch` will read, a depth at a time: from the root branch down, each
+   * stored branch's changed children that are stored branches themselves (exactly at path ‖ n, the
+   * rule of `branch`), all of one depth in one getMany. PERF (10M accounts on RocksDB, 320 changed
+   * keys): ~780 getMany calls of 1–2 keys each become one per depth.
+   */
+  private prefetchNodes(): void {
+    const rootKey = nodeKey(this.view, this.path, 0);
+    const root = this.kv.get(this.view.nodeTable, rootKey);
+    const pre = new Map<string, Uint8Array | null>();
+    this.prefetched = pre;
+    pre.set(bytesKey(rootKey), root ?? null);
+    if (root === undefined) return;
+    const changed = this.changed;
+    const scratch = new Uint8Array(64);
+    // A frontier entry: a stored branch at the first `len` nibbles of changed[lo], changes [lo, hi).
+    let nodes: BranchNodeCompact[] = [decodeBranchNodeCompact(root)];
+    let los = [0];
+    let his = [changed.length];
+    let len = 0;
+    while (nodes.length > 0 && len < 64) {
+      const keys: Uint8Array[] = [];
+      const kLo: number[] = [];
+      const kHi: number[] = [];
+      for (let f = 0; f < nodes.length; f++) {
+        const node = nodes[f]!;
+        const wanted = node.stateMask & node.treeMask & node.hashMask;
+        for (let i = los[f]!, hi = his[f]!; i < hi; ) {
+          const n = nibbleAt(changed[i]!, len);
+          let j = i + 1;
+          while (j < hi && nibbleAt(changed[j]!, len) === n) j++;
+          if (wanted & (1 << n)) {
+            const k = changed[i]!;
+            for (let d = 0; d <= len; d++) scratch[d] = nibbleAt(k, d);
+            keys.push(nodeKey(this.view, scratch, len + 1));
+            kLo.push(i);
+            kHi.push(j);
+          }
+          i = j;
+        }
+      }
+      if (keys.length === 0) break;
+      const got = this.kv.getMany(this.view.nodeTable, keys);
+      nodes = [];
+      los = [];
+      his = [];
+      for (let x = 0; x < keys.length; x++) {
+        const r = got[x];
+        pre.set(bytesKey(keys[x]!), r ?? null);
+        if (r === undefined) continue;
+        nodes.push(decodeBranchNodeCompact(r));
+        los.push(kLo[x]!);
+        his.push(kHi[x]!);
+      }
+      len++;
+    }
+  }
+
+  /**
+   * Serves `leaves(gte, lt)` from the current branch's window, reading the window first when it is
+   * due (see `win`); false when the range must be read from the cursor.
+   */
+  private fromWindow(gte: Uint8Array, lt: Uint8Array | null, pre: number): boolean {
+    let w = this.win;
+    if (w === null) {
+      if (!this.winBounded && this.winRanges === 0) {
+        this.winRanges++;
+        return false;
+      }
+      const from = this.winBounded ? leafLower(this.view, this.path, this.winDepth) : gte;
+      w = this.win = this.readWindow(from, leafUpper(this.view, this.path, this.winDepth), pre);
+    }
+    if (!w.covers(gte, lt)) return false;
+    const keys = w.keys;
+    let i = 0;
+    let j = keys.length;
+    while (i < j) {
+      const m = (i + j) >> 1;
+      if (compareBytes(keys[m]!, gte) < 0) i = m + 1;
+      else j = m;
+    }
+    for (; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (lt !== null && compareBytes(k, lt) >= 0) break;
+      const key = pre === 0 ? k : k.subarray(pre);
+      const value = this.leafValue(key, w.values[i]!);
+      this.leavesRead++;
+      if (value !== null) this.builder.addLeafBytes(key, value);
+    }
+    return true;
+  }
+
+  /** Up to WINDOW_ROWS leaf rows in [from, hi) (hi null: to the end), with one seek. */
+  private readWindow(from: Uint8Array, hi: Uint8Array | null, pre: number): LeafWindow {
+    let c = this.leafCursor;
+    if (c === null) c = this.leafCursor = this.kv.cursor(this.view.leafTable);
+    const keys: Uint8Array[] = [];
+    const values: Uint8Array[] = [];
+    let complete = true;
+    for (let ok = c.seek(from, WINDOW_SEEK_ROWS); ok; ok = c.next()) {
+      const k = c.key;
+      if (hi !== null && compareBytes(k, hi) >= 0) break;
+      if (keys.length === WINDOW_ROWS) {
+        complete = false;
+        break;
+      }
+      if (k.length !== pre + 32) throw new TrieError("BAD_RECORD", `flat leaf key of ${k.length - pre} bytes`);
+      keys.push(k);
+      values.push(c.value);
+    }
+    return new LeafWindow(from, hi, complete, keys, values);
+  }
+
   /**
    * Feeds the flat leaves in [gte, lt) to the builder. Ranges come in ascending order, so the cursor
    * mostly moves forward: the row that ended one range often starts the next without a native call.
@@ -412,6 +598,7 @@ export class TrieWalker {
   private leaves(gte: Uint8Array, lt: Uint8Array | null): void {
     const view = this.view;
     const pre = view.leafPrefix.length;
+    if (this.winDepth >= 0 && this.fromWindow(gte, lt, pre)) return;
     let c = this.leafCursor;
     if (c === null) c = this.leafCursor = this.kv.cursor(view.leafTable);
     for (let ok = c.seek(gte); ok; ok = c.next()) {
@@ -423,6 +610,43 @@ export class TrieWalker {
       this.leavesRead++;
       if (value !== null) this.builder.addLeafBytes(key, value);
     }
+  }
+}
+
+/** Fewer changed keys than this walk branch by branch (a prefetch saves calls only over many paths). */
+const PREFETCH_MIN_KEYS = 8;
+
+/**
+ * Most rows a window reads: a bottom-level branch's leaves and its bottoms' (~10–20 at 10M accounts)
+ * with room; a branch with more rows below it than this reads the rest range by range.
+ */
+const WINDOW_ROWS = 64;
+/**
+ * Rows a window's seek reads: a bottom-level branch's ~10–20, not more (RocksDB copies every row it
+ * reads ahead, past the branch's end too); a longer window's `next`s then read twice as many each.
+ */
+const WINDOW_SEEK_ROWS = 16;
+
+/** The leaf rows of a window: every row in [start, end) when `complete`, else the first WINDOW_ROWS. */
+class LeafWindow {
+  constructor(
+    readonly start: Uint8Array,
+    /** The branch's end (null: the table's). */
+    readonly end: Uint8Array | null,
+    readonly complete: boolean,
+    readonly keys: Uint8Array[],
+    readonly values: Uint8Array[],
+  ) {}
+
+  /** Every row of [gte, lt) within the branch is held. */
+  covers(gte: Uint8Array, lt: Uint8Array | null): boolean {
+    if (compareBytes(gte, this.start) < 0) return false;
+    const end = this.end;
+    if (end !== null && (lt === null || compareBytes(lt, end) > 0)) return false;
+    if (this.complete) return true;
+    // Partial: the rows held end at the last key, so a range ending at or below it is whole.
+    const last = this.keys[this.keys.length - 1];
+    return last !== undefined && lt !== null && compareBytes(lt, last) <= 0;
   }
 }
 

@@ -78,4 +78,31 @@ describe("storage/batchCodec", () => {
     assert.equal(bytesToHex(joinEncodedBatches(parts.map(encodeBatch))), bytesToHex(encodeBatch(joinBatches(parts))));
     assert.throws(() => joinEncodedBatches([encodeBatch(small), Uint8Array.of(0x80)]));
   });
+
+  it("decodeBatch refuses a record that is not a list of [table, key, value | []] as CORRUPT", () => {
+    const corrupt = { name: "StorageError", code: "CORRUPT" };
+    const ok = encodeBatch(
+      new WriteBatch().put("meta", Uint8Array.of(1), Uint8Array.of(2)).del("code", Uint8Array.of(3)),
+    );
+    assert.equal(decodeBatch(ok).ops.length, 2);
+    const cases: [string, Uint8Array][] = [
+      ["truncated", ok.subarray(0, ok.length - 1)],
+      ["bytes after the list", Uint8Array.of(...ok, 0x00)],
+      ["a string on top", encodeRlp(Uint8Array.of(1, 2, 3))],
+      ["an op that is a string", encodeRlp([Uint8Array.of(1)])],
+      ["two fields", encodeRlp([[Uint8Array.of(0), Uint8Array.of(1)]])],
+      ["four fields", encodeRlp([[Uint8Array.of(0), Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3)]])],
+      ["an unknown table", encodeRlp([[Uint8Array.of(TABLE_NAMES.length), Uint8Array.of(1), Uint8Array.of(2)]])],
+      ["a two-byte table index", encodeRlp([[Uint8Array.of(0, 0), Uint8Array.of(1), Uint8Array.of(2)]])],
+      ["a list as key", encodeRlp([[Uint8Array.of(0), [], Uint8Array.of(2)]])],
+      ["a non-empty list as value", encodeRlp([[Uint8Array.of(0), Uint8Array.of(1), [Uint8Array.of(2)]]])],
+      ["a non-canonical single byte", Uint8Array.of(0xc5, 0xc4, 0x00, 0x81, 0x01, 0xc0)],
+    ];
+    for (const [what, bytes] of cases) assert.throws(() => decodeBatch(bytes), corrupt, what);
+    // Values and keys come back as views into the record, not copies.
+    const back = decodeBatch(ok);
+    const put = back.ops[0]!;
+    assert.equal(put.type, "put");
+    assert.equal(put.key.buffer, ok.buffer);
+  });
 });

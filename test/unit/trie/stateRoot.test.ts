@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { compareBytes } from "../../../src/primitives/bytes.js";
 import { bytesToHex } from "../../../src/primitives/hex.js";
-import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { type KvReader, type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import { inverseBatch } from "../../../src/storage/undo.js";
@@ -262,5 +262,50 @@ describe("trie/stateRoot", () => {
     assert.equal(hex(inc.root), hex(computeStateRoot(kv).root));
     assert.ok(inc.stats.leavesRead < 40, `read ${inc.stats.leavesRead} leaves`);
     assert.ok(inc.stats.nodesRead <= 4, `read ${inc.stats.nodesRead} nodes`);
+  });
+
+  it("reads many paths' stored branches a depth at a time, and a bottom-level branch's leaves in one range", () => {
+    const kv = new MemoryKv();
+    const rng = new Rng(4242);
+    const keys = builtRandomAccounts(kv, rng, 3000);
+    const changed = Array.from({ length: 64 }, (_, i) => keys[i * 40]!);
+    const batch = new WriteBatch();
+    for (const k of changed) batch.put("hashedAccounts", k, encodeAccount(7, 777n));
+    kv.write(batch);
+    const calls = { nodeGetMany: 0, leafSeeks: 0 };
+    const counted: KvReader = {
+      get: (t, k) => kv.get(t, k),
+      getMany: (t, ks) => {
+        if (t === "accountTrie") calls.nodeGetMany++;
+        return kv.getMany(t, ks);
+      },
+      iterate: (t, r) => kv.iterate(t, r),
+      cursor: (t, o) => {
+        const c = kv.cursor(t, o);
+        return {
+          seek: (k: Uint8Array, n?: number) => {
+            if (t === "hashedAccounts") calls.leafSeeks++;
+            return c.seek(k, n);
+          },
+          next: () => c.next(),
+          get valid() {
+            return c.valid;
+          },
+          get key() {
+            return c.key;
+          },
+          get value() {
+            return c.value;
+          },
+          close: () => c.close(),
+        };
+      },
+    };
+    const inc = updateStateRoot(counted, { accounts: changed });
+    assert.equal(hex(inc.root), hex(computeStateRoot(kv).root));
+    // 3,000 keys: stored branches at depths 0–2 at most, so one getMany per depth below the root.
+    assert.ok(calls.nodeGetMany <= 3, `${calls.nodeGetMany} getMany calls on the node table`);
+    // Their children are leaves and recordless bottom branches: one range per changed bottom-level branch.
+    assert.ok(calls.leafSeeks <= changed.length, `${calls.leafSeeks} leaf seeks for ${changed.length} changed keys`);
   });
 });

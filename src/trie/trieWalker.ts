@@ -548,7 +548,7 @@ export class TrieWalker {
         return false;
       }
       const from = this.winBounded ? leafLower(this.view, this.path, this.winDepth) : gte;
-      w = this.win = this.readWindow(from, leafUpper(this.view, this.path, this.winDepth), pre);
+      w = this.win = this.readWindow(from, leafUpper(this.view, this.path, this.winDepth));
     }
     if (!w.covers(gte, lt)) return false;
     const keys = w.keys;
@@ -562,16 +562,13 @@ export class TrieWalker {
     for (; i < keys.length; i++) {
       const k = keys[i]!;
       if (lt !== null && compareBytes(k, lt) >= 0) break;
-      const key = pre === 0 ? k : k.subarray(pre);
-      const value = this.leafValue(key, w.values[i]!);
-      this.leavesRead++;
-      if (value !== null) this.builder.addLeafBytes(key, value);
+      this.emitLeaf(k, w.values[i]!, pre);
     }
     return true;
   }
 
   /** Up to WINDOW_ROWS leaf rows in [from, hi) (hi null: to the end), with one seek. */
-  private readWindow(from: Uint8Array, hi: Uint8Array | null, pre: number): LeafWindow {
+  private readWindow(from: Uint8Array, hi: Uint8Array | null): LeafWindow {
     let c = this.leafCursor;
     if (c === null) c = this.leafCursor = this.kv.cursor(this.view.leafTable);
     const keys: Uint8Array[] = [];
@@ -584,7 +581,6 @@ export class TrieWalker {
         complete = false;
         break;
       }
-      if (k.length !== pre + 32) throw new TrieError("BAD_RECORD", `flat leaf key of ${k.length - pre} bytes`);
       keys.push(k);
       values.push(c.value);
     }
@@ -604,12 +600,17 @@ export class TrieWalker {
     for (let ok = c.seek(gte); ok; ok = c.next()) {
       const k = c.key;
       if (lt !== null && compareBytes(k, lt) >= 0) break;
-      if (k.length !== pre + 32) throw new TrieError("BAD_RECORD", `flat leaf key of ${k.length - pre} bytes`);
-      const key = pre === 0 ? k : k.subarray(pre);
-      const value = this.leafValue(key, c.value);
-      this.leavesRead++;
-      if (value !== null) this.builder.addLeafBytes(key, value);
+      this.emitLeaf(k, c.value, pre);
     }
+  }
+
+  /** Feeds one flat leaf row (its KV key, `pre` prefix bytes in front of the 32-byte trie key) to the builder. */
+  private emitLeaf(k: Uint8Array, raw: Uint8Array, pre: number): void {
+    if (k.length !== pre + 32) throw new TrieError("BAD_RECORD", `flat leaf key of ${k.length - pre} bytes`);
+    const key = pre === 0 ? k : k.subarray(pre);
+    const value = this.leafValue(key, raw);
+    this.leavesRead++;
+    if (value !== null) this.builder.addLeafBytes(key, value);
   }
 }
 

@@ -72,10 +72,15 @@ export class CachedKv implements KvStore {
     const c = this.caches.get(table);
     if (c === undefined) return this.inner.get(table, key);
     const k = bytesKey(key);
+    // One lookup for a cached row; `has` only for a miss or a cached absence.
+    const hit = c.get(k);
+    if (hit !== undefined) {
+      this.hits++;
+      return hit.slice();
+    }
     if (c.has(k)) {
       this.hits++;
-      const v = c.get(k);
-      return v === undefined ? undefined : v.slice();
+      return undefined;
     }
     this.misses++;
     const v = this.inner.get(table, key);

@@ -37,6 +37,8 @@ export interface RocksOpenOptions {
   errorIfExists?: boolean;
   /** Background flush/compaction threads (default: hardware_concurrency / 2). */
   parallelism?: number;
+  /** ZSTD compression of the write-ahead log's records (binding default true; RocksDB's false). */
+  walCompression?: boolean;
   columns?: Record<string, RocksColumnOptions>;
 }
 

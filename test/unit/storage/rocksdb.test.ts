@@ -44,6 +44,18 @@ function writeBufferSizes(dir: string): Map<string, number> {
   }
   return out;
 }
+/** A DBOptions value as RocksDB recorded it in the newest OPTIONS file of `dir`. */
+function dbOption(dir: string, name: string): string | undefined {
+  const files = readdirSync(dir).filter((f) => f.startsWith("OPTIONS-"));
+  const newest = files.sort((a, b) => Number(a.slice(8)) - Number(b.slice(8))).at(-1)!;
+  let inDb = false;
+  for (const line of readFileSync(join(dir, newest), "utf8").split("\n")) {
+    if (line.startsWith("[")) inDb = line.startsWith("[DBOptions]");
+    const m = /^\s*([a-z_]+)=(.*)$/.exec(line);
+    if (inDb && m !== null && m[1] === name) return m[2];
+  }
+  return undefined;
+}
 const ENC = { keyEncoding: "buffer", valueEncoding: "buffer" } as const;
 
 /** Writes `rows` ([key, value, column] each) to `db` in one batch through the napi functions. */
@@ -315,6 +327,13 @@ describe("storage/rocksdb", () => {
       const after = writeBufferSizes(dir);
       const bigger = memtableBudgets((256 * 1024 * 1024) / 32);
       for (const t of TABLE_NAMES) assert.equal(after.get(t), Math.floor(bigger[t] / 4), t);
+    });
+
+    it("writes its write-ahead log uncompressed (the binding's default is ZSTD)", async () => {
+      const kv = await RocksKv.open(dir);
+      await kv.close();
+      assert.equal(dbOption(dir, "wal_compression"), "kNoCompression");
+      assert.equal(dbOption(dir, "create_if_missing"), "true", "the reader found the DBOptions section");
     });
 
     it("a table's memtables flush once its budget is written (SST files), not after RocksDB's default 64 MiB", async () => {

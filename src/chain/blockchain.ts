@@ -938,7 +938,7 @@ export class Blockchain implements ChainView {
     const forward: WriteBatch[] = [];
     const kv = this.kv;
     const undo = new BlockUndo(kv);
-    const stateRoot = commitState(kv, state, undo.persist, forward, [], this.storagePool);
+    const stateRoot = commitState(kv, state, undo.persist, forward, [], this.storagePool, null, parent.stateRoot);
     header.stateRoot = stateRoot;
     header.gasUsed = res.gasUsed;
     header.logsBloom = res.logsBloom;

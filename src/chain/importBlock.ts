@@ -185,8 +185,11 @@ export function commitState(
   undo: WriteBatch[],
   storagePool: TaskPool | null = null,
   timings: ImportTimings | null = null,
+  parentRoot: Uint8Array | null = null,
 ): Uint8Array {
-  return runToEnd(commitStateSteps(kv, state, persist, forward, undo, storagePool, timings, null, null, false)).root;
+  return runToEnd(
+    commitStateSteps(kv, state, persist, forward, undo, storagePool, timings, null, null, false, parentRoot),
+  ).root;
 }
 
 /** What `commitStateSteps` ends with: the new root, and the trie batch when held (`holdLast`). */
@@ -218,6 +221,7 @@ export function* commitStateSteps(
   remote: ImportContext["remoteRoot"] | null,
   onWritten: ImportContext["onStateWritten"] | null,
   holdLast: boolean,
+  parentRoot: Uint8Array | null = null,
 ): SliceJob<CommittedState> {
   const sliced = onWritten != null;
   let tSpent = 0;
@@ -276,7 +280,7 @@ export function* commitStateSteps(
   }
   if (r === null) {
     turnTrace?.step("rootHere");
-    r = { ...updateStateRoot(kv, c.changeset, { storagePool }), undo: null };
+    r = { ...updateStateRoot(kv, c.changeset, { storagePool, parentRoot }), undo: null };
   }
   yield* pause();
   turnTrace?.step("trieInverse");
@@ -488,7 +492,8 @@ export function* importBlockSteps(
   const undo: WriteBatch[] = [];
   const persist = ctx.persist ?? ((b: WriteBatch) => kv.write(b));
   const timings = ctx.timings ?? null;
-  const commit = (): Uint8Array => commitState(kv, state, persist, forward, undo, ctx.storagePool ?? null, timings);
+  const commit = (): Uint8Array =>
+    commitState(kv, state, persist, forward, undo, ctx.storagePool ?? null, timings, parent.stateRoot);
   const persistLast = ctx.persistLast ?? null;
   /** The trie batch, computed but held back (persistLast): its inverse has nothing to undo. */
   let held: WriteBatch | null = null;
@@ -564,6 +569,7 @@ export function* importBlockSteps(
     ctx.remoteRoot ?? null,
     sliced ? (ctx.onStateWritten ?? null) : null,
     persistLast !== null,
+    parent.stateRoot,
   );
   held = committed.held;
   const root = committed.root;

@@ -537,10 +537,15 @@ export class WorldState {
       const slotsDirty = a.dirtySlots !== null && a.dirtySlots.size > 0;
       if (!a.dirty && !slotsDirty && !a.wiped) continue;
       const h = a.hashedAddress;
-      if (a.dirty || a.wiped) accounts.push(h);
+      // An account that had no row and has none now (touched while empty, or created and destroyed
+      // in the block) changes no row and no trie key: PERF, the trie need not look for storage
+      // nodes to drop under it (a storage-trie cursor a block: the system address of system calls).
+      if ((a.dirty || a.wiped) && (a.exists || a.stored)) accounts.push(h);
       if (!a.exists) {
-        batch.del("hashedAccounts", h);
-        if (a.stored) this.deleteStorageRows(batch, h);
+        if (a.stored) {
+          batch.del("hashedAccounts", h);
+          this.deleteStorageRows(batch, h);
+        }
         a.stored = false;
       } else {
         const slots: Uint8Array[] = [];

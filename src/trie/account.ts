@@ -11,44 +11,50 @@ import { TrieError } from "./errors.js";
 import { EMPTY_TRIE_ROOT } from "./node.js";
 
 /**
- * storageRootOffset without allocations for the canonical shape every account row has: a list with a
- * short header (payload < 256 bytes), nonce and balance as short strings, then 0xa0 ‖ root ‖ 0xa0 ‖
- * codeHash ending the list. Returns -1 for anything else, which the full decoder then checks (and
- * rejects with the same error it always did). PERF: ~10× faster; it runs once per account leaf.
+ * The field bounds of an account row in the canonical shape every row has: a list with a short
+ * header (payload < 256 bytes), nonce and balance as short strings, then 0xa0 ‖ root ‖ 0xa0 ‖
+ * codeHash ending the list. Writes [nonce start, nonce end, balance start, balance end] (value
+ * bytes, without their headers) into `out`; the storage root starts 1 byte after the balance's end.
+ * False for anything else, which the full decoders then check (and reject with the errors they
+ * always did). PERF: ~10× faster than a decode; it runs once per account leaf, and for each
+ * account the executor loads (kvStateReader.decodeAccountRecord).
  */
-function fastStorageRootOffset(a: Uint8Array): number {
+export function canonicalAccountFields(a: Uint8Array, out: Int32Array): boolean {
   const n = a.length;
   const b0 = a[0];
   let p: number;
   if (b0 >= 0xc0 && b0 < 0xf8) {
-    if (b0 - 0xc0 !== n - 1) return -1;
+    if (b0 - 0xc0 !== n - 1) return false;
     p = 1;
   } else if (b0 === 0xf8) {
-    if (a[1] < 56 || a[1] !== n - 2) return -1;
+    if (a[1] < 56 || a[1] !== n - 2) return false;
     p = 2;
   } else {
-    return -1;
+    return false;
   }
   for (let f = 0; f < 2; f++) {
     const b = a[p];
     if (b < 0x80) {
+      out[2 * f] = p;
       p += 1;
     } else if (b < 0xb8) {
       // A one-byte string below 0x80 must be the byte itself (non-canonical otherwise).
-      if (b === 0x81 && a[p + 1] < 0x80) return -1;
+      if (b === 0x81 && a[p + 1] < 0x80) return false;
+      out[2 * f] = p + 1;
       p += 1 + (b - 0x80);
     } else {
-      return -1; // a long string, a list, or past the end (undefined)
+      return false; // a long string, a list, or past the end (undefined)
     }
+    out[2 * f + 1] = p;
   }
-  if (p + 66 !== n || a[p] !== 0xa0 || a[p + 33] !== 0xa0) return -1;
-  return p + 1;
+  return p + 66 === n && a[p] === 0xa0 && a[p + 33] === 0xa0;
 }
+
+const fields = new Int32Array(4);
 
 /** Offset of the 32 storageRoot bytes inside an account RLP; throws TrieError("BAD_ACCOUNT"). */
 export function storageRootOffset(account: Uint8Array): number {
-  const fast = fastStorageRootOffset(account);
-  if (fast >= 0) return fast;
+  if (canonicalAccountFields(account, fields)) return fields[3] + 1;
   try {
     const h = decodeHeader(account, 0);
     const end = h.start + h.length;

@@ -96,6 +96,11 @@ export class BottomCache {
     return e;
   }
 
+  /** The entry `take` would return, left in the cache (not counted as a hit or a miss). */
+  peek(path: Uint8Array, len: number, hash: Uint8Array, at: number): BottomBranch | undefined {
+    return this.map.get(bottomCacheKey(path, len, hash, at));
+  }
+
   set(key: string, e: BottomBranch): void {
     const map = this.map;
     map.set(key, e);

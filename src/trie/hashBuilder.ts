@@ -614,7 +614,8 @@ export class HashBuilder {
       if (len > 0) this.treeMasks[len - 1] |= bit;
       if (this.updates !== null) this.recordUpdate(path, len, mask, first);
     }
-    const bottom = this.bottoms !== null && len > 0 && total >= 32 ? this.bottomOf(path, len, mask, first) : null;
+    // The root branch too (len 0): its hash is the trie's root, which the next walk is given.
+    const bottom = this.bottoms !== null && total >= 32 ? this.bottomOf(path, len, mask, first) : null;
     this.sp = first;
     this.finishNode(at, total);
     if (bottom !== null) this.pendBottoms[this.pendCount - 1] = bottom;

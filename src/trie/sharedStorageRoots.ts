@@ -30,6 +30,11 @@ import { idleThreads, type TaskPool } from "../util/taskPool.js";
 export interface StorageJob {
   readonly hashedAddress: Uint8Array;
   readonly slots: readonly Uint8Array[];
+  /**
+   * The trie's root before the change, when known: the importing thread's walk then starts from its
+   * bottom cache at the root (TrieWalkerOptions `rootHash`). Not sent to the workers.
+   */
+  readonly root?: Uint8Array;
 }
 
 /** The shared buffers of one block's storage jobs (the worker task's payload). */

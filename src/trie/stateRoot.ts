@@ -14,7 +14,7 @@ import { bytesKey, compareBytes, EMPTY_BYTES, equalBytes } from "../primitives/b
 import { stringLength, writeString } from "../rlp/encode.js";
 import { type KvCursor, type KvCursorOptions, type KvReader, LazyCursor, WriteBatch } from "../storage/kv.js";
 import type { TaskPool } from "../util/taskPool.js";
-import { withStorageRoot } from "./account.js";
+import { accountStorageRoot, withStorageRoot } from "./account.js";
 import { BottomCache } from "./bottomCache.js";
 import { TrieError } from "./errors.js";
 import { borrowHashBuilder, HashBuilder, releaseHashBuilder } from "./hashBuilder.js";
@@ -139,11 +139,11 @@ function updateTrie(
   leafValue: (key: Uint8Array, raw: Uint8Array) => Uint8Array | null,
   rebuild: boolean,
   stats: StateRootStats,
-  cursors: { leafCursor?: KvCursor; nodeCursor?: KvCursor } = {},
+  walk: { leafCursor?: KvCursor; nodeCursor?: KvCursor; rootHash?: Uint8Array | null } = {},
 ): Uint8Array {
   const bottoms = process.env.OPAL_NO_BOTTOMS === "1" ? null : STATE_ROOT_BOTTOMS;
   const hb = borrowHashBuilder({ updates: true, bottoms });
-  const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, bottoms, ...cursors });
+  const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, bottoms, ...walk });
   walker.run();
   const root = hb.root();
   addWalk(stats, walker);
@@ -245,7 +245,16 @@ function freshStorageRoot(
 export function updateStateRoot(
   kv: KvReader,
   changes: StateChangeset,
-  opts: { readonly storagePool?: TaskPool | null } = {},
+  opts: {
+    readonly storagePool?: TaskPool | null;
+    /**
+     * The state root before `changes` (the parent's): the stored tries and the unchanged rows must
+     * be exactly that state's. With it, the walks start from the bottom cache at the roots too (the
+     * account trie's, and each storage trie's by the old root in its account row; TrieWalkerOptions
+     * `rootHash`).
+     */
+    readonly parentRoot?: Uint8Array | null;
+  } = {},
 ): StateRootResult {
   const batch = new WriteBatch();
   const stats = newStats();
@@ -275,9 +284,10 @@ export function updateStateRoot(
       );
       const here = (_kv: KvReader, job: StorageJob, out: WriteBatch, st: TrieWalkStats, wiped = false): Uint8Array => {
         open.leaves ??= new LazyCursor(() => kv.cursor("hashedStorage"));
-        const cursors = { leafCursor: open.leaves, nodeCursor: nodeCursor() };
-        return updateTrie(kv, storageTrieView(job.hashedAddress), job.slots, out, storageLeafValue, wiped, st, cursors);
+        const walk = { leafCursor: open.leaves, nodeCursor: nodeCursor(), rootHash: job.root ?? null };
+        return updateTrie(kv, storageTrieView(job.hashedAddress), job.slots, out, storageLeafValue, wiped, st, walk);
       };
+      const known = opts.parentRoot !== undefined && opts.parentRoot !== null;
       // Wiped tries (rebuilt from their rows) stay here; the others may go to the pool.
       const jobs: StorageJob[] = [];
       for (let i = 0; i < storage.length; i++) {
@@ -295,7 +305,13 @@ export function updateStateRoot(
           newRoots.set(k, root);
           storageRoots.push({ hashedAddress: sc.hashedAddress, root });
         } else {
-          jobs.push({ hashedAddress: sc.hashedAddress, slots: sortUniqueKeys(sc.slots) });
+          // The row still holds the old storage root (the trie batch patches it below).
+          const slots = sortUniqueKeys(sc.slots);
+          jobs.push(
+            known
+              ? { hashedAddress: sc.hashedAddress, slots, root: accountStorageRoot(rows[i]!) }
+              : { hashedAddress: sc.hashedAddress, slots },
+          );
         }
       }
       const ran = runStorageJobs(kv, jobs, batch, stats, here, opts.storagePool ?? null);
@@ -321,7 +337,9 @@ export function updateStateRoot(
       if (patched !== raw) batch.put("hashedAccounts", key.slice(), patched);
       return patched;
     };
-    const root = updateTrie(kv, ACCOUNT_TRIE_VIEW, changed, batch, leafValue, false, stats);
+    const root = updateTrie(kv, ACCOUNT_TRIE_VIEW, changed, batch, leafValue, false, stats, {
+      rootHash: opts.parentRoot ?? null,
+    });
     for (let i = 0; i < changed.length; i++) {
       if (seen[i] === 0 && !dropped.has(bytesKey(changed[i]!))) dropStorage(changed[i]!);
     }

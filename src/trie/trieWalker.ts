@@ -45,6 +45,15 @@ export interface TrieWalkerOptions {
    * under a cached one is read by exact key and its unchanged siblings hang by their refs.
    */
   bottoms?: BottomCache | null;
+  /**
+   * The node hash of the trie's root before the changes (the root the stored branches and the flat
+   * rows other than the changed ones belong to: the parent's state root, an account's old storage
+   * root). With `bottoms`, the branch at the root is looked up in the cache like any branch whose
+   * hash its parent's record keeps; a root branch of leaves only, which has no record, is then
+   * walked without reading the node table. It must be exactly that root: a cached branch is
+   * trusted by its hash.
+   */
+  rootHash?: Uint8Array | null;
 }
 
 /** Compares the nibble prefix of a 32-byte key with `path[0..len)`: <0 before, 0 inside, >0 after. */
@@ -76,6 +85,7 @@ export class TrieWalker {
   private leafCursor: KvCursor | null;
   private nodeCursor: KvCursor | null;
   private readonly bottoms: BottomCache | null;
+  private readonly rootHash: Uint8Array | null;
   /**
    * Leaf rows read ahead for the branch whose children are being emitted (`branch`), so that its
    * children's leaf ranges cost one seek between them instead of one each. `winDepth` is that
@@ -111,6 +121,7 @@ export class TrieWalker {
     this.leafCursor = opts.leafCursor ?? null;
     this.nodeCursor = opts.nodeCursor ?? null;
     this.bottoms = opts.bottoms ?? null;
+    this.rootHash = opts.rootHash ?? null;
   }
 
   /** Feeds the whole trie into the builder; call `builder.root()` afterwards. */
@@ -118,8 +129,9 @@ export class TrieWalker {
     const ownLeaf = this.leafCursor === null;
     const ownNode = this.nodeCursor === null;
     try {
+      if (!this.ignoreStored && this.cachedRoot()) return;
       if (!this.ignoreStored && this.changed.length >= PREFETCH_MIN_KEYS) this.prefetchNodes();
-      this.subtrie(0, 0, this.changed.length);
+      this.subtrie(0, 0, this.changed.length, undefined, this.rootHash ?? undefined);
     } finally {
       this.prefetched = null;
       if (ownLeaf && this.leafCursor !== null) this.leafCursor.close();
@@ -127,6 +139,21 @@ export class TrieWalker {
       if (ownLeaf) this.leafCursor = null;
       if (ownNode) this.nodeCursor = null;
     }
+  }
+
+  /**
+   * A root branch whose children are all leaves, from the bottom cache by the root hash: such a
+   * branch has no stored record (nor anything below it), so the walk reads only the changed keys
+   * and the leaves they replace (`bottom`). False when there is no such entry; the entry is left
+   * in the cache then only if it has branch children (`branch` takes it).
+   */
+  private cachedRoot(): boolean {
+    if (this.rootHash === null || this.bottoms === null || this.changed.length === 0) return false;
+    const e = this.bottoms.peek(this.path, 0, this.rootHash, 0);
+    if (e === undefined || e.leafMask !== e.mask) return false;
+    this.bottoms.take(this.path, 0, this.rootHash, 0);
+    this.bottom(0, e, 0, this.changed.length);
+    return true;
   }
 
   /**

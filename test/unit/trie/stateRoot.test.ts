@@ -14,6 +14,7 @@ import { encodeAccount } from "../../../src/trie/account.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import {
   computeStateRoot,
+  STATE_ROOT_BOTTOMS,
   type StateChangeset,
   type StorageChange,
   updateStateRoot,
@@ -31,7 +32,7 @@ function tableDump(kv: KvStore, table: "accountTrie" | "storageTrie" | "hashedAc
  * The differential check: from a random initial state, 25 random changesets; after each, the
  * incremental root equals the model's, and a full build over the stored result changes nothing.
  */
-function differential(kv: KvStore, seed: number): void {
+function differential(kv: KvStore, seed: number, withParentRoot = false): number {
   const rng = new Rng(seed * 7919);
   const model = new StateModel();
   // Initial state, then a full build.
@@ -43,9 +44,13 @@ function differential(kv: KvStore, seed: number): void {
   kv.write(full.batch);
   assert.equal(computeStateRoot(kv).batch.size, 0, "a second full build changes nothing");
 
+  let parentRoot = full.root;
+  let leavesRead = 0;
   for (let round = 0; round < 25; round++) {
     const changes = randomChangeset(rng, model, kv);
-    const inc = updateStateRoot(kv, changes);
+    const inc = updateStateRoot(kv, changes, withParentRoot ? { parentRoot } : {});
+    parentRoot = inc.root;
+    leavesRead += inc.stats.leavesRead;
     const want = hex(model.root());
     assert.equal(hex(inc.root), want, `round ${round}: incremental root`);
     // The trie batch's inverse (fresh puts undone by a delete, unread) restores the stored nodes.
@@ -78,6 +83,7 @@ function differential(kv: KvStore, seed: number): void {
   kv.write(end.batch);
   assert.deepEqual(tableDump(kv, "accountTrie"), []);
   assert.deepEqual(tableDump(kv, "storageTrie"), []);
+  return leavesRead;
 }
 
 describe("trie/stateRoot", () => {
@@ -94,6 +100,28 @@ describe("trie/stateRoot", () => {
       differential(new MemoryKv(), seed);
     });
   }
+
+  // With the parent's root the walks also take the roots' branches from the bottom cache (a root
+  // of leaves only without reading the node table): the same roots and stored nodes, fewer leaves.
+  for (const seed of [11, 12, 13, 14]) {
+    it(`incremental == full == in-memory with the parent's root, reading fewer leaves (seed ${seed})`, () => {
+      STATE_ROOT_BOTTOMS.clear();
+      const without = differential(new MemoryKv(), seed);
+      STATE_ROOT_BOTTOMS.clear();
+      const withRoot = differential(new MemoryKv(), seed, true);
+      assert.ok(withRoot < without, `${withRoot} leaves read with the parent's root, ${without} without`);
+    });
+  }
+  it("with the parent's root on RocksKv (seed 17)", async () => {
+    const dir = makeTmpDir();
+    const kv = await RocksKv.open(dir, { cacheBytes: 1 << 20 });
+    try {
+      differential(kv, 17, true);
+    } finally {
+      await kv.close();
+      removeDir(dir);
+    }
+  });
 
   // The same on RocksDB: the walker's cursors (read-ahead, in-buffer seeks, one cursor shared by
   // every storage trie, node cursors for deleted accounts) against the engine that buffers them.

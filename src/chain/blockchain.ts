@@ -578,7 +578,8 @@ export class Blockchain implements ChainView {
           storagePool: pool,
           timings: this.importTimings,
           // A sliced import's root goes to a worker (issue 25); readers meanwhile see the parent.
-          remoteRoot: sliced && pool !== null ? (changes) => remoteStateRoot(pool, changes) : null,
+          remoteRoot:
+            sliced && pool !== null ? (changes, parentRoot) => remoteStateRoot(pool, changes, parentRoot) : null,
           onStateWritten: sliced
             ? (u) => {
                 layerBatch(overlay, u);

@@ -74,10 +74,13 @@ export interface ImportContext {
   readonly timings?: ImportTimings;
   /**
    * A sliced import's state root elsewhere (a trieHash worker reading the same store, issue 25):
-   * given the changes whose flat rows are written, the root, its writes and the new storage roots;
-   * null when this change is computed here. A failure there is computed here instead.
+   * given the changes whose flat rows are written and the parent's state root (the tries the store
+   * holds), the root, its writes and the new storage roots; null when this change is computed here.
+   * A failure there is computed here instead.
    */
-  readonly remoteRoot?: ((changes: StateChangeset) => PromiseLike<RemoteRoot> | null) | null;
+  readonly remoteRoot?:
+    | ((changes: StateChangeset, parentRoot: Uint8Array | null) => PromiseLike<RemoteRoot> | null)
+    | null;
   /**
    * Told, in the unit that writes it, each of a sliced import's state batches (flat rows, trie
    * nodes) with `undo`, its inverse, which puts the parent's rows back: what runs between the
@@ -257,7 +260,7 @@ export function* commitStateSteps(
     undo: WriteBatch | null;
     storageRoots: RemoteRoot["storageRoots"];
   } | null = null;
-  const away = remote == null ? null : remote(c.changeset);
+  const away = remote == null ? null : remote(c.changeset, parentRoot);
   if (away !== null) {
     let got: RemoteRoot | null = null;
     try {

@@ -16,6 +16,8 @@ import { type StateChangeset, updateStateRoot } from "./stateRoot.js";
 export interface StateRootTask {
   readonly kind: "stateRoot";
   readonly changes: StateChangeset;
+  /** The state root the store holds before `changes` (updateStateRoot `parentRoot`), when known. */
+  readonly parentRoot?: Uint8Array | null;
 }
 
 /** What the worker sends back. */
@@ -58,7 +60,7 @@ export function stateRootOnWorker(
   counts: () => ReadCounts = () => NO_READS,
 ): StateRootReply {
   const c0 = counts();
-  const r = updateStateRoot(kv, task.changes);
+  const r = updateStateRoot(kv, task.changes, { parentRoot: task.parentRoot ?? null });
   const undo = encodeBatch(inverseBatch(kv, r.batch));
   const c1 = counts();
   return {
@@ -76,8 +78,12 @@ export function stateRootOnWorker(
  * pool is busy (then computed here). The batches come back encoded: the import decodes them in
  * units of its own (chain/importBlock.ts), not in the reply's callback.
  */
-export function remoteStateRoot(pool: TaskPool, changes: StateChangeset): Promise<StateRootReply> | null {
+export function remoteStateRoot(
+  pool: TaskPool,
+  changes: StateChangeset,
+  parentRoot: Uint8Array | null = null,
+): Promise<StateRootReply> | null {
   if (changedKeys(changes) < MIN_REMOTE_ROOT_KEYS || !pool.canAcceptWork()) return null;
-  const task: StateRootTask = { kind: "stateRoot", changes };
+  const task: StateRootTask = { kind: "stateRoot", changes, parentRoot };
   return pool.run<StateRootReply>(task);
 }

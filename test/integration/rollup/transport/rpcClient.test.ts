@@ -85,6 +85,39 @@ describe("rollup/rpcClient and limits", () => {
     }
   });
 
+  it("keeps one connection for calls in series, and an answer cut off is a transport error", async () => {
+    let connections = 0;
+    const server = createServer((req, res) => {
+      let data = "";
+      req.on("data", (c) => (data += c));
+      req.on("end", () => {
+        const c = JSON.parse(data) as { id: number; method: string };
+        if (c.method === "cut") {
+          res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+          res.write('{"jsonrpc":"2.0"');
+          setTimeout(() => res.socket?.destroy(), 10);
+          return;
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: c.id, result: c.id }));
+      });
+    });
+    server.on("connection", () => connections++);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    try {
+      const client = new RpcClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { timeoutMs: 2000 });
+      for (let i = 1; i <= 20; i++) assert.equal(await client.call("n"), i);
+      assert.equal(connections, 1);
+      await assert.rejects(
+        client.call("cut"),
+        (e: unknown) => e instanceof RpcTransportError && !/timed out/.test(e.message),
+      );
+      assert.equal(await client.call("n"), 22, "a call after a cut-off answer works");
+    } finally {
+      server.close();
+    }
+  });
+
   it("rate limiter: burst at once, then rate; a batch of N costs N; rate 0 is off", async () => {
     let now = 0;
     const slept: number[] = [];

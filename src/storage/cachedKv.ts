@@ -96,9 +96,10 @@ export class CachedKv implements KvStore {
     const missingKeys: string[] = [];
     for (let i = 0; i < keys.length; i++) {
       const k = bytesKey(keys[i]);
-      if (c.has(k)) {
-        const v = c.get(k);
-        out[i] = v === undefined ? undefined : v.slice();
+      // As `get`: one lookup for a cached row.
+      const hit = c.get(k);
+      if (hit !== undefined || c.has(k)) {
+        out[i] = hit === undefined ? undefined : hit.slice();
         this.hits++;
       } else {
         missing.push(i);

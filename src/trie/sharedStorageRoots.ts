@@ -34,7 +34,7 @@ export interface StorageJob {
    * The trie's root before the change, when known: the importing thread's walk then starts from its
    * bottom cache at the root (TrieWalkerOptions `rootHash`). Not sent to the workers.
    */
-  readonly root?: Uint8Array;
+  readonly root?: Uint8Array | null;
 }
 
 /** The shared buffers of one block's storage jobs (the worker task's payload). */

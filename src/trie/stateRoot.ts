@@ -306,12 +306,11 @@ export function updateStateRoot(
           storageRoots.push({ hashedAddress: sc.hashedAddress, root });
         } else {
           // The row still holds the old storage root (the trie batch patches it below).
-          const slots = sortUniqueKeys(sc.slots);
-          jobs.push(
-            known
-              ? { hashedAddress: sc.hashedAddress, slots, root: accountStorageRoot(rows[i]!) }
-              : { hashedAddress: sc.hashedAddress, slots },
-          );
+          jobs.push({
+            hashedAddress: sc.hashedAddress,
+            slots: sortUniqueKeys(sc.slots),
+            root: known ? accountStorageRoot(rows[i]!) : null,
+          });
         }
       }
       const ran = runStorageJobs(kv, jobs, batch, stats, here, opts.storagePool ?? null);

@@ -31,7 +31,15 @@ import { bytesKey, equalBytes } from "../primitives/bytes.js";
 import { bytesToHex } from "../primitives/hex.js";
 import { type ChainConfig, parseChainConfig } from "../spec/chainConfig.js";
 import { CachedKv, type CachedKvOptions, EXECUTION_CACHE } from "../storage/cachedKv.js";
-import type { KvCursor, KvCursorOptions, KvRange, KvReader, KvStore } from "../storage/kv.js";
+import {
+  getManyShared,
+  getShared,
+  type KvCursor,
+  type KvCursorOptions,
+  type KvRange,
+  type KvReader,
+  type KvStore,
+} from "../storage/kv.js";
 import type { Overlay } from "../storage/overlayKv.js";
 import type { TableName } from "../storage/tables.js";
 import type { TaskPool } from "../util/taskPool.js";
@@ -403,6 +411,16 @@ class ReadLog implements KvReader {
   getMany(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
     for (const k of keys) this.note(table, k);
     return this.base.getMany(table, keys);
+  }
+
+  getShared(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    this.note(table, key);
+    return getShared(this.base, table, key);
+  }
+
+  getManyShared(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    for (const k of keys) this.note(table, k);
+    return getManyShared(this.base, table, keys);
   }
 
   iterate(table: TableName, range?: KvRange): Iterable<[Uint8Array, Uint8Array]> {

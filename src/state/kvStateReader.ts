@@ -1,13 +1,14 @@
 /**
  * StateReader over the flat tables of a KvStore (storage/tables.ts): hashedAccounts rows are
  * account RLP, hashedStorage rows minimal big-endian words, code rows raw bytes. Every call is one
- * synchronous point read; caching is the WorldState's job (it keeps what a block touched).
+ * synchronous point read; caching is the WorldState's job (it keeps what a block touched). Reads
+ * are `getShared`: the records' byte fields and the code may be a cache's own bytes (read-only).
  */
 import { KECCAK256_EMPTY } from "../crypto/keccak.js";
 import { equalBytes } from "../primitives/bytes.js";
 import { bytesToBigint } from "../primitives/u256.js";
 import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
-import type { KvReader } from "../storage/kv.js";
+import { getManyShared, getShared, type KvReader } from "../storage/kv.js";
 import { canonicalAccountFields } from "../trie/account.js";
 import { StateError } from "./errors.js";
 import type { AccountRecord, StateReader } from "./stateReader.js";
@@ -59,12 +60,21 @@ export class KvStateReader implements StateReader {
   constructor(private readonly kv: KvReader) {}
 
   account(hashedAddress: Uint8Array): AccountRecord | null {
-    const row = this.kv.get("hashedAccounts", hashedAddress);
+    const row = getShared(this.kv, "hashedAccounts", hashedAddress);
     return row === undefined ? null : decodeAccountRecord(row);
   }
 
+  /** `account(h)?.balance ?? 0n`, decoding the balance alone (eth_getBalance). */
+  balance(hashedAddress: Uint8Array): bigint {
+    const row = getShared(this.kv, "hashedAccounts", hashedAddress);
+    if (row === undefined) return 0n;
+    return canonicalAccountFields(row, at)
+      ? bytesToBigint(row.subarray(at[2], at[3]))
+      : decodeAccountItems(row).balance;
+  }
+
   accountBatch(hashedAddresses: readonly Uint8Array[]): (AccountRecord | null)[] {
-    const rows = this.kv.getMany("hashedAccounts", hashedAddresses);
+    const rows = getManyShared(this.kv, "hashedAccounts", hashedAddresses);
     const out: (AccountRecord | null)[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
@@ -77,13 +87,13 @@ export class KvStateReader implements StateReader {
     const key = new Uint8Array(64);
     key.set(hashedAddress, 0);
     key.set(hashedSlot, 32);
-    const row = this.kv.get("hashedStorage", key);
+    const row = getShared(this.kv, "hashedStorage", key);
     return row === undefined ? 0n : bytesToBigint(row);
   }
 
   code(codeHash: Uint8Array): Uint8Array {
     if (equalBytes(codeHash, KECCAK256_EMPTY)) return EMPTY_CODE;
-    return this.kv.get("code", codeHash) ?? EMPTY_CODE;
+    return getShared(this.kv, "code", codeHash) ?? EMPTY_CODE;
   }
 
   hasStorage(hashedAddress: Uint8Array): boolean {

@@ -13,6 +13,7 @@ export interface AccountRecord {
   readonly codeHash: Uint8Array;
 }
 
+/** Bytes a reader returns (a record's hashes, code) are read-only: they may be a cache's own. */
 export interface StateReader {
   /** The account whose address hashes to `hashedAddress`, or null when absent. */
   account(hashedAddress: Uint8Array): AccountRecord | null;

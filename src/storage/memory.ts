@@ -124,6 +124,16 @@ export class MemoryKv implements KvStore {
     return keys.map((k) => this.get(table, k));
   }
 
+  /** The stored row itself (KvReader.getShared: read-only); `write` stores copies, never edits them. */
+  getShared(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    return this.table(table).get(bytesKey(key));
+  }
+
+  getManyShared(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    const m = this.table(table);
+    return keys.map((k) => m.get(bytesKey(k)));
+  }
+
   *iterate(table: TableName, range: KvRange = {}): Iterable<[Uint8Array, Uint8Array]> {
     const m = this.table(table);
     const keys = this.sortedKeys(table);

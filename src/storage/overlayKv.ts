@@ -6,7 +6,7 @@
  */
 import { bytesKey, compareBytes } from "../primitives/bytes.js";
 import { StorageError } from "./errors.js";
-import type { KvCursor, KvCursorOptions, KvRange, KvReader } from "./kv.js";
+import { getShared, type KvCursor, type KvCursorOptions, type KvRange, type KvReader } from "./kv.js";
 import type { TableName } from "./tables.js";
 
 export type Overlay = Map<TableName, Map<string, { key: Uint8Array; value: Uint8Array | null }>>;
@@ -27,6 +27,16 @@ export class OverlayKv implements KvReader {
 
   getMany(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
     return keys.map((k) => this.get(table, k));
+  }
+
+  getShared(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    const o = this.overlay.get(table)?.get(bytesKey(key));
+    if (o !== undefined) return o.value === null ? undefined : o.value;
+    return getShared(this.base, table, key);
+  }
+
+  getManyShared(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    return keys.map((k) => this.getShared(table, k));
   }
 
   private merged(table: TableName, gte?: Uint8Array, lt?: Uint8Array): [Uint8Array, Uint8Array][] {

@@ -18,7 +18,7 @@
  * builder may hang it under whatever branch or extension the new trie has above it.
  */
 import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
-import type { KvCursor, KvReader } from "../storage/kv.js";
+import { getManyShared, getShared, type KvCursor, type KvReader } from "../storage/kv.js";
 import { BOTTOM_KEY_AT, type BottomBranch, type BottomCache, bottomKey, bottomSlot } from "./bottomCache.js";
 import { type BranchNodeCompact, decodeBranchNodeCompact, hashOffset } from "./branchNodeCompact.js";
 import { TrieError } from "./errors.js";
@@ -357,7 +357,8 @@ export class TrieWalker {
       this.candidates(i, j, (e.leafMask >> m) & 1 ? bottomKey(e, m) : null, cand, childOf, m);
       i = j;
     }
-    const rows = this.kv.getMany(
+    const rows = getManyShared(
+      this.kv,
       view.leafTable,
       cand.map((k) => leafKey(view, k)),
     );
@@ -432,7 +433,8 @@ export class TrieWalker {
     const cand: Uint8Array[] = [];
     const tags: number[] = [];
     this.candidates(lo, hi, old, cand, tags, 0);
-    const rows = this.kv.getMany(
+    const rows = getManyShared(
+      this.kv,
       view.leafTable,
       cand.map((k) => leafKey(view, k)),
     );
@@ -487,7 +489,7 @@ export class TrieWalker {
   /** The records at `keys` (node table), from the prefetched ones where they were read. */
   private records(keys: Uint8Array[]): (Uint8Array | undefined)[] {
     const pre = this.prefetched;
-    if (pre === null) return this.kv.getMany(this.view.nodeTable, keys);
+    if (pre === null) return getManyShared(this.kv, this.view.nodeTable, keys);
     const out: (Uint8Array | undefined)[] = new Array(keys.length);
     let missing: number[] | null = null;
     for (let i = 0; i < keys.length; i++) {
@@ -496,7 +498,8 @@ export class TrieWalker {
       else out[i] = r ?? undefined;
     }
     if (missing !== null) {
-      const got = this.kv.getMany(
+      const got = getManyShared(
+        this.kv,
         this.view.nodeTable,
         missing.map((i) => keys[i]!),
       );
@@ -513,7 +516,7 @@ export class TrieWalker {
    */
   private prefetchNodes(): void {
     const rootKey = nodeKey(this.view, this.path, 0);
-    const root = this.kv.get(this.view.nodeTable, rootKey);
+    const root = getShared(this.kv, this.view.nodeTable, rootKey);
     const pre = new Map<string, Uint8Array | null>();
     this.prefetched = pre;
     pre.set(bytesKey(rootKey), root ?? null);
@@ -547,7 +550,7 @@ export class TrieWalker {
         }
       }
       if (keys.length === 0) break;
-      const got = this.kv.getMany(this.view.nodeTable, keys);
+      const got = getManyShared(this.kv, this.view.nodeTable, keys);
       nodes = [];
       los = [];
       his = [];

@@ -9,7 +9,15 @@
  * branch tables and seeks along them, which must cost seeks, not a copy of the table.
  */
 import { bytesKey, compareBytes } from "../../primitives/bytes.js";
-import type { KvCursor, KvCursorOptions, KvRange, KvReader, WriteBatch } from "../../storage/kv.js";
+import {
+  getManyShared,
+  getShared,
+  type KvCursor,
+  type KvCursorOptions,
+  type KvRange,
+  type KvReader,
+  type WriteBatch,
+} from "../../storage/kv.js";
 import { type Overlay, OverlayKv } from "../../storage/overlayKv.js";
 import type { TableName } from "../../storage/tables.js";
 
@@ -74,6 +82,18 @@ export class LayeredKv implements KvReader {
     const t = this.layer.get(table);
     if (t === undefined || t.size === 0) return this.base.getMany(table, keys);
     return keys.map((k) => this.get(table, k));
+  }
+
+  getShared(table: TableName, key: Uint8Array): Uint8Array | undefined {
+    const e = this.layer.get(table)?.get(bytesKey(key));
+    if (e !== undefined) return e.value === null ? undefined : e.value;
+    return getShared(this.base, table, key);
+  }
+
+  getManyShared(table: TableName, keys: readonly Uint8Array[]): (Uint8Array | undefined)[] {
+    const t = this.layer.get(table);
+    if (t === undefined || t.size === 0) return getManyShared(this.base, table, keys);
+    return keys.map((k) => this.getShared(table, k));
   }
 
   *iterate(table: TableName, range: KvRange = {}): Iterable<[Uint8Array, Uint8Array]> {

@@ -409,7 +409,7 @@ export function ethApi(deps: EthDeps): (AnyMethod | AnySubscription)[] {
       params: [address, optional(blockNumberOrHash)],
       handler: ([addr, sel]) => {
         const st = stateArgs(sel);
-        return qty(new KvStateReader(st.view).account(hashes.of(addr))?.balance ?? 0n);
+        return qty(new KvStateReader(st.view).balance(hashes.of(addr)));
       },
     }),
     defineMethod({

@@ -5,7 +5,9 @@
 import { strict as assert } from "node:assert";
 import { bytesToBigint } from "../../../src/primitives/u256.js";
 import { decodeRlp } from "../../../src/rlp/decode.js";
-import { decodeAccountFast, decodeAccountRecord } from "../../../src/state/kvStateReader.js";
+import { decodeAccountFast, decodeAccountRecord, KvStateReader } from "../../../src/state/kvStateReader.js";
+import { WriteBatch } from "../../../src/storage/kv.js";
+import { MemoryKv } from "../../../src/storage/memory.js";
 import { encodeAccount } from "../../../src/trie/account.js";
 import { mulberry32 } from "../../utils/prng.js";
 
@@ -38,6 +40,26 @@ describe("decodeAccountRecord", () => {
       assert.deepEqual(fast, viaTree(row));
       assert.deepEqual(decodeAccountRecord(row), viaTree(row));
     }
+  });
+
+  it("KvStateReader.balance reads the balance alone, as account() reads it, and 0 for no row", () => {
+    const rnd = mulberry32(26);
+    const kv = new MemoryKv();
+    const b = new WriteBatch();
+    const keys: Uint8Array[] = [];
+    for (let i = 0; i < 200; i++) {
+      const key = randomHash(rnd);
+      keys.push(key);
+      b.put(
+        "hashedAccounts",
+        key,
+        encodeAccount(randomBig(rnd, 8), randomBig(rnd, Math.floor(rnd() * 33)), randomHash(rnd), randomHash(rnd)),
+      );
+    }
+    kv.write(b);
+    const r = new KvStateReader(kv);
+    for (const key of keys) assert.equal(r.balance(key), viaTree(kv.get("hashedAccounts", key)!).balance);
+    assert.equal(r.balance(randomHash(rnd)), 0n);
   });
 
   it("leaves every malformed row to the generic path, which refuses it", () => {

@@ -58,12 +58,35 @@ describe("storage/cachedKv", () => {
     assert.equal(kv.get("hashedStorage", k(2)), undefined);
   });
 
-  it("returns copies, so a caller mutating a value cannot corrupt the cache", () => {
+  it("returns copies from get and getMany, hit or miss, so a caller mutating a value cannot corrupt the cache", () => {
     const kv = new CachedKv(new MemoryKv());
-    kv.write(new WriteBatch().put("code", k(1), k(7)));
-    const v = kv.get("code", k(1)) as Uint8Array;
-    v[0] = 0;
+    kv.write(new WriteBatch().put("code", k(1), k(7)).put("code", k(2), k(8)));
+    (kv.get("code", k(1)) as Uint8Array)[0] = 0; // miss
+    (kv.get("code", k(1)) as Uint8Array)[0] = 0; // hit
+    for (const v of kv.getMany("code", [k(1), k(2)])) (v as Uint8Array)[0] = 0; // a hit and a miss
+    for (const v of kv.getMany("code", [k(1), k(2)])) (v as Uint8Array)[0] = 0; // two hits
     assert.deepEqual(kv.get("code", k(1)), k(7));
+    assert.deepEqual(kv.getShared("code", k(2)), k(8));
+  });
+
+  it("getShared and getManyShared hand out the cached row itself, which a write replaces rather than edits", () => {
+    const kv = new CachedKv(new MemoryKv());
+    kv.write(new WriteBatch().put("hashedAccounts", k(1), k(5)));
+    const first = kv.getShared("hashedAccounts", k(1)); // miss: the store's fresh bytes
+    const shared = kv.getShared("hashedAccounts", k(1)) as Uint8Array;
+    assert.deepEqual(first, k(5));
+    assert.deepEqual(shared, k(5));
+    assert.equal(kv.getShared("hashedAccounts", k(1)), shared, "a hit is not copied");
+    assert.equal(kv.getManyShared("hashedAccounts", [k(1), k(2)])[0], shared);
+    assert.notEqual(kv.get("hashedAccounts", k(1)), shared, "get still copies");
+    assert.deepEqual({ hits: kv.hits, misses: kv.misses }, { hits: 4, misses: 2 });
+    kv.write(new WriteBatch().put("hashedAccounts", k(1), k(6)));
+    assert.deepEqual(shared, k(5), "the bytes handed out before the write are unchanged");
+    assert.deepEqual(kv.getShared("hashedAccounts", k(1)), k(6));
+    // An uncached table is read through the store's own getShared (MemoryKv: its stored row).
+    kv.write(new WriteBatch().put("headers", k(1), k(3)));
+    assert.deepEqual(kv.getShared("headers", k(1)), k(3));
+    assert.deepEqual(kv.getManyShared("headers", [k(1), k(2)]), [k(3), undefined]);
   });
 
   it("stays bounded and correct past its entry limit", () => {

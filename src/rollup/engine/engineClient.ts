@@ -11,8 +11,9 @@ import { keccak256 } from "../../crypto/keccak.js";
 import { equalBytes, padLeft } from "../../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import { bigintToBytes32 } from "../../primitives/u256.js";
-import { encodeTx } from "../../tx/envelope.js";
+import { decodeTx, encodeTx } from "../../tx/envelope.js";
 import { L1InfoFormat, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
+import { TxType } from "../../tx/tx.js";
 import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import { attributesJson, type PayloadAttributes } from "../derive/attributes.js";
 import type { SystemConfig } from "../derive/systemConfig.js";
@@ -320,6 +321,37 @@ export function envelopeOf(payload: Record<string, unknown>, parentBeaconBlockRo
     blockHash: hexToBytes(p.blockHash),
     number: num(p.blockNumber),
     timestamp: num(p.timestamp),
+  };
+}
+
+/**
+ * The ref of the block an envelope carries (op-node `PayloadToBlockRef`): number, hash, parent and
+ * time from the payload, the L1 origin and sequence number from its first transaction, which must
+ * be the L1-attributes deposit. The genesis payload takes the rollup config's genesis origin.
+ */
+export function payloadRef(cfg: RollupConfig, env: PayloadEnvelope): L2BlockRef {
+  const p = env.executionPayload as { parentHash?: unknown; transactions?: unknown };
+  if (typeof p.parentHash !== "string") throw new EngineClientError("execution payload lacks parentHash");
+  const base = {
+    hash: env.blockHash,
+    number: env.number,
+    parentHash: hexToBytes(p.parentHash),
+    timestamp: env.timestamp,
+  };
+  const g = cfg.genesis;
+  if (env.number === g.l2.number) return { ...base, l1origin: g.l1, sequenceNumber: 0 };
+  const first = Array.isArray(p.transactions) ? p.transactions[0] : undefined;
+  const tx = typeof first === "string" ? decodeTx(hexToBytes(first)) : null;
+  const info = tx !== null && tx.type === TxType.Deposit ? parseL1BlockInfo(tx.data) : null;
+  if (info === null) {
+    throw new EngineClientError(
+      `payload ${env.number} (${bytesToHex(env.blockHash)}) does not start with an L1-attributes deposit`,
+    );
+  }
+  return {
+    ...base,
+    l1origin: { hash: info.hash, number: Number(info.number) },
+    sequenceNumber: Number(info.sequenceNumber),
   };
 }
 

@@ -12,6 +12,7 @@ import { commitmentTxData, keccakCommitment } from "../../../../src/rollup/altDa
 import { AltDaManager } from "../../../../src/rollup/altDa/daState.js";
 import type { AltDaResolver } from "../../../../src/rollup/derive/dataSource.js";
 import { encodeFramesTxData } from "../../../../src/rollup/derive/frame.js";
+import { payloadRef } from "../../../../src/rollup/engine/engineClient.js";
 import { L1Client } from "../../../../src/rollup/l1/l1Client.js";
 import { BATCH_INBOX } from "../../../utils/actions/l1Miner.js";
 import { l2Transfer, Rollup } from "../../../utils/actions/rollup.js";
@@ -47,6 +48,26 @@ describe("actions: engine sync modes, sequencer drift, Alt-DA", function () {
     assert.equal(bytesToHex(v.heads.safe.hash), bytesToHex(r.sequencer.unsafe.hash));
     assert.ok(v.driver.counters.consolidated > 0, "derived attributes matched the synced blocks");
     assert.equal(v.driver.counters.derived, 0, "no block had to be built");
+  });
+
+  it("payloadRef: a built payload's ref is the ref of the block the engine then serves (op-node PayloadToBlockRef)", async () => {
+    const r = new Rollup();
+    for (let l1 = 0; l1 < 3; l1++) {
+      await r.miner.mine();
+      await r.sequencer.catchUpToL1();
+      await r.sequencer.buildBlock([transfer()]);
+    }
+    assert.ok(r.sequencer.envelopes.length >= 3);
+    const origins = new Set<number>();
+    for (const env of r.sequencer.envelopes) {
+      const ref = payloadRef(r.cfg, env);
+      assert.deepEqual(ref, await r.sequencer.engine.blockRef(env.blockHash));
+      origins.add(ref.l1origin.number);
+    }
+    assert.ok(origins.size > 1, "the payloads span several L1 origins");
+    const env = r.sequencer.envelopes[0]!;
+    const noDeposit = { ...env, executionPayload: { ...env.executionPayload, transactions: [] } };
+    assert.throws(() => payloadRef(r.cfg, noDeposit), /does not start with an L1-attributes deposit/);
   });
 
   it("--l2.enginekind=geth skips EL sync once the engine has a finalized block; consensus-layer never waits", async () => {

@@ -5,9 +5,9 @@
  * stale). A JSON-RPC error answer becomes `RpcCallError` with the server's code and message;
  * transport failures and timeouts become `RpcTransportError`. Never throws anything else.
  */
-import * as http from "node:http";
 import * as https from "node:https";
 import { signJwt } from "../../engine/jwt.js";
+import { Http1Pool } from "../../util/http1Client.js";
 import { timerDelay } from "../../util/timers.js";
 
 /** op-service client's call timeout when none is configured. */
@@ -44,6 +44,8 @@ export class RpcClient {
   private nextId = 1;
   /** `url`, parsed at the first call. */
   private target: URL | null = null;
+  /** Keep-alive connections of an `http:` url, from the first call. */
+  private pool: Http1Pool | null = null;
   /** The last token signed, and the second it was signed for. */
   private jwt: { sec: number; token: string } | null = null;
   /** The effective per-call timeout, ms. */
@@ -108,16 +110,13 @@ export class RpcClient {
   }
 
   /**
-   * One POST over node:http(s) with keep-alive (Node's global agents). PERF: `fetch` (undici's
-   * WHATWG streams, an AbortSignal and a Request object per call) cost the verifier ~0.5 ms of CPU a
-   * call; a deriving node makes ~6 engine calls a block, all in series with the engine (issue 25).
+   * One POST: `http:` over this client's own keep-alive connections (util/http1Client.ts), `https:`
+   * over node:https with keep-alive (Node's global agent). PERF: `fetch` (undici's WHATWG streams,
+   * an AbortSignal and a Request object per call) cost the verifier ~0.5 ms of CPU a call, and
+   * node:http's client still ~0.35 ms; a deriving node makes four engine calls a block, all in
+   * series with the engine (issue 25).
    */
   private post(what: string, body: string): Promise<unknown> {
-    const headers: Record<string, string | number> = {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-    };
-    if (this.opts.jwtSecret !== undefined) headers.authorization = `Bearer ${this.token(this.opts.jwtSecret)}`;
     const fail = (why: string): RpcTransportError => new RpcTransportError(`${what} to ${this.url}: ${why}`);
     let target: URL;
     try {
@@ -125,8 +124,36 @@ export class RpcClient {
     } catch {
       return Promise.reject(fail("invalid URL"));
     }
-    const mod = target.protocol === "http:" ? http : target.protocol === "https:" ? https : null;
-    if (mod === null) return Promise.reject(fail(`unsupported scheme ${target.protocol}`));
+    const auth =
+      this.opts.jwtSecret !== undefined
+        ? `Bearer ${this.token(this.opts.jwtSecret)}`
+        : target.username !== ""
+          ? `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString("base64")}`
+          : null;
+    const answer = (status: number, text: string): unknown => {
+      if (status !== 200) throw fail(`HTTP ${status} ${text.trim().slice(0, 200)}`);
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw fail("the answer is not JSON");
+      }
+    };
+    if (target.protocol === "http:") {
+      const pool = (this.pool ??= new Http1Pool(target.hostname.replace(/^\[|\]$/g, ""), Number(target.port || 80)));
+      const headers = `Content-Type: application/json\r\n${auth === null ? "" : `Authorization: ${auth}\r\n`}`;
+      return pool.post(target.pathname + target.search, headers, body, this.timeoutMs).then(
+        (a) => answer(a.status, a.body.toString("utf8")),
+        (e: unknown) => {
+          throw fail((e as Error).message);
+        },
+      );
+    }
+    if (target.protocol !== "https:") return Promise.reject(fail(`unsupported scheme ${target.protocol}`));
+    const headers: Record<string, string | number> = {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+    };
+    if (auth !== null) headers.authorization = auth;
     return new Promise((resolve, reject) => {
       let done = false;
       const settle = (e: RpcTransportError | null, v?: unknown): void => {
@@ -136,7 +163,7 @@ export class RpcClient {
         if (e !== null) reject(e);
         else resolve(v);
       };
-      const req = mod.request(target, { method: "POST", headers }, (res) => {
+      const req = https.request(target, { method: "POST", headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", (e) => settle(fail(e.message)));
@@ -145,19 +172,11 @@ export class RpcClient {
           if (!done) settle(fail("the connection closed before the answer ended"));
         });
         res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (res.statusCode !== 200) {
-            settle(fail(`HTTP ${res.statusCode} ${text.trim().slice(0, 200)}`));
-            return;
-          }
-          let v: unknown;
           try {
-            v = JSON.parse(text);
-          } catch {
-            settle(fail("the answer is not JSON"));
-            return;
+            settle(null, answer(res.statusCode ?? 0, Buffer.concat(chunks).toString("utf8")));
+          } catch (e) {
+            settle(e as RpcTransportError);
           }
-          settle(null, v);
         });
       });
       const timer = setTimeout(() => {

@@ -89,6 +89,21 @@ describe("storage/cachedKv", () => {
     assert.deepEqual(kv.getManyShared("headers", [k(1), k(2)]), [k(3), undefined]);
   });
 
+  it("writeThrough tables cache the rows written, bounded; other tables only the rows read before", () => {
+    const kv = new CachedKv(new MemoryKv(), { tables: { bodies: 4, code: 4 }, writeThrough: ["bodies"] });
+    const b = new WriteBatch();
+    for (let i = 0; i < 6; i++) b.put("bodies", k(i), k(100 + i)).put("code", k(i), k(50 + i));
+    kv.write(b);
+    assert.deepEqual(kv.get("bodies", k(5)), k(105));
+    assert.deepEqual(kv.get("bodies", k(4)), k(104));
+    assert.deepEqual({ hits: kv.hits, misses: kv.misses }, { hits: 2, misses: 0 }, "written rows are hits");
+    assert.deepEqual(kv.get("bodies", k(0)), k(100), "past the bound the oldest went to the store");
+    assert.deepEqual(kv.get("code", k(5)), k(55));
+    assert.deepEqual({ hits: kv.hits, misses: kv.misses }, { hits: 2, misses: 2 });
+    kv.write(new WriteBatch().del("bodies", k(5)));
+    assert.equal(kv.get("bodies", k(5)), undefined, "a deleted row is not served from the cache");
+  });
+
   it("stays bounded and correct past its entry limit", () => {
     const inner = new MemoryKv();
     const b = new WriteBatch();

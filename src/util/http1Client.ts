@@ -153,8 +153,10 @@ class Conn {
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       const c = line.indexOf(":");
-      if (c <= 0) continue;
-      const name = line.slice(0, c).trim().toLowerCase();
+      // RFC 9112 §5.1: no whitespace between a field name and its colon. Only the four names
+      // below frame an answer (lengths 10, 14, 17): any other line costs no slice.
+      if (c !== 10 && c !== 14 && c !== 17) continue;
+      const name = line.slice(0, c).toLowerCase();
       const value = line.slice(c + 1).trim();
       if (name === "content-length") {
         if (!/^\d+$/.test(value)) return `bad Content-Length ${JSON.stringify(value)}`;

@@ -75,6 +75,15 @@ export const WORKER_TRIE_CACHE: CachedKvOptions = Object.freeze({
   tables: Object.freeze({ accountTrie: 32_768, storageTrie: 32_768 }),
 });
 
+/**
+ * The cache's own copy of a row the store returned. The store's bytes are a view of a native
+ * Buffer (off V8's heap, with a finalizer); a copy of a row of ≤ 64 bytes (a slot) is an on-heap
+ * array, so neither the cache nor a caller keeps the native one alive, as before shared reads.
+ */
+function ownCopy(v: Uint8Array | undefined): Uint8Array | undefined {
+  return v === undefined ? undefined : v.slice();
+}
+
 /** Point reads of a cached reader's tables: served by its cache (hits) and by the store (misses). */
 export interface ReadCounts {
   readonly hits: number;
@@ -124,8 +133,8 @@ export class CachedKv implements KvStore {
   }
 
   /**
-   * A row of a cached table: a hit's bytes (copied when `copy`), or the store's row, remembered as
-   * a copy of its own. The store's bytes go to the caller as they are: they are fresh for each read.
+   * A row of a cached table: the cached bytes (a copy of them when `copy`); on a miss the store's
+   * row, remembered as the cache's own copy (`ownCopy`) and handed out as a hit would be.
    */
   private read(
     table: TableName,
@@ -145,9 +154,9 @@ export class CachedKv implements KvStore {
       return undefined;
     }
     this.misses++;
-    const v = this.inner.get(table, key);
-    this.remember(table, c, k, v);
-    return v;
+    const own = ownCopy(this.inner.get(table, key));
+    this.remember(table, c, k, own);
+    return copy && own !== undefined ? own.slice() : own;
   }
 
   private readMany(
@@ -178,9 +187,9 @@ export class CachedKv implements KvStore {
         missing.map((i) => keys[i]),
       );
       for (let j = 0; j < missing.length; j++) {
-        const v = got[j];
-        this.remember(table, c, missingKeys[j]!, v);
-        out[missing[j]] = v;
+        const own = ownCopy(got[j]);
+        this.remember(table, c, missingKeys[j]!, own);
+        out[missing[j]] = copy && own !== undefined ? own.slice() : own;
       }
     }
     return out;
@@ -208,7 +217,7 @@ export class CachedKv implements KvStore {
     if (c === undefined) return;
     if (this.writeThrough.has(table)) {
       const k = bytesKey(key);
-      if (value !== undefined) this.remember(table, c, k, value);
+      if (value !== undefined) this.remember(table, c, k, value.slice());
       else c.delete(k);
       return;
     }
@@ -230,6 +239,7 @@ export class CachedKv implements KvStore {
     return this.inner.close();
   }
 
+  /** Keeps `v` (the cache's own bytes, never handed to a writer) under `k`, dropping the oldest eighth when full. */
   private remember(
     table: TableName,
     c: Map<string, Uint8Array | undefined>,
@@ -245,6 +255,6 @@ export class CachedKv implements KvStore {
         if (--drop === 0) break;
       }
     }
-    c.set(k, v === undefined ? undefined : v.slice());
+    c.set(k, v);
   }
 }

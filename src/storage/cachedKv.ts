@@ -84,6 +84,11 @@ function ownCopy(v: Uint8Array | undefined): Uint8Array | undefined {
   return v === undefined ? undefined : v.slice();
 }
 
+/** The cache's bytes as a reader gets them: a copy for `get`, the bytes themselves for `getShared`. */
+function handOut(v: Uint8Array | undefined, copy: boolean): Uint8Array | undefined {
+  return copy && v !== undefined ? v.slice() : v;
+}
+
 /** Point reads of a cached reader's tables: served by its cache (hits) and by the store (misses). */
 export interface ReadCounts {
   readonly hits: number;
@@ -147,7 +152,7 @@ export class CachedKv implements KvStore {
     const hit = c.get(k);
     if (hit !== undefined) {
       this.hits++;
-      return copy ? hit.slice() : hit;
+      return handOut(hit, copy);
     }
     if (c.has(k)) {
       this.hits++;
@@ -156,7 +161,7 @@ export class CachedKv implements KvStore {
     this.misses++;
     const own = ownCopy(this.inner.get(table, key));
     this.remember(table, c, k, own);
-    return copy && own !== undefined ? own.slice() : own;
+    return handOut(own, copy);
   }
 
   private readMany(
@@ -173,7 +178,7 @@ export class CachedKv implements KvStore {
       // As `read`: one lookup for a cached row.
       const hit = c.get(k);
       if (hit !== undefined || c.has(k)) {
-        out[i] = hit === undefined || !copy ? hit : hit.slice();
+        out[i] = handOut(hit, copy);
         this.hits++;
       } else {
         missing.push(i);
@@ -189,7 +194,7 @@ export class CachedKv implements KvStore {
       for (let j = 0; j < missing.length; j++) {
         const own = ownCopy(got[j]);
         this.remember(table, c, missingKeys[j]!, own);
-        out[missing[j]] = copy && own !== undefined ? own.slice() : own;
+        out[missing[j]] = handOut(own, copy);
       }
     }
     return out;

@@ -59,7 +59,6 @@ class Conn {
   private received = 0;
   private chunkState = CHUNK_SIZE;
   private chunkLeft = 0;
-  closed = false;
 
   constructor(
     readonly pool: Http1Pool,
@@ -97,7 +96,6 @@ class Conn {
   }
 
   private onClose(): void {
-    this.closed = true;
     this.pool.forget(this);
     if (this.pending === null) return;
     if (this.untilClose && this.status !== 0) {
@@ -110,7 +108,7 @@ class Conn {
   private fail(why: string): void {
     const p = this.pending;
     this.pending = null;
-    if (!this.closed) this.socket.destroy();
+    this.socket.destroy();
     p?.reject(new Http1Error(why));
   }
 
@@ -268,7 +266,7 @@ class Conn {
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     const status = this.status;
     this.chunks = [];
-    if (this.closeAfter || this.closed) this.socket.destroy();
+    if (this.closeAfter || this.socket.destroyed) this.socket.destroy();
     else this.pool.release(this, this.keepAliveMs);
     p.resolve({ status, body });
   }
@@ -293,7 +291,7 @@ export class Http1Pool {
   post(path: string, headers: string, body: string, timeoutMs: number): Promise<Http1Answer> {
     const head = `POST ${path} HTTP/1.1\r\nHost: ${this.hostHeader}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}\r\n`;
     let conn = this.idle.pop();
-    while (conn?.closed || conn?.socket.destroyed) conn = this.idle.pop();
+    while (conn?.socket.destroyed) conn = this.idle.pop();
     const c = conn ?? new Conn(this, this.host, this.port);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -12,7 +12,7 @@ import { equalBytes, padLeft } from "../../primitives/bytes.js";
 import { bytesToHex, hexToBytes } from "../../primitives/hex.js";
 import { bigintToBytes32 } from "../../primitives/u256.js";
 import { decodeTx, encodeTx } from "../../tx/envelope.js";
-import { L1InfoFormat, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
+import { type L1BlockInfo, L1InfoFormat, parseL1BlockInfo } from "../../tx/l1BlockInfo.js";
 import { TxType } from "../../tx/tx.js";
 import { isForkActive, type RollupConfig } from "../config/rollupConfig.js";
 import { attributesJson, type PayloadAttributes } from "../derive/attributes.js";
@@ -160,25 +160,11 @@ export class EngineClient {
     const timestamp = num(b.timestamp);
     const first = b.transactions[0];
     const firstTxInput = first?.input === undefined ? null : hexToBytes(first.input);
-    const g = this.cfg.genesis;
-    let l1origin = g.l1;
-    let sequenceNumber = 0;
-    if (number === g.l2.number) {
-      if (!equalBytes(hash, g.l2.hash)) {
-        throw new EngineClientError(
-          `L2 block ${number} is ${b.hash}, but the rollup config's genesis is ${bytesToHex(g.l2.hash)}`,
-        );
-      }
-    } else {
-      const info = first?.type === "0x7e" && firstTxInput !== null ? parseL1BlockInfo(firstTxInput) : null;
-      if (info === null) {
-        throw new EngineClientError(`L2 block ${number} (${b.hash}) does not start with an L1-attributes deposit`);
-      }
-      l1origin = { hash: info.hash, number: Number(info.number) };
-      sequenceNumber = Number(info.sequenceNumber);
-    }
+    const origin = originOf(this.cfg, `L2 block ${number}`, number, hash, () =>
+      first?.type === "0x7e" && firstTxInput !== null ? parseL1BlockInfo(firstTxInput) : null,
+    );
     return {
-      ref: { hash, number, parentHash: hexToBytes(b.parentHash), timestamp, l1origin, sequenceNumber },
+      ref: { hash, number, parentHash: hexToBytes(b.parentHash), timestamp, ...origin },
       gasLimit: BigInt(b.gasLimit),
       extraData: hexToBytes(b.extraData),
       prevRandao: hexToBytes(b.mixHash ?? `0x${"00".repeat(32)}`),
@@ -332,27 +318,45 @@ export function envelopeOf(payload: Record<string, unknown>, parentBeaconBlockRo
 export function payloadRef(cfg: RollupConfig, env: PayloadEnvelope): L2BlockRef {
   const p = env.executionPayload as { parentHash?: unknown; transactions?: unknown };
   if (typeof p.parentHash !== "string") throw new EngineClientError("execution payload lacks parentHash");
-  const base = {
+  const origin = originOf(cfg, `payload ${env.number}`, env.number, env.blockHash, () => {
+    const first = Array.isArray(p.transactions) ? p.transactions[0] : undefined;
+    const tx = typeof first === "string" ? decodeTx(hexToBytes(first)) : null;
+    return tx !== null && tx.type === TxType.Deposit ? parseL1BlockInfo(tx.data) : null;
+  });
+  return {
     hash: env.blockHash,
     number: env.number,
     parentHash: hexToBytes(p.parentHash),
     timestamp: env.timestamp,
+    ...origin,
   };
+}
+
+/**
+ * The L1 origin and sequence number of L2 block `number` (`what` names it in errors): the rollup
+ * config's genesis origin for the genesis block, whose hash must be the config's; else read from
+ * its L1-attributes deposit (`info`, parsed only then), which it must start with.
+ */
+function originOf(
+  cfg: RollupConfig,
+  what: string,
+  number: number,
+  hash: Uint8Array,
+  info: () => L1BlockInfo | null,
+): Pick<L2BlockRef, "l1origin" | "sequenceNumber"> {
   const g = cfg.genesis;
-  if (env.number === g.l2.number) return { ...base, l1origin: g.l1, sequenceNumber: 0 };
-  const first = Array.isArray(p.transactions) ? p.transactions[0] : undefined;
-  const tx = typeof first === "string" ? decodeTx(hexToBytes(first)) : null;
-  const info = tx !== null && tx.type === TxType.Deposit ? parseL1BlockInfo(tx.data) : null;
-  if (info === null) {
-    throw new EngineClientError(
-      `payload ${env.number} (${bytesToHex(env.blockHash)}) does not start with an L1-attributes deposit`,
-    );
+  if (number === g.l2.number) {
+    if (!equalBytes(hash, g.l2.hash)) {
+      throw new EngineClientError(
+        `${what} is ${bytesToHex(hash)}, but the rollup config's genesis is ${bytesToHex(g.l2.hash)}`,
+      );
+    }
+    return { l1origin: g.l1, sequenceNumber: 0 };
   }
-  return {
-    ...base,
-    l1origin: { hash: info.hash, number: Number(info.number) },
-    sequenceNumber: Number(info.sequenceNumber),
-  };
+  const i = info();
+  if (i === null)
+    throw new EngineClientError(`${what} (${bytesToHex(hash)}) does not start with an L1-attributes deposit`);
+  return { l1origin: { hash: i.hash, number: Number(i.number) }, sequenceNumber: Number(i.sequenceNumber) };
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The leaf children of recently built branch nodes, kept in memory for the incremental state root.
- * A stored branch record keeps hashes of branch children only (branchNodeCompact.ts), and a branch
- * whose children are all leaves (a "bottom" branch) has no record at all, so the walker used to
- * re-read and re-hash every unchanged leaf beside a changed key. With a branch's leaf children at
- * hand (each leaf's ref as the branch holds it, and its full key) it hangs the unchanged ones by
- * their refs, and under a bottom branch it reads only the changed keys, by exact key
- * (trieWalker.ts `branch`, `bottom`).
+ * The children of recently built branch nodes that a stored record does not name by hash, kept in
+ * memory for the incremental state root. A stored branch record keeps hashes of branch children
+ * only (branchNodeCompact.ts), and a branch whose children are all leaves (a "bottom" branch) has
+ * no record at all, so the walker used to re-read and re-hash every unchanged leaf beside a changed
+ * key, and every unchanged extension (two or more keys sharing the nibbles below the branch). With a
+ * branch's other children at hand (each one's ref as the branch holds it, and a leaf's full key) it
+ * hangs the unchanged ones by their refs, and under a bottom branch it reads only the changed keys,
+ * by exact key (trieWalker.ts `branch`, `bottom`).
  *
  * Entries are keyed by the branch's nibble path and its node hash, both read from the parent's
  * stored record, so an entry can never be stale: a node's encoding fixes its children's refs and,
@@ -15,8 +16,9 @@
  * for a branch with changes below it, which it then rebuilds under a new hash (a new entry). Beyond
  * `capacity` the oldest entries go first.
  *
- * Layout of `data`: one 66-byte slot per leaf child, in nibble order: ref length (1 byte), the ref
- * (0xa0 ‖ hash, or the embedded leaf node when under 32 bytes; up to 33 bytes), the leaf's 32-byte key.
+ * Layout of `data`: one 66-byte slot per child held (leafMask | nodeMask), in nibble order: ref
+ * length (1 byte), the ref (0xa0 ‖ hash, or the embedded node when under 32 bytes; up to 33 bytes),
+ * then for a leaf its 32-byte key (a node child's key bytes are unused).
  */
 import { bytesKeyOf } from "../primitives/bytes.js";
 import { popcount16 } from "./branchNodeCompact.js";
@@ -30,12 +32,27 @@ export interface BottomBranch {
   readonly mask: number;
   /** The children that are leaves, each with a slot in `data`. */
   readonly leafMask: number;
+  /**
+   * The children that are neither leaves nor branches referenced by hash: extensions and embedded
+   * branches, each with a slot in `data` (its ref; no key).
+   */
+  readonly nodeMask: number;
+  /** The node children whose subtries hold stored branches (then this branch has a record too). */
+  readonly treeMask: number;
   readonly data: Uint8Array;
 }
 
-/** Offset in `b.data` of the slot of leaf child `nibble` (leafMask must have it). */
+/** Offset in `b.data` of the slot of child `nibble` (leafMask or nodeMask must have it). */
 export function bottomSlot(b: BottomBranch, nibble: number): number {
-  return BOTTOM_SLOT * popcount16(b.leafMask & ((1 << nibble) - 1));
+  return BOTTOM_SLOT * popcount16((b.leafMask | b.nodeMask) & ((1 << nibble) - 1));
+}
+
+/**
+ * Every child is held by ref and nothing below is stored (no child is a branch named by hash, no
+ * extension sits above a stored branch): a branch with no record, which `bottom` walks.
+ */
+export function allHeld(b: BottomBranch): boolean {
+  return (b.leafMask | b.nodeMask) === b.mask && b.treeMask === 0;
 }
 
 /** The leaf key of child `nibble` (a view into the entry). */
@@ -115,18 +132,21 @@ export class BottomCache {
   }
 }
 
-/** Writes child slot `i` of a new entry: its ref `ref[from..from+len)` and key `key[kFrom..kFrom+32)`. */
+/**
+ * Writes child slot `i` of a new entry: its ref `ref[from..from+len)` and, for a leaf, its key
+ * `key[kFrom..kFrom+32)` (null for a node child).
+ */
 export function writeBottomSlot(
   data: Uint8Array,
   i: number,
   ref: Uint8Array,
   from: number,
   len: number,
-  key: Uint8Array,
+  key: Uint8Array | null,
   kFrom: number,
 ): void {
   const at = BOTTOM_SLOT * i;
   data[at] = len;
   for (let b = 0; b < len; b++) data[at + REF_AT + b] = ref[from + b];
-  for (let b = 0; b < 32; b++) data[at + BOTTOM_KEY_AT + b] = key[kFrom + b];
+  if (key !== null) for (let b = 0; b < 32; b++) data[at + BOTTOM_KEY_AT + b] = key[kFrom + b];
 }

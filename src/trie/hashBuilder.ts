@@ -40,7 +40,10 @@ export interface HashBuilderOptions {
   updates?: boolean;
   /** Keep the nodes on the paths of the retainer's targets. */
   retainer?: ProofRetainer | null;
-  /** Put every hashed branch whose children are all leaves (with 32-byte keys) into this cache. */
+  /**
+   * Put every hashed branch with children held by ref (leaves with 32-byte keys, extensions,
+   * embedded branches) into this cache (bottomCache.ts).
+   */
   bottoms?: BottomCache | null;
 }
 
@@ -50,6 +53,8 @@ interface PendingBottom {
   readonly prefix: string;
   readonly mask: number;
   readonly leafMask: number;
+  readonly nodeMask: number;
+  readonly treeMask: number;
   readonly data: Uint8Array;
 }
 
@@ -93,8 +98,12 @@ export class HashBuilder {
   private valueEnd = 0;
   private readonly refHash = new Uint8Array(32);
   private refInTree = false;
-  /** The current item is a leaf given by its ref (addLeafRef): `leafRef[0..leafRefLen)`, key `leafRefKey`. */
+  /**
+   * The current item is given by its ref (addLeafRef, addNodeRef): `leafRef[0..leafRefLen)`, for a
+   * leaf (`refHasKey`) with key `leafRefKey`.
+   */
   private refIsLeaf = false;
+  private refHasKey = false;
   private readonly leafRef = new Uint8Array(SLOT);
   private leafRefLen = 0;
   private readonly leafRefKey = new Uint8Array(32);
@@ -233,9 +242,27 @@ export class HashBuilder {
     this.copyKey(path, len);
     this.leafValue = null;
     this.refIsLeaf = true;
+    this.refHasKey = true;
     copyBytes(ref, from, refLen, this.leafRef, 0);
     this.leafRefLen = refLen;
     copyBytes(key, kFrom, 32, this.leafRefKey, 0);
+  }
+
+  /**
+   * Adds an unchanged extension or embedded branch at `path[0..len)` by its ref as its branch holds
+   * it (`ref[from..from+refLen)`). `inTree`: its subtrie holds stored branches (the parent's tree
+   * mask bit). Like addLeafRef, it must hang right below a branch that stays, with its node unchanged.
+   */
+  addNodeRef(path: Uint8Array, len: number, ref: Uint8Array, from: number, refLen: number, inTree: boolean): void {
+    if (len === 0 || refLen === 0 || refLen > SLOT) throw new TrieError("BAD_INPUT", "HashBuilder: bad node ref");
+    this.advance(path, len);
+    this.copyKey(path, len);
+    this.leafValue = null;
+    this.refIsLeaf = true;
+    this.refHasKey = false;
+    this.refInTree = inTree;
+    copyBytes(ref, from, refLen, this.leafRef, 0);
+    this.leafRefLen = refLen;
   }
 
   /** Root hash of everything added; the builder is then finished (call `reset` to reuse). */
@@ -436,7 +463,8 @@ export class HashBuilder {
         } else if (this.refIsLeaf) {
           if (lenFrom !== curLen) throw new TrieError("BAD_INPUT", "HashBuilder: a leaf ref whose branch collapsed");
           this.pushLeafRef();
-          this.leafKids[len] |= 1 << cur[len];
+          if (this.refHasKey) this.leafKids[len] |= 1 << cur[len];
+          else if (this.refInTree) this.treeMasks[len] |= 1 << cur[len];
         } else {
           this.pushHashRef(this.refHash, 0);
           const bit = 1 << cur[curLen - 1];
@@ -515,7 +543,7 @@ export class HashBuilder {
     copyBytes(this.leafRef, 0, len, this.stack, off);
     const slot = this.sp++;
     this.stackLens[slot] = len;
-    if (this.bottoms !== null) {
+    if (this.bottoms !== null && this.refHasKey) {
       copyBytes(this.leafRefKey, 0, 32, this.slotKeys, 32 * slot);
       this.slotHasKey[slot] = 1;
     }
@@ -530,6 +558,8 @@ export class HashBuilder {
       this.bottoms!.set(b.prefix + bottomCacheHash(hashes, 32 * j), {
         mask: b.mask,
         leafMask: b.leafMask,
+        nodeMask: b.nodeMask,
+        treeMask: b.treeMask,
         data: b.data,
       });
     }
@@ -538,29 +568,34 @@ export class HashBuilder {
 
   /**
    * The cache entry for the branch at `path[0..len)` with children `first..sp` on the stack: its
-   * leaf children (refs and keys); null when it has none, or a leaf child without a recorded key.
+   * children that are not branches named by hash (refs, and keys of the leaves); null when it has
+   * none, or a leaf child without a recorded key.
    */
   private bottomOf(path: Uint8Array, len: number, mask: number, first: number): PendingBottom | null {
     const leafMask = this.leafKids[len] & mask;
-    if (leafMask === 0) return null;
-    let leaves = 0;
+    const nodeMask = mask & ~leafMask & ~this.hashMasks[len];
+    const held = leafMask | nodeMask;
+    if (held === 0) return null;
+    let count = 0;
     for (let j = first, i = 0; i < 16; i++) {
       if (!(mask & (1 << i))) continue;
-      if (leafMask & (1 << i)) {
-        if (this.slotHasKey[j] !== 1) return null;
-        leaves++;
+      if (held & (1 << i)) {
+        if (leafMask & (1 << i) && this.slotHasKey[j] !== 1) return null;
+        count++;
       }
       j++;
     }
-    const data = new Uint8Array(BOTTOM_SLOT * leaves);
+    const data = new Uint8Array(BOTTOM_SLOT * count);
     for (let j = first, i = 0, k = 0; i < 16; i++) {
       if (!(mask & (1 << i))) continue;
-      if (leafMask & (1 << i)) {
-        writeBottomSlot(data, k++, this.stack, SLOT * j, this.stackLens[j], this.slotKeys, 32 * j);
+      if (held & (1 << i)) {
+        const key = leafMask & (1 << i) ? this.slotKeys : null;
+        writeBottomSlot(data, k++, this.stack, SLOT * j, this.stackLens[j], key, 32 * j);
       }
       j++;
     }
-    return { prefix: bottomCachePrefix(path, len), mask, leafMask, data };
+    const treeMask = nodeMask & this.treeMasks[len];
+    return { prefix: bottomCachePrefix(path, len), mask, leafMask, nodeMask, treeMask, data };
   }
 
   private encodeExtensionNode(path: Uint8Array, start: number, end: number): void {

@@ -19,7 +19,7 @@
  */
 import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
 import { getManyShared, getShared, type KvCursor, type KvReader } from "../storage/kv.js";
-import { BOTTOM_KEY_AT, type BottomBranch, type BottomCache, bottomKey, bottomSlot } from "./bottomCache.js";
+import { allHeld, BOTTOM_KEY_AT, type BottomBranch, type BottomCache, bottomKey, bottomSlot } from "./bottomCache.js";
 import { type BranchNodeCompact, decodeBranchNodeCompact, hashOffset } from "./branchNodeCompact.js";
 import { TrieError } from "./errors.js";
 import type { HashBuilder } from "./hashBuilder.js";
@@ -74,6 +74,8 @@ export class TrieWalker {
   refsAdded = 0;
   /** Unchanged leaves hung by their refs from a cached bottom branch. */
   leafRefs = 0;
+  /** Unchanged extensions and embedded branches hung by their refs from a cached branch. */
+  nodeRefs = 0;
 
   /** The current nibble path; path[0..len) is the prefix being walked. */
   private readonly path = new Uint8Array(66);
@@ -150,7 +152,7 @@ export class TrieWalker {
   private cachedRoot(): boolean {
     if (this.rootHash === null || this.bottoms === null || this.changed.length === 0) return false;
     const e = this.bottoms.peek(this.path, 0, this.rootHash, 0);
-    if (e === undefined || e.leafMask !== e.mask) return false;
+    if (e === undefined || !allHeld(e)) return false;
     this.bottoms.take(this.path, 0, this.rootHash, 0);
     this.bottom(0, e, 0, this.changed.length);
     return true;
@@ -255,20 +257,23 @@ export class TrieWalker {
     const path = this.path;
     const ends = this.ends;
     const e0 = 16 * bLen;
-    // Leaf refs need the branch to stay where it is: two unchanged children guarantee it.
+    // Refs of leaves and extensions need the branch to stay where it is: two unchanged children
+    // guarantee it.
     let cached: BottomBranch | undefined;
     let refsOk = false;
     if (hash !== null && this.bottoms !== null) {
-      // (a lookup is worth it for an unchanged leaf child, not a hashed or stored subtrie; and for a
-      // changed one: the key it had is read by exact key with the changes, instead of its range).
+      // (a lookup is worth it for an unchanged child the record names by no hash: a leaf, or an
+      // extension, whose subtrie would be read; and for a changed leaf: the key it had is read by
+      // exact key with the changes, instead of its range).
       let unchanged = 0;
       let leafish = 0;
       let changedPlain = 0;
       const plain = node.stateMask & ~node.hashMask & ~node.treeMask;
+      const unnamed = node.stateMask & ~node.hashMask;
       for (let n = 0, i = lo; n < 16; n++) {
         if (ends[e0 + n] === i) {
           if ((node.stateMask >> n) & 1) unchanged++;
-          leafish |= plain & (1 << n);
+          leafish |= unnamed & (1 << n);
         } else {
           changedPlain |= plain & (1 << n);
         }
@@ -292,20 +297,17 @@ export class TrieWalker {
             const off = hashOffset(node, n);
             this.builder.addBranchRef(path, node.hashes.subarray(off, off + 32), inTree, cLen);
             this.refsAdded++;
+          } else if (refsOk && cached !== undefined && ((cached.leafMask | cached.nodeMask) & bit) !== 0) {
+            this.heldRef(cached, n, cLen, inTree);
           } else if (inTree) {
             this.subtrie(cLen, i, i);
-          } else if (refsOk && cached !== undefined && (cached.leafMask & bit) !== 0) {
-            const at = bottomSlot(cached, n);
-            const d = cached.data;
-            this.builder.addLeafRef(path, cLen, d, at + 1, d[at], d, at + BOTTOM_KEY_AT);
-            this.leafRefs++;
           } else {
             this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
           }
         }
       } else if (present && !inTree && this.bottoms !== null && (node.hashMask & bit) !== 0) {
         const e = this.bottoms.take(path, cLen, node.hashes, hashOffset(node, n));
-        if (e === undefined || e.leafMask !== e.mask) {
+        if (e === undefined || !allHeld(e)) {
           this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
         } else {
           this.bottom(cLen, e, i, j);
@@ -336,10 +338,11 @@ export class TrieWalker {
   }
 
   /**
-   * Emits the keys below the cached bottom branch `e` at path[0..bLen); changes there are
-   * changed[lo..hi). Reads by exact key the changed keys and, under each changed child, the leaf that
-   * was there; an unchanged child goes in by its ref. That ref is right only while the branch stays
-   * at this path, so when fewer than two children would remain (a collapse) it reads the whole
+   * Emits the keys below the cached bottom branch `e` at path[0..bLen) (every child held by ref);
+   * changes there are changed[lo..hi). Reads by exact key the changed keys and, under each changed
+   * child, the leaf that was there; an unchanged child goes in by its ref. That ref is right only
+   * while the branch stays at this path, so when fewer than two children would remain (a collapse),
+   * or a change falls under an extension (whose keys the entry does not name), it reads the whole
    * range as `leaves` does.
    */
   private bottom(bLen: number, e: BottomBranch, lo: number, hi: number): void {
@@ -354,6 +357,10 @@ export class TrieWalker {
       while (j < hi && nibbleAt(changed[j], bLen) === m) j++;
       if (j === i) continue;
       changedMask |= 1 << m;
+      if ((e.nodeMask >> m) & 1) {
+        this.leaves(leafLower(view, this.path, bLen), leafUpper(view, this.path, bLen));
+        return;
+      }
       this.candidates(i, j, (e.leafMask >> m) & 1 ? bottomKey(e, m) : null, cand, childOf, m);
       i = j;
     }
@@ -389,10 +396,24 @@ export class TrieWalker {
         }
       } else if (e.mask & bit) {
         path[bLen] = m;
-        const at = bottomSlot(e, m);
-        builder.addLeafRef(path, bLen + 1, e.data, at + 1, e.data[at], e.data, at + BOTTOM_KEY_AT);
-        this.leafRefs++;
+        this.heldRef(e, m, bLen + 1, false);
       }
+    }
+  }
+
+  /**
+   * Hangs the unchanged child `n` of the cached branch `e` at path[0..cLen) by its ref: a leaf with
+   * its key, an extension or embedded branch with `inTree` (its subtrie holds stored branches).
+   */
+  private heldRef(e: BottomBranch, n: number, cLen: number, inTree: boolean): void {
+    const at = bottomSlot(e, n);
+    const d = e.data;
+    if ((e.leafMask >> n) & 1) {
+      this.builder.addLeafRef(this.path, cLen, d, at + 1, d[at], d, at + BOTTOM_KEY_AT);
+      this.leafRefs++;
+    } else {
+      this.builder.addNodeRef(this.path, cLen, d, at + 1, d[at], inTree);
+      this.nodeRefs++;
     }
   }
 

@@ -163,6 +163,56 @@ describe("trie/bottomCache", () => {
     assert.equal(warm, 1, "the warm walk reads the changed leaf only");
   });
 
+  it("an unchanged extension beside a changed key goes in by its ref, stored branches below it or not", () => {
+    // Under root child 1 a stored branch B: a leaf L (nibble 2), a branch (nibble 3, two leaves),
+    // an extension over two leaves (nibble 4), and an extension over a stored branch (nibble 5:
+    // keys 0x156a…, 0x156a…, 0x156b…, so the branch at 156 keeps a hashed child).
+    const key = (b0: number, b1: number, b2: number, fill: number) => {
+      const k = new Uint8Array(32).fill(fill);
+      k[0] = b0;
+      k[1] = b1;
+      k[2] = b2;
+      return k;
+    };
+    const L = key(0x12, 0, 0, 1);
+    const keys = [
+      L,
+      key(0x13, 0xa0, 0, 2),
+      key(0x13, 0xb0, 0, 3),
+      key(0x14, 0x5a, 0, 4),
+      key(0x14, 0x5b, 0, 5),
+      key(0x15, 0x6a, 0x10, 6),
+      key(0x15, 0x6a, 0x20, 7),
+      key(0x15, 0x6b, 0, 8),
+      key(0x20, 0, 0, 9),
+      key(0x30, 0, 0, 10),
+    ];
+    const kv = new MemoryKv();
+    const init = new WriteBatch();
+    for (const k of keys) init.put("hashedAccounts", k, encodeAccount(0, 1n));
+    kv.write(init);
+    const full = computeStateRoot(kv);
+    kv.write(full.batch);
+    let parentRoot = full.root;
+    const touch = (n: bigint) => {
+      kv.write(new WriteBatch().put("hashedAccounts", L, encodeAccount(1, n)));
+      const r = updateStateRoot(kv, { accounts: [L] }, { parentRoot });
+      kv.write(r.batch);
+      parentRoot = r.root;
+      const again = computeStateRoot(kv);
+      assert.equal(hex(r.root), hex(again.root));
+      assert.equal(again.batch.size, 0, "the stored branches are those of a full build");
+      return r.stats;
+    };
+    STATE_ROOT_BOTTOMS.clear();
+    const cold = touch(1n);
+    const warm = touch(2n);
+    assert.ok(cold.leavesRead > 1, `cold walk read ${cold.leavesRead} leaves`);
+    // The root's record and B's: neither extension's subtrie is read, stored branch or leaves.
+    assert.equal(warm.leavesRead, 1, "the warm walk reads the changed leaf only");
+    assert.equal(warm.nodesRead, 2, "the warm walk reads the records on the changed key's path only");
+  });
+
   it("a stored branch left with one unchanged leaf collapses from the flat leaves, not a cached ref", () => {
     // Root children 1, 2, 3; under 1 a stored branch B with leaf L (nibble 2) and a branch C (nibble
     // 3, two leaves). Editing C makes B's cache entry; deleting C's leaves then leaves L alone, so B
@@ -208,7 +258,7 @@ describe("trie/bottomCache", () => {
 
   it("hands an entry out once and drops the oldest beyond its capacity", () => {
     const c = new BottomCache(2);
-    const e = { mask: 3, leafMask: 3, data: new Uint8Array(132) };
+    const e = { mask: 3, leafMask: 3, nodeMask: 0, treeMask: 0, data: new Uint8Array(132) };
     const path = Uint8Array.of(1);
     const hash = (b: number) => new Uint8Array(32).fill(b);
     c.set(bottomCacheKey(path, 1, hash(1), 0), e);

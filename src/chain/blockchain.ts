@@ -17,10 +17,10 @@
  * - Power loss (docs/design/storage.md "Durability"): batches are written without fsync, in order,
  *   so an OS crash keeps a prefix of them, at least up to the last synced one, and every prefix
  *   opens as a consistent chain. `persist()` syncs the head and labels written since its last call:
- *   engine forkchoice calls it before answering VALID, the node every DURABLE_INTERVAL_MS, import
- *   after each committed batch. With `logSync` (the node on RocksDB) forkchoice and the node's timer
- *   write unsynced and a worker fsyncs the log, so this thread never waits for the disk; forkchoice
- *   answers once that sync resolved (`exclusiveDurable`).
+ *   the node every DURABLE_INTERVAL_MS, import after each committed batch, and engine forkchoice
+ *   before answering VALID when `durableForkchoice` is set. With `logSync` (the node on RocksDB)
+ *   forkchoice and the node's timer write unsynced and a worker fsyncs the log, so this thread never
+ *   waits for the disk; a durable forkchoice answers once that sync resolved (`exclusiveDurable`).
  */
 
 import { GAS_PER_BLOB } from "../block/blobGas.js";
@@ -300,6 +300,13 @@ export class Blockchain implements ChainView {
    * writes unsynced and waits for this. Null: forkchoice makes its write a synced one.
    */
   logSync: (() => Promise<void>) | null = null;
+  /**
+   * engine_forkchoiceUpdated's head and label writes are durable before it answers (on by default
+   * here; the node sets it from --engine.fsync-forkchoice). Off, they are written unsynced like any
+   * head move, and the node's timer syncs them within DURABLE_INTERVAL_MS, as op-geth and op-reth
+   * keep theirs: a power cut may take the last second of heads, which the rollup node sends again.
+   */
+  durableForkchoice = true;
   /** The log sync started by the last `applyForkchoice`, until `exclusiveDurable` takes it. */
   private forkchoiceSync: Promise<void> | null = null;
   /** The log sync of `persistSoon` under way. */
@@ -732,25 +739,28 @@ export class Blockchain implements ChainView {
   }
 
   /**
-   * engine_forkchoiceUpdated's writes, made durable before it answers VALID (docs/design/storage.md
-   * "Durability"): the head moved to `head` when it is elsewhere (as `setHead`), the labels recorded
-   * (as `setSafeAndFinalized`), in one synced batch instead of two writes and `persist()`'s synced
-   * one. With `logSync` the batch is written unsynced and the log sync started here is awaited by
-   * `exclusiveDurable`, the caller's queue. Returns the head change, or null when the head stays.
+   * engine_forkchoiceUpdated's writes (docs/design/storage.md "Durability"): the head moved to `head`
+   * when it is elsewhere (as `setHead`), the labels recorded (as `setSafeAndFinalized`), in one
+   * batch. With `durableForkchoice` the batch is synced before the answer (instead of two writes and
+   * `persist()`'s synced one): with `logSync` it is written unsynced and the log sync started here
+   * is awaited by `exclusiveDurable`, the caller's queue. Returns the head change, or null when the
+   * head stays.
    */
   applyForkchoice(head: Uint8Array, safe: Uint8Array | null, finalized: Uint8Array | null): HeadChange | null {
     this.assertIdle("applyForkchoice");
     const b = new WriteBatch();
     const change = equalBytes(this.headHash, head) ? null : this.stageHead(head, b, {});
     this.stageLabels(b, safe, finalized);
-    if (b.size === 0 && !this.unsynced) return null;
-    if (change === null) b.put("meta", META_HEAD, this.headHash);
+    const durable = this.durableForkchoice;
+    if (b.size === 0 && !(durable && this.unsynced)) return null;
+    if (change === null && durable) b.put("meta", META_HEAD, this.headHash);
     const logSync = this.logSync;
-    this.kv.write(b, logSync === null ? SYNC : NO_SYNC);
-    if (logSync === null) this.unsynced = false;
+    const inline = durable && logSync === null;
+    this.kv.write(b, inline ? SYNC : NO_SYNC);
+    if (inline) this.unsynced = false;
     else {
       this.markUnsynced();
-      this.forkchoiceSync = this.syncLogOff(logSync);
+      if (durable) this.forkchoiceSync = this.syncLogOff(logSync!);
     }
     if (change !== null) {
       this.headHash = head;

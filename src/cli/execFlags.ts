@@ -201,6 +201,13 @@ export const EXEC_CLI = defineCli({
       category: API,
       help: "Comma separated list of virtual hostnames from which to accept requests (server enforced). Accepts '*' wildcard.",
     },
+    // Opal's own: op-geth and op-reth answer forkchoiceUpdated without an fsync (geth writes the head
+    // through; reth persists behind the tree), so a power cut can take their last heads too.
+    "engine.fsync-forkchoice": {
+      type: "bool",
+      category: API,
+      help: "Sync the database to disk before answering each engine_forkchoiceUpdated that moves the head or a label, so every answered head survives power loss (off: head changes reach the disk within 1 s, as op-geth and op-reth keep them, and the rollup node sends lost blocks again)",
+    },
     // cmd/utils/flags.go RPCGlobal*; eth/ethconfig/config.go (RPCGasCap 50000000, RPCEVMTimeout 5s,
     // RPCTxFeeCap 1 ether); node/defaults.go (BatchRequestLimit 1000, BatchResponseMaxSize 25000000).
     "rpc.gascap": {

@@ -125,6 +125,7 @@ export interface ExecNodeConfig {
   readonly "authrpc.port": number;
   readonly "authrpc.jwtsecret": string | undefined;
   readonly "authrpc.vhosts": readonly string[];
+  readonly "engine.fsync-forkchoice"?: boolean;
   readonly "rpc.gascap": bigint;
   readonly "rpc.txfeecap": number;
   readonly "rpc.evmtimeout": number;
@@ -463,8 +464,9 @@ export class ExecNode {
         log.info("Initialised dev chain", { chainid: chain.config.chainId, genesis: chain.headBlockHash });
       }
       log.info("Loaded chain head", { number: chain.head.number, hash: chain.headBlockHash });
-      // Head changes made without the Engine API (dev sealing, devp2p sync, debug_setHead) are
-      // synced within DURABLE_INTERVAL_MS (docs/design/storage.md "Durability"); stop() syncs the rest.
+      // Head changes (forkchoice without --engine.fsync-forkchoice, dev sealing, devp2p sync,
+      // debug_setHead) are synced within DURABLE_INTERVAL_MS (docs/design/storage.md "Durability");
+      // stop() syncs the rest.
       const durable = setInterval(() => chain.persistSoon(), DURABLE_INTERVAL_MS);
       durable.unref();
       cleanup.push(async () => clearInterval(durable));
@@ -486,6 +488,7 @@ export class ExecNode {
       // Forkchoice and the timer above wait for the disk off this thread (docs/design/storage.md
       // "Durability"); the syncs under way end before the pools go.
       chain.logSync = store.syncLog ?? pools.logSync;
+      chain.durableForkchoice = config["engine.fsync-forkchoice"] === true;
       cleanup.push(() => chain.stopLogSync());
       // Every L1 node takes blob txs in their network form and keeps the sidecars (geth's blobpool);
       // a dev L1 with --dev.beacon also serves them from its beacon API, so it keeps sealed blocks'

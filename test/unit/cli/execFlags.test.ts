@@ -50,6 +50,8 @@ const EXPECTED: Record<string, unknown> = {
   "authrpc.port": 8551,
   "authrpc.jwtsecret": undefined,
   "authrpc.vhosts": ["localhost"],
+  // Opal's own: off, as op-geth and op-reth answer forkchoiceUpdated without an fsync.
+  "engine.fsync-forkchoice": false,
   "miner.gaslimit": 60_000_000n,
   "rpc.gascap": 50_000_000n,
   "rpc.txfeecap": 1,

@@ -6,13 +6,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { join } from "node:path";
 import type { BlockBody } from "../src/block/block.js";
 import type { Header } from "../src/block/header.js";
 import { signJwt } from "../src/engine/jwt.js";
 import { blockToPayload } from "../src/engine/payload.js";
 import { bytesToHex } from "../src/primitives/hex.js";
+import { Http1Pool } from "../src/util/http1Client.js";
 import { call } from "../test/utils/jsonRpc.js";
 
 const BIN = join(import.meta.dirname, "..", "bin", "opal-exec.mjs");
@@ -64,7 +64,8 @@ export class ExecProcess {
   /** The Engine API's JWT secret (written to the datadir as `--authrpc.jwtsecret`). */
   readonly secret = new Uint8Array(32).fill(7);
   private stderr = "";
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  /** The HTTP/1.1 client opal-node posts to an `http:` engine with (util/http1Client.ts). */
+  private readonly pool = new Http1Pool("127.0.0.1", PORTS.auth);
   private token = "";
   private tokenAt = -1;
 
@@ -129,46 +130,18 @@ export class ExecProcess {
    * One Engine API call on a kept-alive connection, with a token signed once per second (op-node's
    * and opal-node's clients do the same; the node verifies a token once, engine/jwt.ts).
    */
-  private engine(body: string): Promise<unknown> {
+  private async engine(body: string): Promise<unknown> {
     const now = Math.floor(Date.now() / 1000);
     if (now !== this.tokenAt) {
       this.token = `Bearer ${signJwt(this.secret, now)}`;
       this.tokenAt = now;
     }
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: "127.0.0.1",
-          port: PORTS.auth,
-          method: "POST",
-          path: "/",
-          agent: this.agent,
-          headers: {
-            "content-type": "application/json",
-            "content-length": Buffer.byteLength(body),
-            authorization: this.token,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => {
-            try {
-              const j = JSON.parse(Buffer.concat(chunks).toString()) as {
-                result?: unknown;
-                error?: { message: string };
-              };
-              if (j.error !== undefined) reject(new Error(j.error.message));
-              else resolve(j.result);
-            } catch (e) {
-              reject(e);
-            }
-          });
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    });
+    const headers = `Content-Type: application/json\r\nAuthorization: ${this.token}\r\n`;
+    const a = await this.pool.post("/", headers, body, 600_000);
+    if (a.status !== 200) throw new Error(`engine call: HTTP ${a.status}: ${a.body.toString().slice(0, 200)}`);
+    const j = JSON.parse(a.body.toString()) as { result?: unknown; error?: { message: string } };
+    if (j.error !== undefined) throw new Error(j.error.message);
+    return j.result;
   }
 
   async metrics(): Promise<string> {
@@ -176,7 +149,7 @@ export class ExecProcess {
   }
 
   async stop(): Promise<void> {
-    this.agent.destroy();
+    this.pool.close();
     if (this.proc.exitCode !== null) return;
     const gone = new Promise((r) => this.proc.once("exit", r));
     this.proc.kill("SIGTERM");

@@ -93,7 +93,7 @@ function newStats(): StateRootStats {
 function addWalk(stats: StateRootStats, w: TrieWalker): void {
   stats.nodesRead += w.nodesRead;
   stats.leavesRead += w.leavesRead;
-  stats.refsAdded += w.refsAdded + w.leafRefs;
+  stats.refsAdded += w.refsAdded + w.leafRefs + w.nodeRefs;
 }
 
 /**

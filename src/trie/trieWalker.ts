@@ -144,10 +144,11 @@ export class TrieWalker {
   }
 
   /**
-   * A root branch whose children are all leaves, from the bottom cache by the root hash: such a
-   * branch has no stored record (nor anything below it), so the walk reads only the changed keys
-   * and the leaves they replace (`bottom`). False when there is no such entry; the entry is left
-   * in the cache then only if it has branch children (`branch` takes it).
+   * A root branch whose children are all held by ref (leaves, extensions with nothing stored
+   * below), from the bottom cache by the root hash: such a branch has no stored record (nor
+   * anything below it), so the walk reads only the changed keys and the leaves they replace
+   * (`bottom`). False when there is no such entry; the entry is left in the cache then only if it
+   * has branch children or stored branches below (`branch` takes it).
    */
   private cachedRoot(): boolean {
     if (this.rootHash === null || this.bottoms === null || this.changed.length === 0) return false;

@@ -755,12 +755,13 @@ export class Blockchain implements ChainView {
     if (b.size === 0 && !(durable && this.unsynced)) return null;
     if (change === null && durable) b.put("meta", META_HEAD, this.headHash);
     const logSync = this.logSync;
-    const inline = durable && logSync === null;
-    this.kv.write(b, inline ? SYNC : NO_SYNC);
-    if (inline) this.unsynced = false;
-    else {
+    if (durable && logSync === null) {
+      this.kv.write(b, SYNC);
+      this.unsynced = false;
+    } else {
+      this.kv.write(b, NO_SYNC);
       this.markUnsynced();
-      if (durable) this.forkchoiceSync = this.syncLogOff(logSync!);
+      if (durable && logSync !== null) this.forkchoiceSync = this.syncLogOff(logSync);
     }
     if (change !== null) {
       this.headHash = head;

@@ -99,13 +99,13 @@ export class HashBuilder {
   private readonly refHash = new Uint8Array(32);
   private refInTree = false;
   /**
-   * The current item is given by its ref (addLeafRef, addNodeRef): `leafRef[0..leafRefLen)`, for a
+   * The current item is given by its ref (addLeafRef, addNodeRef): `heldRef[0..heldRefLen)`, for a
    * leaf (`refHasKey`) with key `leafRefKey`.
    */
-  private refIsLeaf = false;
+  private refHeld = false;
   private refHasKey = false;
-  private readonly leafRef = new Uint8Array(SLOT);
-  private leafRefLen = 0;
+  private readonly heldRef = new Uint8Array(SLOT);
+  private heldRefLen = 0;
   private readonly leafRefKey = new Uint8Array(32);
 
   // Stack of child refs: item i is stack[SLOT*i .. SLOT*i + stackLens[i]), or PENDING.
@@ -217,7 +217,7 @@ export class HashBuilder {
     this.advance(path, len);
     this.copyKey(path, len);
     this.leafValue = null;
-    this.refIsLeaf = false;
+    this.refHeld = false;
     copyBytes(hash, 0, 32, this.refHash, 0);
     this.refInTree = inTree;
   }
@@ -237,14 +237,7 @@ export class HashBuilder {
     key: Uint8Array,
     kFrom: number,
   ): void {
-    if (len === 0 || refLen === 0 || refLen > SLOT) throw new TrieError("BAD_INPUT", "HashBuilder: bad leaf ref");
-    this.advance(path, len);
-    this.copyKey(path, len);
-    this.leafValue = null;
-    this.refIsLeaf = true;
-    this.refHasKey = true;
-    copyBytes(ref, from, refLen, this.leafRef, 0);
-    this.leafRefLen = refLen;
+    this.addHeldRef(path, len, ref, from, refLen, true);
     copyBytes(key, kFrom, 32, this.leafRefKey, 0);
   }
 
@@ -254,15 +247,27 @@ export class HashBuilder {
    * mask bit). Like addLeafRef, it must hang right below a branch that stays, with its node unchanged.
    */
   addNodeRef(path: Uint8Array, len: number, ref: Uint8Array, from: number, refLen: number, inTree: boolean): void {
-    if (len === 0 || refLen === 0 || refLen > SLOT) throw new TrieError("BAD_INPUT", "HashBuilder: bad node ref");
+    this.addHeldRef(path, len, ref, from, refLen, false);
+    this.refInTree = inTree;
+  }
+
+  /** The item at `path[0..len)` given by its ref (addLeafRef, addNodeRef); a leaf `hasKey`. */
+  private addHeldRef(
+    path: Uint8Array,
+    len: number,
+    ref: Uint8Array,
+    from: number,
+    refLen: number,
+    hasKey: boolean,
+  ): void {
+    if (len === 0 || refLen === 0 || refLen > SLOT) throw new TrieError("BAD_INPUT", "HashBuilder: bad held ref");
     this.advance(path, len);
     this.copyKey(path, len);
     this.leafValue = null;
-    this.refIsLeaf = true;
-    this.refHasKey = false;
-    this.refInTree = inTree;
-    copyBytes(ref, from, refLen, this.leafRef, 0);
-    this.leafRefLen = refLen;
+    this.refHeld = true;
+    this.refHasKey = hasKey;
+    copyBytes(ref, from, refLen, this.heldRef, 0);
+    this.heldRefLen = refLen;
   }
 
   /** Root hash of everything added; the builder is then finished (call `reset` to reuse). */
@@ -304,7 +309,7 @@ export class HashBuilder {
   // ---- internals ----
 
   private setLeaf(value: Uint8Array, vStart: number, vEnd: number): void {
-    this.refIsLeaf = false;
+    this.refHeld = false;
     this.leafValue = value;
     this.valueStart = vStart;
     this.valueEnd = vEnd;
@@ -460,9 +465,9 @@ export class HashBuilder {
         if (this.leafValue !== null) {
           this.encodeLeafNode(cur, lenFrom, curLen);
           if (lenFrom === len + 1) this.leafKids[len] |= 1 << cur[len];
-        } else if (this.refIsLeaf) {
-          if (lenFrom !== curLen) throw new TrieError("BAD_INPUT", "HashBuilder: a leaf ref whose branch collapsed");
-          this.pushLeafRef();
+        } else if (this.refHeld) {
+          if (lenFrom !== curLen) throw new TrieError("BAD_INPUT", "HashBuilder: a held ref whose branch collapsed");
+          this.pushHeldRef();
           if (this.refHasKey) this.leafKids[len] |= 1 << cur[len];
           else if (this.refInTree) this.treeMasks[len] |= 1 << cur[len];
         } else {
@@ -536,11 +541,11 @@ export class HashBuilder {
     this.slotHasKey[slot] = 1;
   }
 
-  /** Pushes the current leaf ref (addLeafRef) as a finished stack item. */
-  private pushLeafRef(): void {
+  /** Pushes the current held ref (addLeafRef, addNodeRef) as a finished stack item. */
+  private pushHeldRef(): void {
     const off = this.reserveStack();
-    const len = this.leafRefLen;
-    copyBytes(this.leafRef, 0, len, this.stack, off);
+    const len = this.heldRefLen;
+    copyBytes(this.heldRef, 0, len, this.stack, off);
     const slot = this.sp++;
     this.stackLens[slot] = len;
     if (this.bottoms !== null && this.refHasKey) {

@@ -16,6 +16,9 @@
  *       // leaf i = keys[32i..32i+32) → values[offsets[i]..offsets[i+1]), keys strictly ascending
  *       // (else null): root (32 bytes) ‖ record count (u32 LE) ‖ per branch record, in HashBuilder's
  *       // order: path length (1), path nibbles, record length (u16 BE), record (trie.c)
+ *   orderedTrieRoot(values: Uint8Array, offsets: Uint32Array, out: Uint8Array): void
+ *       // root of the trie rlp(i) → values[offsets[i]..offsets[i+1]) (a block's txs, receipts or
+ *       // withdrawals root) written to out[0..32) (trie.c)
  *   sortKeys32(keys: Uint8Array, order: Uint32Array): void
  *       // order[i] = the index of the i-th smallest key of keys[32i..32i+32), equal keys in input
  *       // order; order holds one entry per key (trie.c)
@@ -266,6 +269,29 @@ static napi_value js_sorted_trie(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value js_ordered_trie_root(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint8_t *vals, *offs_raw, *out;
+  size_t vals_len, n_offs, out_len;
+  if (argc < 3 || !typed_bytes(env, argv[0], napi_uint8_array, &vals, &vals_len) ||
+      !typed_bytes(env, argv[1], napi_uint32_array, &offs_raw, &n_offs) || n_offs < 1 ||
+      !typed_bytes(env, argv[2], napi_uint8_array, &out, &out_len) || out_len < 32)
+    return throw_type(env, "orderedTrieRoot(values, offsets, out) needs a Uint8Array, a non-empty Uint32Array and 32 bytes out");
+  const uint32_t *offs = (const uint32_t *)offs_raw;
+  size_t n = n_offs - 1;
+  for (size_t i = 0; i < n; i++) {
+    if (offs[i] > offs[i + 1] || offs[i + 1] > vals_len)
+      return throw_type(env, "orderedTrieRoot: offsets are not ascending within values");
+  }
+  if (opal_ordered_trie_root(vals, n, offs, out) != 0) {
+    napi_throw_error(env, "ERR_OPAL_NATIVE_OOM", "orderedTrieRoot: out of memory");
+    return NULL;
+  }
+  return NULL;
+}
+
 static napi_value js_sort_keys32(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
@@ -314,6 +340,7 @@ static napi_value init(napi_env env, napi_value exports) {
     {"mulmod", NULL, js_mulmod, NULL, NULL, NULL, napi_default, NULL},
     {"evmRun", NULL, js_evm_run, NULL, NULL, NULL, napi_default, NULL},
     {"sortedTrie", NULL, js_sorted_trie, NULL, NULL, NULL, napi_default, NULL},
+    {"orderedTrieRoot", NULL, js_ordered_trie_root, NULL, NULL, NULL, napi_default, NULL},
     {"sortKeys32", NULL, js_sort_keys32, NULL, NULL, NULL, napi_default, NULL},
     {"limitMallocArenas", NULL, js_limit_malloc_arenas, NULL, NULL, NULL, napi_default, NULL},
   };

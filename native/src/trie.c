@@ -16,6 +16,7 @@
 
 typedef struct {
   uint8_t key[KEY_NIBBLES];
+  int key_len; /* nibbles of `key`: 64 for sorted tries, 2-10 for an index key rlp(i) */
   int has_key;
   const uint8_t *val;
   size_t val_len;
@@ -133,6 +134,7 @@ static void encode_extension(builder_t *b, const uint8_t *path, int start, int e
 }
 
 static void record_update(builder_t *b, const uint8_t *path, int len, uint16_t mask, int first) {
+  if (b->out == NULL) return; /* a root only (opal_ordered_trie_root) */
   uint16_t hash_mask = b->hash_masks[len], tree_mask = b->tree_masks[len];
   int n = __builtin_popcount(hash_mask);
   size_t rec = 6 + 32 * (size_t)n;
@@ -197,7 +199,7 @@ static void encode_branch(builder_t *b, const uint8_t *path, int len) {
 /* HashBuilder.fold for a current item that is a leaf. */
 static void fold(builder_t *b, int succ_len, int cpl_full) {
   const uint8_t *cur = b->key;
-  int cur_len = KEY_NIBBLES;
+  int cur_len = b->key_len;
   int build_extensions = 0;
   for (;;) {
     int preceding_exists = b->groups_len > 0;
@@ -236,23 +238,46 @@ static const uint8_t EMPTY_ROOT[32] = {0x56, 0xe8, 0x1f, 0x17, 0x1b, 0xcc, 0x55,
                                        0xe6, 0x92, 0xc0, 0xf8, 0x6e, 0x5b, 0x48, 0xe0, 0x1b, 0x99, 0x6c,
                                        0xad, 0xc0, 0x01, 0x62, 0x2f, 0xb5, 0xe3, 0x63, 0xb4, 0x21};
 
-long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
-                      opal_bytes_t *out) {
+/* The finished trie's root: its one node's hash (hashed here when the node is embedded-sized). */
+static void write_root(const builder_t *b, uint8_t root[32]) {
+  if (b->sp == 0)
+    memcpy(root, EMPTY_ROOT, 32);
+  else if (b->stack_len[b->sp - 1] == SLOT)
+    memcpy(root, b->stack[b->sp - 1] + 1, 32);
+  else
+    opal_keccak256(b->stack[b->sp - 1], b->stack_len[b->sp - 1], root);
+}
+
+/*
+ * A zeroed builder whose scratch fits any node of these leaves: a branch is at most 533 bytes, a
+ * leaf its path (at most 34 bytes with headers), the value and the value's header. NULL when out of
+ * memory. `out` NULL builds the root only.
+ */
+static builder_t *new_builder(size_t n, const uint32_t *offs, opal_bytes_t *out) {
   size_t max_val = 0;
   for (size_t i = 0; i < n; i++) {
     size_t l = offs[i + 1] - offs[i];
     if (l > max_val) max_val = l;
-    if (i > 0 && memcmp(keys + 32 * (i - 1), keys + 32 * i, 32) >= 0) return -1;
   }
   builder_t *b = calloc(1, sizeof(builder_t));
-  if (b == NULL) return -2;
-  /* A branch is at most 533 bytes; a leaf its path (34), the value and their headers. */
+  if (b == NULL) return NULL;
   b->node = malloc(600 + max_val + 16);
   if (b->node == NULL) {
     free(b);
-    return -2;
+    return NULL;
   }
   b->out = out;
+  return b;
+}
+
+long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
+                      opal_bytes_t *out) {
+  for (size_t i = 1; i < n; i++) {
+    if (memcmp(keys + 32 * (i - 1), keys + 32 * i, 32) >= 0) return -1;
+  }
+  builder_t *b = new_builder(n, offs, out);
+  if (b == NULL) return -2;
+  b->key_len = KEY_NIBBLES;
   uint8_t next[KEY_NIBBLES];
   for (size_t i = 0; i < n && !b->oom; i++) {
     const uint8_t *k = keys + 32 * i;
@@ -273,17 +298,62 @@ long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const 
   if (b->has_key && !b->oom) fold(b, 0, 0);
   long records = b->records;
   int oom = b->oom;
-  if (!oom) {
-    if (b->sp == 0)
-      memcpy(root, EMPTY_ROOT, 32);
-    else if (b->stack_len[b->sp - 1] == SLOT)
-      memcpy(root, b->stack[b->sp - 1] + 1, 32);
-    else
-      opal_keccak256(b->stack[b->sp - 1], b->stack_len[b->sp - 1], root);
-  }
+  if (!oom) write_root(b, root);
   free(b->node);
   free(b);
   return oom ? -2 : records;
+}
+
+/* The nibbles of rlp(i) into nib; returns how many (2 per byte). */
+static int index_key(size_t i, uint8_t *nib) {
+  uint8_t k[9];
+  int len = 1;
+  if (i == 0) {
+    k[0] = 0x80;
+  } else if (i < 128) {
+    k[0] = (uint8_t)i;
+  } else {
+    int bytes = 0;
+    for (size_t v = i; v > 0; v >>= 8) bytes++;
+    k[0] = (uint8_t)(0x80 + bytes);
+    size_t v = i;
+    for (int j = bytes; j >= 1; j--, v >>= 8) k[j] = (uint8_t)(v & 0xff);
+    len = bytes + 1;
+  }
+  for (int j = 0; j < len; j++) {
+    nib[2 * j] = k[j] >> 4;
+    nib[2 * j + 1] = k[j] & 15;
+  }
+  return 2 * len;
+}
+
+int opal_ordered_trie_root(const uint8_t *vals, size_t n, const uint32_t *offs, uint8_t root[32]) {
+  builder_t *b = new_builder(n, offs, NULL);
+  if (b == NULL) return -2;
+  uint8_t next[KEY_NIBBLES];
+  /* Byte order of the keys: rlp(1..127) are 0x01..0x7f, rlp(0) is 0x80, rlp(i >= 128) is
+   * 0x80+len ‖ big-endian i, so ascending in i. */
+  size_t small = n < 128 ? n : 128;
+  for (size_t k = 1; k <= n; k++) {
+    size_t i = k < small ? k : (k == small ? 0 : k - 1);
+    int next_len = index_key(i, next);
+    if (b->has_key) {
+      int m = next_len < b->key_len ? next_len : b->key_len;
+      int cpl = 0;
+      while (cpl < m && b->key[cpl] == next[cpl]) cpl++;
+      fold(b, next_len, cpl);
+    }
+    memcpy(b->key, next, (size_t)next_len);
+    b->key_len = next_len;
+    b->has_key = 1;
+    b->val = vals + offs[i];
+    b->val_len = offs[i + 1] - offs[i];
+  }
+  if (b->has_key) fold(b, 0, 0);
+  write_root(b, root);
+  free(b->node);
+  free(b);
+  return 0;
 }
 
 /* Merges order runs [lo, mid) and [mid, hi) of src into dst: the left run's key first when equal. */

@@ -1,4 +1,4 @@
-/* Merkle-Patricia trie root and stored branch records from sorted 32-byte keys (trie.c). */
+/* Merkle-Patricia trie roots: stored branch records from sorted 32-byte keys, index-keyed lists (trie.c). */
 #ifndef OPAL_TRIE_H
 #define OPAL_TRIE_H
 #include <stddef.h>
@@ -19,6 +19,12 @@ typedef struct {
  */
 long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
                       opal_bytes_t *out);
+
+/*
+ * Root of the trie keyed by rlp(i) whose leaf i is vals[offs[i] .. offs[i+1]) (a block's transactions,
+ * receipts or withdrawals root; orderedRoot.ts). Returns 0, or -2 when out of memory.
+ */
+int opal_ordered_trie_root(const uint8_t *vals, size_t n, const uint32_t *offs, uint8_t root[32]);
 
 /*
  * Writes to order[0..n) the permutation that sorts the 32-byte keys keys[32i .. 32i+32) ascending,

@@ -29,6 +29,12 @@ export interface NativeBinding {
    */
   sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array): Uint8Array | null;
   /**
+   * Writes to `out[0..32)` the root of the trie keyed by rlp(i) whose leaf i is
+   * `values[offsets[i]..offsets[i+1])`: a block's transactions, receipts or withdrawals root
+   * (native/src/trie.c; its twin is trie/orderedRoot.ts `orderedTrieRootPure`).
+   */
+  orderedTrieRoot(values: Uint8Array, offsets: Uint32Array, out: Uint8Array): void;
+  /**
    * Fills `order` (one entry per key) with the permutation sorting the 32-byte keys
    * `keys[32i..32i+32)` ascending, equal keys in input order (native/src/trie.c; its twin is
    * trie/packLeaves.ts `sortPackedKeyOrderPure`).

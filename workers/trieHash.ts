@@ -29,16 +29,29 @@ export type TrieHashTask =
 /** This worker's view of the node's store, with its trie cache (kept exact by the node's write log). */
 let opened: Promise<CachedWorkerStore> | null = null;
 
+/** The shared store, opened at the first call; null when the node shares none. */
+function sharedStore(): Promise<CachedWorkerStore> | null {
+  const store = (workerData as { data?: { store?: WorkerStoreRef } } | undefined)?.data?.store;
+  if (store === undefined) return null;
+  opened ??= openCachedWorkerStore(store);
+  return opened;
+}
+
 export default async function trieHash(task: TrieHashTask): Promise<unknown> {
-  if (task.kind === "ping") return 0;
+  if (task.kind === "ping") {
+    // A warm-up (PiscinaPool.warm) opens the store too: its binding loads in ~0.1 s here, which a
+    // block's first storage job would otherwise wait for while the importing thread does it alone.
+    // A store that fails to open fails the tasks that need it, as before, not the warm-up.
+    await sharedStore()?.catch(() => undefined);
+    return 0;
+  }
   if (task.kind === "storageRoots" || task.kind === "stateRoot" || task.kind === "logSync") {
-    const store = (workerData as { data?: { store?: WorkerStoreRef } } | undefined)?.data?.store;
-    if (store === undefined) {
+    const opening = sharedStore();
+    if (opening === null) {
       if (task.kind !== "storageRoots") throw new Error(`trieHash: no shared store for ${task.kind}`);
       return 0;
     }
-    opened ??= openCachedWorkerStore(store);
-    const s = await opened;
+    const s = await opening;
     if (task.kind === "stateRoot") return stateRootOnWorker(s.fresh(), task, s.readCounts);
     if (task.kind === "logSync") {
       s.view.syncLog();

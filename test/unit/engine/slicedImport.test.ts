@@ -134,6 +134,27 @@ describe("engine/slicedImport", function () {
     // The chain takes the valid block afterwards, in slices again.
     assert.equal((await chain.insertBlockSliced(encodeBlock(built))).status, "VALID");
   });
+
+  it("a wrong receipts root or bloom is reported before a wrong state root, and nothing is left written", () => {
+    const built = builtBlock();
+    const bloom = new Uint8Array(256);
+    bloom[7] = 1;
+    for (const [field, value, want] of [
+      ["receiptsRoot", new Uint8Array(32).fill(5), /^RECEIPTS_ROOT/],
+      ["logsBloom", bloom, /^LOGS_BLOOM/],
+    ] as const) {
+      const chain = freshChain();
+      const kv = chain.kv as MemoryKv;
+      const before = stateRows(kv);
+      // The wrong state root too: the receipts' and bloom's checks come first.
+      const bad = { ...built.header, [field]: value, stateRoot: new Uint8Array(32).fill(9) };
+      const r = chain.insertBlock(encodeBlock({ header: bad, body: built.body }));
+      assert.equal(r.status, "INVALID");
+      assert.match(r.error ?? "", want);
+      assert.deepEqual(stateRows(kv), before, field);
+      assert.equal(kv.get("meta", META_PENDING), undefined);
+    }
+  });
 });
 
 /**
@@ -190,6 +211,20 @@ describe("engine/slicedImport: the state root on a trieHash worker", function ()
       assert.equal(chain.store.kv, kv);
       assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
       assert.equal(kv.get("meta", META_PENDING), undefined);
+    });
+  });
+
+  it("a wrong receipts root, found while the root is on the worker, leaves the state tables as they were", async () => {
+    await withWorkerChain(async (chain, kv, built) => {
+      const before = stateRows(kv);
+      const bad = { ...built.header, receiptsRoot: new Uint8Array(32).fill(5) };
+      const r = await chain.insertBlockSliced(encodeBlock({ header: bad, body: built.body }));
+      assert.equal(r.status, "INVALID");
+      assert.match(r.error ?? "", /^RECEIPTS_ROOT/);
+      assert.deepEqual(stateRows(kv), before);
+      assert.equal(kv.get("meta", META_PENDING), undefined);
+      assert.equal((await chain.insertBlockSliced(encodeBlock(built))).status, "VALID");
+      assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
     });
   });
 

@@ -58,9 +58,11 @@ export interface TrieWalkStats {
   refsAdded: number;
   nodePuts: number;
   nodeDels: number;
+  /** Tries rebuilt from all their rows instead of walked (stateRoot.ts `REBUILD`). */
+  rebuilds: number;
 }
 
-const STAT_KEYS = ["nodesRead", "leavesRead", "refsAdded", "nodePuts", "nodeDels"] as const;
+const STAT_KEYS = ["nodesRead", "leavesRead", "refsAdded", "nodePuts", "nodeDels", "rebuilds"] as const;
 
 /** Computes one job's update: returns the new root, appends the writes to `batch`, adds to `stats`. */
 export type StorageJobRunner = (kv: KvReader, job: StorageJob, batch: WriteBatch, stats: TrieWalkStats) => Uint8Array;
@@ -124,7 +126,7 @@ function jobAt(b: StorageJobBuffers, i: number): StorageJob {
 /** Runs job i and writes its result into its region (or marks it as not fitting). */
 function runIntoRegion(kv: KvReader, b: StorageJobBuffers, i: number, run: StorageJobRunner): void {
   const batch = new WriteBatch();
-  const stats: TrieWalkStats = { nodesRead: 0, leavesRead: 0, refsAdded: 0, nodePuts: 0, nodeDels: 0 };
+  const stats: TrieWalkStats = { nodesRead: 0, leavesRead: 0, refsAdded: 0, nodePuts: 0, nodeDels: 0, rebuilds: 0 };
   const root = run(kv, jobAt(b, i), batch, stats);
   const enc = encodeBatch(batch);
   const off = b.arenaOffsets[i];

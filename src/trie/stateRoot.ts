@@ -25,6 +25,9 @@ import { sortedTrie } from "./sortedTrie.js";
 import {
   ACCOUNT_TRIE_VIEW,
   deleteStale,
+  keyRange,
+  leafLower,
+  leafUpper,
   putTrieUpdates,
   readAllNodes,
   storageTrieView,
@@ -87,7 +90,7 @@ function comparePrefix(key: Uint8Array, addr: Uint8Array): number {
 }
 
 function newStats(): StateRootStats {
-  return { nodesRead: 0, leavesRead: 0, refsAdded: 0, nodePuts: 0, nodeDels: 0 };
+  return { nodesRead: 0, leavesRead: 0, refsAdded: 0, nodePuts: 0, nodeDels: 0, rebuilds: 0 };
 }
 
 function addWalk(stats: StateRootStats, w: TrieWalker): void {
@@ -131,6 +134,66 @@ export function updateStorageRoot(
 export const storageJobOnWorker: StorageJobRunner = (kv, job, batch, stats) =>
   updateTrie(kv, storageTrieView(job.hashedAddress), job.slots, batch, storageLeafValue, false, stats);
 
+/**
+ * When a trie's changed keys are most of its leaves (a block of 10k transfers to new accounts over
+ * 200 old ones; a token's 5k new holders over 200), the walk reads and re-hashes nearly every leaf
+ * anyway, in HashBuilder one at a time; reading every row in one pass and folding them in one
+ * native call (sortedTrie.ts) costs a fraction of it. A trie with at least `minKeys` changed keys
+ * has its rows read while they number at most `rowsPerKey` times those keys; past that it is
+ * walked as before (the rows read are the bound's cost). Tests lower the bounds.
+ */
+export const REBUILD = { minKeys: 1024, rowsPerKey: 2 };
+
+/**
+ * The trie of `view` rebuilt from all its rows when they number at most `limit`: its root, its
+ * branch records written over the stored ones (stale ones deleted); null when there are more rows
+ * (nothing written, `leafValue` not called).
+ */
+function rebuildFromRows(
+  kv: KvReader,
+  view: TrieView,
+  limit: number,
+  leafValue: (key: Uint8Array, raw: Uint8Array) => Uint8Array | null,
+  batch: WriteBatch,
+  stats: StateRootStats,
+  nodeCursor: KvCursor | undefined,
+): Uint8Array | null {
+  const p = view.leafPrefix.length;
+  const rows: [Uint8Array, Uint8Array][] = [];
+  const range = { ...keyRange(leafLower(view, EMPTY_BYTES, 0), leafUpper(view, EMPTY_BYTES, 0)), limit: limit + 1 };
+  // Every KvReader's iterate yields arrays of the caller's own: views of them are kept, not copies.
+  for (const [k, raw] of kv.iterate(view.leafTable, range)) {
+    if (rows.length === limit) return null;
+    rows.push([k.subarray(p, p + 32), raw]);
+  }
+  stats.leavesRead += rows.length;
+  // In key order, as a walk hands them over (the account trie's leafValue relies on it).
+  const keys = new Uint8Array(32 * rows.length);
+  const values: Uint8Array[] = [];
+  let size = 0;
+  for (const [key, raw] of rows) {
+    const v = leafValue(key, raw);
+    if (v === null) continue;
+    keys.set(key, 32 * values.length);
+    values.push(v);
+    size += v.length;
+  }
+  const packed = new Uint8Array(size);
+  const offsets = new Uint32Array(values.length + 1);
+  for (let i = 0, pos = 0; i < values.length; i++) {
+    packed.set(values[i]!, pos);
+    pos += values[i]!.length;
+    offsets[i + 1] = pos;
+  }
+  const trie = sortedTrie({ keys: keys.subarray(0, 32 * values.length), values: packed, offsets });
+  const old = readAllNodes(kv, view, undefined, nodeCursor);
+  const kept = new Set<string>();
+  stats.nodePuts += putTrieUpdates(batch, view, trie.updates, old, kept, true);
+  stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
+  stats.rebuilds++;
+  return trie.root;
+}
+
 function updateTrie(
   kv: KvReader,
   view: TrieView,
@@ -141,6 +204,11 @@ function updateTrie(
   stats: StateRootStats,
   walk: { leafCursor?: KvCursor; nodeCursor?: KvCursor; rootHash?: Uint8Array | null } = {},
 ): Uint8Array {
+  if (!rebuild && changed.length >= REBUILD.minKeys) {
+    const limit = changed.length * REBUILD.rowsPerKey;
+    const root = rebuildFromRows(kv, view, limit, leafValue, batch, stats, walk.nodeCursor);
+    if (root !== null) return root;
+  }
   const bottoms = process.env.OPAL_NO_BOTTOMS === "1" ? null : STATE_ROOT_BOTTOMS;
   const hb = borrowHashBuilder({ updates: true, bottoms });
   const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, bottoms, ...walk });

@@ -706,9 +706,14 @@ class LeafWindow {
 /** Sorts 32-byte keys ascending and drops duplicates (the walker's `changed` input). */
 export function sortUniqueKeys(keys: Iterable<Uint8Array>): Uint8Array[] {
   const list = Array.isArray(keys) ? (keys as Uint8Array[]) : [...keys];
-  for (const k of list) {
+  // PERF: a block's slots come sorted from WorldState.commitBlock; one pass finds that out.
+  let ascending = true;
+  for (let i = 0; i < list.length; i++) {
+    const k = list[i]!;
     if (k.length !== 32) throw new TrieError("BAD_INPUT", `changed key of ${k.length} bytes (want 32)`);
+    if (ascending && i > 0 && compareBytes(list[i - 1]!, k) >= 0) ascending = false;
   }
+  if (ascending) return list.slice();
   const order = sortKeyOrder(list, true);
   const out: Uint8Array[] = [];
   let prev: Uint8Array | null = null;

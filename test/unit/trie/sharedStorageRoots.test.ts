@@ -140,7 +140,14 @@ describe("trie/sharedStorageRoots", function () {
     }));
   }
 
-  const stats = (): TrieWalkStats => ({ nodesRead: 0, leavesRead: 0, refsAdded: 0, nodePuts: 0, nodeDels: 0 });
+  const stats = (): TrieWalkStats => ({
+    nodesRead: 0,
+    leavesRead: 0,
+    refsAdded: 0,
+    nodePuts: 0,
+    nodeDels: 0,
+    rebuilds: 0,
+  });
 
   for (const [name, worker] of [
     [

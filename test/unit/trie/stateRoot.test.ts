@@ -14,6 +14,7 @@ import { encodeAccount } from "../../../src/trie/account.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import {
   computeStateRoot,
+  REBUILD,
   STATE_ROOT_BOTTOMS,
   type StateChangeset,
   type StorageChange,
@@ -32,7 +33,7 @@ function tableDump(kv: KvStore, table: "accountTrie" | "storageTrie" | "hashedAc
  * The differential check: from a random initial state, 25 random changesets; after each, the
  * incremental root equals the model's, and a full build over the stored result changes nothing.
  */
-function differential(kv: KvStore, seed: number, withParentRoot = false): number {
+function differential(kv: KvStore, seed: number, withParentRoot = false): { leavesRead: number; rebuilds: number } {
   const rng = new Rng(seed * 7919);
   const model = new StateModel();
   // Initial state, then a full build.
@@ -46,11 +47,13 @@ function differential(kv: KvStore, seed: number, withParentRoot = false): number
 
   let parentRoot = full.root;
   let leavesRead = 0;
+  let rebuilds = 0;
   for (let round = 0; round < 25; round++) {
     const changes = randomChangeset(rng, model, kv);
     const inc = updateStateRoot(kv, changes, withParentRoot ? { parentRoot } : {});
     parentRoot = inc.root;
     leavesRead += inc.stats.leavesRead;
+    rebuilds += inc.stats.rebuilds;
     const want = hex(model.root());
     assert.equal(hex(inc.root), want, `round ${round}: incremental root`);
     // The trie batch's inverse (fresh puts undone by a delete, unread) restores the stored nodes.
@@ -83,7 +86,7 @@ function differential(kv: KvStore, seed: number, withParentRoot = false): number
   kv.write(end.batch);
   assert.deepEqual(tableDump(kv, "accountTrie"), []);
   assert.deepEqual(tableDump(kv, "storageTrie"), []);
-  return leavesRead;
+  return { leavesRead, rebuilds };
 }
 
 describe("trie/stateRoot", () => {
@@ -106,12 +109,43 @@ describe("trie/stateRoot", () => {
   for (const seed of [11, 12, 13, 14]) {
     it(`incremental == full == in-memory with the parent's root, reading fewer leaves (seed ${seed})`, () => {
       STATE_ROOT_BOTTOMS.clear();
-      const without = differential(new MemoryKv(), seed);
+      const without = differential(new MemoryKv(), seed).leavesRead;
       STATE_ROOT_BOTTOMS.clear();
-      const withRoot = differential(new MemoryKv(), seed, true);
+      const withRoot = differential(new MemoryKv(), seed, true).leavesRead;
       assert.ok(withRoot < without, `${withRoot} leaves read with the parent's root, ${without} without`);
     });
   }
+  // A trie whose changed keys are most of its rows is rebuilt from them (REBUILD): bounds lowered so
+  // that every changed trie is (rowsPerKey huge), or only those with at most as many rows as changed
+  // keys are and the others are walked after the bounded read (rowsPerKey 1).
+  describe("rebuilt from all its rows when the change is most of it", () => {
+    const bounds = { ...REBUILD };
+    afterEach(() => Object.assign(REBUILD, bounds));
+    for (const [rowsPerKey, seeds] of [
+      [1e9, [21, 22, 23]],
+      [1, [24, 25, 26]],
+    ] as const) {
+      for (const seed of seeds) {
+        it(`incremental == full == in-memory, rowsPerKey ${rowsPerKey} (seed ${seed})`, () => {
+          Object.assign(REBUILD, { minKeys: 1, rowsPerKey });
+          const { rebuilds } = differential(new MemoryKv(), seed, seed % 2 === 0);
+          assert.ok(rebuilds > 0, "some tries were rebuilt");
+        });
+      }
+    }
+    it("on RocksKv, every changed trie rebuilt (seed 27)", async () => {
+      Object.assign(REBUILD, { minKeys: 1, rowsPerKey: 1e9 });
+      const dir = makeTmpDir();
+      const kv = await RocksKv.open(dir);
+      try {
+        assert.ok(differential(kv, 27).rebuilds > 0);
+      } finally {
+        await kv.close();
+        removeDir(dir);
+      }
+    });
+  });
+
   it("with the parent's root on RocksKv (seed 17)", async () => {
     const dir = makeTmpDir();
     const kv = await RocksKv.open(dir, { cacheBytes: 1 << 20 });

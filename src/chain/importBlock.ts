@@ -486,7 +486,9 @@ export function* importBlockSteps(
   }
 
   const blobParams = blobParamsAt(cfg, header.timestamp);
-  const state = new WorldState(new KvStateReader(kv), kv);
+  // From Byzantium nothing is written before execution ends: the reader may read a busy contract's
+  // storage whole (KvStateReader wholeStorage).
+  const state = new WorldState(new KvStateReader(kv, { wholeStorage: fork >= Fork.Byzantium }), kv);
   // Every account a tx calls or pays is read when the tx runs: one batched read now instead.
   const targets: Uint8Array[] = [header.coinbase];
   for (const tx of txs) if (tx.to !== null) targets.push(tx.to);

@@ -5,7 +5,7 @@
  * are `getShared`: the records' byte fields and the code may be a cache's own bytes (read-only).
  */
 import { KECCAK256_EMPTY } from "../crypto/keccak.js";
-import { equalBytes } from "../primitives/bytes.js";
+import { bytesKey, bytesKeyOf, equalBytes } from "../primitives/bytes.js";
 import { bytesToBigint } from "../primitives/u256.js";
 import { decodeRlp, expectBytes, expectList } from "../rlp/decode.js";
 import { getManyShared, getShared, type KvReader } from "../storage/kv.js";
@@ -56,8 +56,40 @@ export function decodeAccountFast(row: Uint8Array): AccountRecord | null {
   };
 }
 
+/**
+ * A contract's storage read whole once its point reads in a reader's life pass `loadAt` (see
+ * KvStateReader `wholeStorage`): `rows` is then every row it has (hashed slot, latin-1 → word);
+ * null while it has not been, or not been small enough.
+ */
+interface StorageReads {
+  reads: number;
+  loadAt: number;
+  rows: Map<string, bigint> | null;
+}
+
+/** Point reads of one contract before its rows are first read whole (at most twice as many rows). */
+export const WHOLE_STORAGE_FIRST_TRY = 64;
+
 export class KvStateReader implements StateReader {
-  constructor(private readonly kv: KvReader) {}
+  /** Per contract (hashed address, latin-1): its slot reads, and its rows once read whole. */
+  private readonly storageReads: Map<string, StorageReads> | null;
+
+  /**
+   * With `wholeStorage`, a contract whose slots this reader has been asked for many times has all
+   * its rows read in one range scan as soon as they number at most twice those reads (tried at
+   * WHOLE_STORAGE_FIRST_TRY reads, then each time the reads double), and its later slots are
+   * answered from them: a block of 5,000 transfers of a token with 200 holders reads 200 rows in
+   * one pass instead of 5,000 absent slots one point read each (~18 µs apiece in a block's import
+   * here). A bigger contract costs the bounded scans (at most two rows a read done). Only for a
+   * reader whose store does not change during its life except by writes of every slot it returned
+   * (a block's import from Byzantium on: nothing is written before its execution ends).
+   */
+  constructor(
+    private readonly kv: KvReader,
+    opts: { readonly wholeStorage?: boolean } = {},
+  ) {
+    this.storageReads = opts.wholeStorage === true ? new Map() : null;
+  }
 
   account(hashedAddress: Uint8Array): AccountRecord | null {
     const row = getShared(this.kv, "hashedAccounts", hashedAddress);
@@ -84,11 +116,40 @@ export class KvStateReader implements StateReader {
   }
 
   storage(hashedAddress: Uint8Array, hashedSlot: Uint8Array): bigint {
+    if (this.storageReads !== null) {
+      const whole = this.wholeStorage(hashedAddress);
+      if (whole !== null) return whole.get(bytesKey(hashedSlot)) ?? 0n;
+    }
     const key = new Uint8Array(64);
     key.set(hashedAddress, 0);
     key.set(hashedSlot, 32);
     const row = getShared(this.kv, "hashedStorage", key);
     return row === undefined ? 0n : bytesToBigint(row);
+  }
+
+  /** The contract's rows when read whole (now, if its reads have reached the next try), else null. */
+  private wholeStorage(hashedAddress: Uint8Array): Map<string, bigint> | null {
+    const a = bytesKey(hashedAddress);
+    let r = this.storageReads!.get(a);
+    if (r === undefined) {
+      r = { reads: 0, loadAt: WHOLE_STORAGE_FIRST_TRY, rows: null };
+      this.storageReads!.set(a, r);
+    }
+    if (r.rows !== null) return r.rows;
+    if (++r.reads < r.loadAt) return null;
+    r.loadAt *= 2;
+    const limit = 2 * r.reads;
+    const rows = new Map<string, bigint>();
+    for (const [k, v] of this.kv.iterate("hashedStorage", {
+      gte: hashedAddress,
+      lt: prefixEnd(hashedAddress),
+      limit: limit + 1,
+    })) {
+      if (rows.size === limit) return null;
+      rows.set(bytesKeyOf(k, 32, 64), bytesToBigint(v));
+    }
+    r.rows = rows;
+    return rows;
   }
 
   code(codeHash: Uint8Array): Uint8Array {

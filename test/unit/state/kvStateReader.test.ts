@@ -91,3 +91,98 @@ describe("decodeAccountRecord", () => {
     }
   });
 });
+
+/**
+ * KvStateReader's `wholeStorage`: the same word for every slot as plain point reads give, whether
+ * the contract's rows were read whole or not; a small contract stops costing point reads once read
+ * whole, and a big one is read by bounded scans only (at most two rows a read done).
+ */
+describe("KvStateReader wholeStorage", () => {
+  /** A MemoryKv counting point reads and scanned rows of hashedStorage. */
+  class Counting extends MemoryKv {
+    gets = 0;
+    scanned = 0;
+    override get(table: Parameters<MemoryKv["get"]>[0], key: Uint8Array): Uint8Array | undefined {
+      if (table === "hashedStorage") this.gets++;
+      return super.get(table, key);
+    }
+    override *iterate(
+      table: Parameters<MemoryKv["iterate"]>[0],
+      range?: Parameters<MemoryKv["iterate"]>[1],
+    ): Iterable<[Uint8Array, Uint8Array]> {
+      for (const e of super.iterate(table, range)) {
+        if (table === "hashedStorage") this.scanned++;
+        yield e;
+      }
+    }
+  }
+
+  /**
+   * `rows` slots of contract `c`, and rows of its two neighbours (the addresses just below and
+   * above) at `decoys`, slots `c` does not have.
+   */
+  function store(
+    rnd: () => number,
+    c: Uint8Array,
+    rows: number,
+  ): { kv: Counting; slots: Uint8Array[]; decoys: Uint8Array[] } {
+    const kv = new Counting();
+    const b = new WriteBatch();
+    const slots: Uint8Array[] = [];
+    const below = c.slice();
+    below[31]--;
+    const above = c.slice();
+    above[31]++;
+    const decoys = [randomHash(rnd), randomHash(rnd)];
+    for (const n of [below, above]) {
+      for (const d of decoys) b.put("hashedStorage", Uint8Array.from([...n, ...d]), Uint8Array.of(7));
+    }
+    for (let i = 0; i < rows; i++) {
+      const s = randomHash(rnd);
+      slots.push(s);
+      b.put(
+        "hashedStorage",
+        Uint8Array.from([...c, ...s]),
+        Uint8Array.from({ length: 1 + (i % 32) }, () => 1 + i),
+      );
+    }
+    kv.write(b);
+    return { kv, slots, decoys };
+  }
+
+  for (const rows of [0, 150, 1000]) {
+    it(`a contract of ${rows} rows: every slot as point reads give it`, () => {
+      const rnd = mulberry32(rows + 1);
+      const c = randomHash(rnd);
+      c[31] = 0x80;
+      const { kv, slots, decoys } = store(rnd, c, rows);
+      const plain = new KvStateReader(kv);
+      const whole = new KvStateReader(kv, { wholeStorage: true });
+      // Absent slots (a token's new holders) and present ones, mixed.
+      const asks = Array.from({ length: 3000 }, (_, i) =>
+        i % 3 === 0 && slots.length > 0
+          ? slots[Math.floor(rnd() * slots.length)]!
+          : i % 7 === 0
+            ? decoys[i % 2]!
+            : randomHash(rnd),
+      );
+      const want = asks.map((s) => plain.storage(c, s));
+      kv.gets = 0;
+      kv.scanned = 0;
+      assert.deepEqual(
+        asks.map((s) => whole.storage(c, s)),
+        want,
+      );
+      if (rows <= 150) {
+        // Read whole at its first try (64 reads, up to 128 rows) or the next (128 reads, 256 rows).
+        assert.ok(kv.gets <= 128, `${kv.gets} point reads`);
+        assert.ok(kv.scanned <= 129 + rows, `${kv.scanned} rows scanned`);
+      } else {
+        // Tries at 64, 128, …, 512 reads: whole at 512 (up to 1,024 rows); the failed scans read
+        // at most limit + 1 rows each.
+        assert.ok(kv.gets <= 512, `${kv.gets} point reads`);
+        assert.ok(kv.scanned <= 129 + 257 + 513 + rows, `${kv.scanned} rows scanned`);
+      }
+    });
+  }
+});

@@ -14,6 +14,7 @@ import type { Counter, Gauge } from "prom-client";
 import client from "prom-client";
 import type { ImportTimings } from "../../chain/importBlock.js";
 import type { PoolStats } from "../pools.js";
+import { collectProcessMetrics } from "../processMetrics.js";
 
 export interface ExecMetricsSource {
   /** The pools whose figures are exposed. */
@@ -122,7 +123,7 @@ export class ExecMetrics {
       "Stored trie branches the roots computed on a trieHash worker read from the store (missed its trie cache)",
       (t) => t.remoteRootTrieStoreReads,
     );
-    if (opts.processMetrics ?? true) client.collectDefaultMetrics({ register: this.registry });
+    if (opts.processMetrics ?? true) collectProcessMetrics(this.registry);
   }
 
   get contentType(): string {

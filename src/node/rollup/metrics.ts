@@ -11,6 +11,7 @@ import type { P2pMetricsSink } from "../../p2p/host.js";
 import { bytesToHex } from "../../primitives/hex.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../rollup/refs.js";
 import { RpcCallError, RpcTransportError } from "../../rollup/transport/rpcClient.js";
+import { collectProcessMetrics } from "../processMetrics.js";
 
 /** op-node's namespace with the default process name (`op_node` + `_default`). */
 export const METRICS_PREFIX = "op_node_default_";
@@ -329,7 +330,7 @@ export class NodeMetrics implements Metricer {
       ["type"],
     );
 
-    if (opts.processMetrics ?? true) client.collectDefaultMetrics({ register: this.registry });
+    if (opts.processMetrics ?? true) collectProcessMetrics(this.registry);
   }
 
   get contentType(): string {

@@ -68,7 +68,7 @@ interface StorageReads {
 }
 
 /** Point reads of one contract before its rows are first read whole (at most twice as many rows). */
-export const WHOLE_STORAGE_FIRST_TRY = 64;
+const WHOLE_STORAGE_FIRST_TRY = 64;
 
 export class KvStateReader implements StateReader {
   /** Per contract (hashed address, latin-1): its slot reads, and its rows once read whole. */

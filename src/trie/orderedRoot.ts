@@ -9,6 +9,7 @@
  * receipts roots are two such tries per import; 10,000 transfers (the eth-transfers workload) cost
  * ~50 ms each through HashBuilder in a fresh process.
  */
+import { packItems } from "../crypto/keccak.js";
 import { native } from "../native/load.js";
 import { borrowHashBuilder, releaseHashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT as EMPTY_ROOT } from "./node.js";
@@ -52,19 +53,9 @@ export function orderedTrieRootNative(items: readonly Uint8Array[]): Uint8Array 
   const n = items.length;
   if (n === 0) return EMPTY_TRIE_ROOT;
   if (native === null) throw new Error("orderedTrieRootNative: the addon is not loaded");
-  let size = 0;
-  for (let i = 0; i < n; i++) size += items[i]!.length;
-  const values = new Uint8Array(size);
-  const offsets = new Uint32Array(n + 1);
-  let pos = 0;
-  for (let i = 0; i < n; i++) {
-    const it = items[i]!;
-    values.set(it, pos);
-    pos += it.length;
-    offsets[i + 1] = pos;
-  }
+  const { packed, offsets } = packItems(items);
   const root = new Uint8Array(32);
-  native.orderedTrieRoot(values, offsets, root);
+  native.orderedTrieRoot(packed, offsets, root);
   return root;
 }
 

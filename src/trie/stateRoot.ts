@@ -10,6 +10,7 @@
  * flat-state writes) after checking the root. Storage values stored as minimal big-endian words
  * become rlp(word) leaves; a storage trie's root is patched into its account's RLP.
  */
+import { packItems } from "../crypto/keccak.js";
 import { bytesKey, compareBytes, EMPTY_BYTES, equalBytes } from "../primitives/bytes.js";
 import { stringLength, writeString } from "../rlp/encode.js";
 import { type KvCursor, type KvCursorOptions, type KvReader, LazyCursor, WriteBatch } from "../storage/kv.js";
@@ -17,7 +18,7 @@ import type { TaskPool } from "../util/taskPool.js";
 import { accountStorageRoot, withStorageRoot } from "./account.js";
 import { BottomCache } from "./bottomCache.js";
 import { TrieError } from "./errors.js";
-import { borrowHashBuilder, HashBuilder, releaseHashBuilder } from "./hashBuilder.js";
+import { type BranchUpdate, borrowHashBuilder, HashBuilder, releaseHashBuilder } from "./hashBuilder.js";
 import { EMPTY_TRIE_ROOT } from "./node.js";
 import { sortKeyOrder } from "./packLeaves.js";
 import { runStorageJobs, type StorageJob, type StorageJobRunner, type TrieWalkStats } from "./sharedStorageRoots.js";
@@ -170,28 +171,35 @@ function rebuildFromRows(
   // In key order, as a walk hands them over (the account trie's leafValue relies on it).
   const keys = new Uint8Array(32 * rows.length);
   const values: Uint8Array[] = [];
-  let size = 0;
   for (const [key, raw] of rows) {
     const v = leafValue(key, raw);
     if (v === null) continue;
     keys.set(key, 32 * values.length);
     values.push(v);
-    size += v.length;
   }
-  const packed = new Uint8Array(size);
-  const offsets = new Uint32Array(values.length + 1);
-  for (let i = 0, pos = 0; i < values.length; i++) {
-    packed.set(values[i]!, pos);
-    pos += values[i]!.length;
-    offsets[i + 1] = pos;
-  }
+  const { packed, offsets } = packItems(values);
   const trie = sortedTrie({ keys: keys.subarray(0, 32 * values.length), values: packed, offsets });
-  const old = readAllNodes(kv, view, undefined, nodeCursor);
-  const kept = new Set<string>();
-  stats.nodePuts += putTrieUpdates(batch, view, trie.updates, old, kept, true);
-  stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
+  replaceStoredTrie(kv, view, trie.updates, batch, stats, nodeCursor);
   stats.rebuilds++;
   return trie.root;
+}
+
+/**
+ * Stores a trie built whole from its leaves (`sortedTrie`) in place of the view's stored records:
+ * its records put (a key not stored before as an insert), the others deleted.
+ */
+function replaceStoredTrie(
+  kv: KvReader,
+  view: TrieView,
+  updates: readonly BranchUpdate[],
+  batch: WriteBatch,
+  stats: StateRootStats,
+  nodeCursor: KvCursor | undefined,
+): void {
+  const old = readAllNodes(kv, view, undefined, nodeCursor);
+  const kept = new Set<string>();
+  stats.nodePuts += putTrieUpdates(batch, view, updates, old, kept, true);
+  stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
 }
 
 function updateTrie(
@@ -295,11 +303,7 @@ function freshStorageRoot(
     offsets[++m] = pos;
   }
   const trie = sortedTrie({ keys: keys.subarray(0, 32 * m), values: leaves, offsets: offsets.subarray(0, m + 1) });
-  const view = storageTrieView(change.hashedAddress);
-  const old = readAllNodes(kv, view, undefined, nodeCursor);
-  const kept = new Set<string>();
-  stats.nodePuts += putTrieUpdates(batch, view, trie.updates, old, kept, true);
-  stats.nodeDels += deleteStale(batch, view.nodeTable, old, kept);
+  replaceStoredTrie(kv, storageTrieView(change.hashedAddress), trie.updates, batch, stats, nodeCursor);
   return trie.root;
 }
 

@@ -9,10 +9,12 @@
  * branches through this worker's cache, which the node's write log keeps equal to the store
  * (storage/writeLog.ts, engine.ts `openCachedWorkerStore`). "logSync": one synced write
  * through that store, so the node's forkchoice waits for the disk here and not on its event loop
- * (Blockchain.logSync).
+ * (Blockchain.logSync). "writeRows": a block's bulk of new flat rows, put through that store while
+ * the importing thread computes the root (src/storage/sharedRows.ts).
  */
 import { workerData } from "node:worker_threads";
 import { type CachedWorkerStore, openCachedWorkerStore, type WorkerStoreRef } from "../src/storage/engine.js";
+import { type SharedRowsTask, writeRowsOnWorker } from "../src/storage/sharedRows.js";
 import { subtrieRefsPacked } from "../src/trie/parallel.js";
 import type { TrieRefsTask } from "../src/trie/parallelRoot.js";
 import { type StateRootTask, stateRootOnWorker } from "../src/trie/remoteStateRoot.js";
@@ -24,6 +26,7 @@ export type TrieHashTask =
   | TrieRefsTask
   | { kind: "storageRoots"; buffers: StorageJobBuffers }
   | { kind: "logSync" }
+  | SharedRowsTask
   | StateRootTask;
 
 /** This worker's view of the node's store, with its trie cache (kept exact by the node's write log). */
@@ -45,10 +48,17 @@ export default async function trieHash(task: TrieHashTask): Promise<unknown> {
     await sharedStore()?.catch(() => undefined);
     return 0;
   }
-  if (task.kind === "storageRoots" || task.kind === "stateRoot" || task.kind === "logSync") {
+  if (
+    task.kind === "storageRoots" ||
+    task.kind === "stateRoot" ||
+    task.kind === "logSync" ||
+    task.kind === "writeRows"
+  ) {
     const opening = sharedStore();
     if (opening === null) {
-      if (task.kind !== "storageRoots") throw new Error(`trieHash: no shared store for ${task.kind}`);
+      // Without a store the importing thread runs every storage job and writes the rows itself.
+      if (task.kind !== "storageRoots" && task.kind !== "writeRows")
+        throw new Error(`trieHash: no shared store for ${task.kind}`);
       return 0;
     }
     const s = await opening;
@@ -57,6 +67,7 @@ export default async function trieHash(task: TrieHashTask): Promise<unknown> {
       s.view.syncLog();
       return 0;
     }
+    if (task.kind === "writeRows") return writeRowsOnWorker(s.view, task);
     return workStorageJobs(s.fresh(), task.buffers, storageJobOnWorker);
   }
   return subtrieRefsPacked(task.keys, task.values, task.valueOffsets);

@@ -24,6 +24,7 @@ import { decodeAccountRecord, KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
 import { decodeBatch, joinBatches } from "../storage/batchCodec.js";
 import { type KvReader, type KvStore, WriteBatch } from "../storage/kv.js";
+import { canWriteAside, MIN_SHARED_ROWS, writeRowsAside } from "../storage/sharedRows.js";
 import type { TableName } from "../storage/tables.js";
 import { inverseBatch } from "../storage/undo.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
@@ -237,85 +238,100 @@ export function* commitStateSteps(
     if (timings !== null) t = performance.now();
   }
   turnTrace?.step("flatWrite");
-  const c = state.commitBlock();
+  // A new contract's bulk of rows (nothing reads them before the block's last write) is packed for
+  // a worker to write while the root is computed here (storage/sharedRows.ts).
+  const asideOk = storagePool !== null && kv.noteWritten !== undefined && canWriteAside(storagePool);
+  const c = state.commitBlock(asideOk ? MIN_SHARED_ROWS : Number.POSITIVE_INFINITY);
   yield* pause();
   turnTrace?.step("flatInverse");
-  const u1 = yield* inverseBatchSteps(kv, c.batch, sliced);
+  const fresh = c.freshRows;
+  const flatInverse = yield* inverseBatchSteps(kv, c.batch, sliced);
+  // The packed rows are new keys: deletes undo them (first, as inverseBatch orders a fresh put's).
+  const u1 = fresh === null ? flatInverse : withDeletesFirst(fresh.batch, flatInverse);
   yield* pause();
   turnTrace?.step("flatPersist");
+  // The crash marker (u1, which undoes the packed rows too) is written before the rows go out.
   persist(c.batch, u1);
+  const aside = fresh === null ? null : writeRowsAside(kv, storagePool!, "hashedStorage", fresh.rows, fresh.batch);
+  if (fresh !== null && aside === null) kv.write(fresh.batch);
   onWritten?.(u1);
   forward.push(c.batch);
+  if (fresh !== null) forward.push(fresh.batch);
   undo.push(u1);
   if (timings !== null) {
     timings.stateWriteMs += tSpent + performance.now() - t;
     tSpent = 0;
     t = performance.now();
   }
-  yield* pause();
-  turnTrace?.step("rootPost");
-  let r: {
-    root: Uint8Array;
-    batch: WriteBatch;
-    undo: WriteBatch | null;
-    storageRoots: RemoteRoot["storageRoots"];
-  } | null = null;
-  const away = remote == null ? null : remote(c.changeset, parentRoot);
-  if (away !== null) {
-    let got: RemoteRoot | null = null;
-    try {
-      turnTrace?.step("rootAway");
-      got = (yield away) as RemoteRoot; // the wait counts as the root's time, as a root here would
-    } catch {
-      // computed here instead
-    }
-    if (got !== null) {
-      if (timings !== null) {
-        timings.remoteRootTrieReads += got.trieReads;
-        timings.remoteRootTrieStoreReads += got.trieStoreReads;
+  try {
+    yield* pause();
+    turnTrace?.step("rootPost");
+    let r: {
+      root: Uint8Array;
+      batch: WriteBatch;
+      undo: WriteBatch | null;
+      storageRoots: RemoteRoot["storageRoots"];
+    } | null = null;
+    const away = remote == null ? null : remote(c.changeset, parentRoot);
+    if (away !== null) {
+      let got: RemoteRoot | null = null;
+      try {
+        turnTrace?.step("rootAway");
+        got = (yield away) as RemoteRoot; // the wait counts as the root's time, as a root here would
+      } catch {
+        // computed here instead
       }
-      yield* pause();
-      turnTrace?.step("rootDecode");
-      const batch = decodeBatch(got.batch);
-      yield* pause();
-      r = { root: got.root, batch, undo: decodeBatch(got.undo), storageRoots: got.storageRoots };
+      if (got !== null) {
+        if (timings !== null) {
+          timings.remoteRootTrieReads += got.trieReads;
+          timings.remoteRootTrieStoreReads += got.trieStoreReads;
+        }
+        yield* pause();
+        turnTrace?.step("rootDecode");
+        const batch = decodeBatch(got.batch);
+        yield* pause();
+        r = { root: got.root, batch, undo: decodeBatch(got.undo), storageRoots: got.storageRoots };
+      }
     }
-  }
-  if (r === null) {
-    turnTrace?.step("rootHere");
-    r = { ...updateStateRoot(kv, c.changeset, { storagePool, parentRoot }), undo: null };
-  }
-  yield* pause();
-  turnTrace?.step("trieInverse");
-  const u2 = r.undo ?? (yield* inverseBatchSteps(kv, r.batch, sliced));
-  // A trie batch of one unit's size (or any, not sliced) waits for the block's final write when the
-  // caller takes it (holdLast): nothing of it is on disk before then, so neither the crash marker
-  // nor the readers' view needs its inverse, and a block failing a later check never writes it.
-  const parts = sliced ? splitBatch(r.batch, IMPORT_UNITS.trieOpsPerWrite) : [r.batch];
-  if (holdLast && parts.length === 1) {
-    forward.push(r.batch);
+    if (r === null) {
+      turnTrace?.step("rootHere");
+      r = { ...updateStateRoot(kv, c.changeset, { storagePool, parentRoot }), undo: null };
+    }
+    yield* pause();
+    turnTrace?.step("trieInverse");
+    const u2 = r.undo ?? (yield* inverseBatchSteps(kv, r.batch, sliced));
+    // A trie batch of one unit's size (or any, not sliced) waits for the block's final write when the
+    // caller takes it (holdLast): nothing of it is on disk before then, so neither the crash marker
+    // nor the readers' view needs its inverse, and a block failing a later check never writes it.
+    const parts = sliced ? splitBatch(r.batch, IMPORT_UNITS.trieOpsPerWrite) : [r.batch];
+    if (holdLast && parts.length === 1) {
+      forward.push(r.batch);
+      undo.push(u2);
+      state.setStorageRoots(r.storageRoots);
+      if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
+      return { root: r.root, held: r.batch };
+    }
+    yield* pause();
+    turnTrace?.step("triePersist");
+    // Sliced, a big trie batch is written in parts, a unit each. The first part carries the whole
+    // inverse (the crash marker then undoes every part, written or not: a part not yet written is
+    // already the parent's), and the readers' view lays it whole before any part lands.
+    persist(parts[0]!, u2);
+    onWritten?.(u2);
+    forward.push(parts[0]!);
     undo.push(u2);
+    for (let i = 1; i < parts.length; i++) {
+      yield* pause();
+      kv.write(parts[i]!);
+      forward.push(parts[i]!);
+    }
     state.setStorageRoots(r.storageRoots);
     if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
-    return { root: r.root, held: r.batch };
+    return { root: r.root, held: null };
+  } finally {
+    // Before anything is written after them, and before a failed block's rewind.
+    aside?.finish(kv);
   }
-  yield* pause();
-  turnTrace?.step("triePersist");
-  // Sliced, a big trie batch is written in parts, a unit each. The first part carries the whole
-  // inverse (the crash marker then undoes every part, written or not: a part not yet written is
-  // already the parent's), and the readers' view lays it whole before any part lands.
-  persist(parts[0]!, u2);
-  onWritten?.(u2);
-  forward.push(parts[0]!);
-  undo.push(u2);
-  for (let i = 1; i < parts.length; i++) {
-    yield* pause();
-    kv.write(parts[i]!);
-    forward.push(parts[i]!);
-  }
-  state.setStorageRoots(r.storageRoots);
-  if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
-  return { root: r.root, held: null };
 }
 
 /**
@@ -374,6 +390,14 @@ function rowAfter(kv: KvReader, batch: WriteBatch, table: TableName, key: Uint8A
     if (op.table === table && equalBytes(op.key, key)) return op.type === "put" ? op.value : undefined;
   }
   return kv.get(table, key);
+}
+
+/** A delete of every key `puts` writes, then the ops of `inverse`: the undo of both batches. */
+function withDeletesFirst(puts: WriteBatch, inverse: WriteBatch): WriteBatch {
+  const out = new WriteBatch();
+  for (const op of puts.ops) out.del(op.table, op.key);
+  for (const op of inverse.ops) out.ops.push(op);
+  return out;
 }
 
 /** Applies `batches` (inverses) in reverse order. */

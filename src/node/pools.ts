@@ -84,6 +84,8 @@ const QUANTILES_FRESH_MS = 5_000;
 /** How long destroy() waits for workers still loading, and how often it looks. */
 const LOAD_WAIT_MS = 30_000;
 const LOAD_POLL_MS = 10;
+/** How long `destroy` lets the tasks in flight finish before it terminates the workers. */
+const SETTLE_WAIT_MS = 5_000;
 
 export class PiscinaPool implements TaskPool {
   readonly threads: number;
@@ -198,9 +200,14 @@ export class PiscinaPool implements TaskPool {
   /**
    * Terminates the workers, once none is still loading its entry: a worker terminated while Node
    * instantiates its module graph or a native addon runs its init aborts the whole process
-   * (workers/boot.cjs). The wait is bounded by `loadWaitMs`; loading takes ~0.1-1 s.
+   * (workers/boot.cjs). The wait is bounded by `loadWaitMs`; loading takes ~0.1-1 s. Tasks in
+   * flight are let settle first (up to SETTLE_WAIT_MS): a task whose work the caller already has
+   * through shared memory (sharedClaims.ts: storage jobs, rows) still sends its answer, and piscina
+   * raises an answer that arrives after `destroy` as an error event the process does not survive.
    */
   async destroy(loadWaitMs = LOAD_WAIT_MS): Promise<void> {
+    const settled = Date.now() + SETTLE_WAIT_MS;
+    while (this.inFlight > 0 && Date.now() < settled) await sleep(LOAD_POLL_MS);
     const end = Date.now() + loadWaitMs;
     while (this.loadingThreads() > 0 && Date.now() < end) await sleep(LOAD_POLL_MS);
     await this.pool.destroy();

@@ -99,6 +99,20 @@ export function bigintToBytes32(v: bigint, out: Uint8Array = new Uint8Array(32),
   return out;
 }
 
+/**
+ * As `bigintToBytes`, written into `out` at `pos` (room for 32 bytes, 0 ≤ v < 2^256); returns the
+ * length written. No array per value (WorldState.commitBlock packs a new contract's rows).
+ */
+export function writeMinimalBytes(v: bigint, out: Uint8Array, pos: number): number {
+  if (v < 0n || v > MAX_U256) throw new RangeError("writeMinimalBytes: value out of range");
+  if (v === 0n) return 0;
+  // Written right-aligned in the 32 bytes at pos, then moved to pos (within the same buffer).
+  const i = v < SMALL ? writeNumberBytes(Number(v), out, pos + 32) : writeHexBytes(v.toString(16), out, pos + 32);
+  const len = pos + 31 - i;
+  out.copyWithin(pos, i + 1, pos + 32);
+  return len;
+}
+
 /** Minimal big-endian bytes of a non-negative bigint (0 → empty), as RLP integers need. */
 export function bigintToBytes(v: bigint): Uint8Array {
   if (v < 0n) throw new RangeError("bigintToBytes: negative value");

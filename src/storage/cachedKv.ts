@@ -104,6 +104,8 @@ export class CachedKv implements KvStore {
   private readonly writeThrough: ReadonlySet<TableName>;
   hits = 0;
   misses = 0;
+  /** Defined when the inner store's is (KvStore.noteWritten): its rows reach the caches as a write's. */
+  readonly noteWritten: ((batch: WriteBatch) => void) | undefined;
 
   constructor(
     readonly inner: KvStore,
@@ -114,6 +116,14 @@ export class CachedKv implements KvStore {
       this.limits.set(t, n);
     }
     this.writeThrough = new Set((opts.writeThrough ?? []).filter((t) => this.caches.has(t)));
+    const below = inner.noteWritten;
+    this.noteWritten =
+      below === undefined
+        ? undefined
+        : (batch) => {
+            below(batch);
+            this.noteWrites(batch);
+          };
   }
 
   get(table: TableName, key: Uint8Array): Uint8Array | undefined {
@@ -210,6 +220,10 @@ export class CachedKv implements KvStore {
 
   write(batch: WriteBatch, opts?: { sync?: boolean }): void {
     this.inner.write(batch, opts);
+    this.noteWrites(batch);
+  }
+
+  private noteWrites(batch: WriteBatch): void {
     for (const op of batch.ops) this.noteWrite(op.table, op.key, op.type === "put" ? op.value : undefined);
   }
 

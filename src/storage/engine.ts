@@ -15,6 +15,7 @@ import { StorageError } from "./errors.js";
 import type { KvReader, KvStore } from "./kv.js";
 import { LmdbKv } from "./lmdb.js";
 import { RocksKv } from "./rocksdb.js";
+import type { PackedRowWriter } from "./sharedRows.js";
 import { WriteLogReader, type WriteLogRef } from "./writeLog.js";
 
 export const DB_ENGINES = ["rocksdb", "lmdb"] as const;
@@ -94,9 +95,10 @@ export async function openStore(path: string, engine: DbEngine, opts: StoreOptio
 
 /**
  * A worker thread's view of the owner's store: read-only, but for `syncLog()` (RocksKv.syncLog),
- * which makes every batch the owner wrote so far durable without the owner's thread waiting.
+ * which makes every batch the owner wrote so far durable without the owner's thread waiting, and
+ * `writeRows` (RocksKv.writeRows), the rows an import hands over (sharedRows.ts).
  */
-export type WorkerKv = SequencedKv & { syncLog(): void };
+export type WorkerKv = SequencedKv & PackedRowWriter & { syncLog(): void };
 
 /** A worker thread's view of the owner's store (see WorkerKv). */
 export function openWorkerStore(ref: WorkerStoreRef): Promise<WorkerKv> {

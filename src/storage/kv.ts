@@ -166,5 +166,12 @@ export class WriteBatch {
 export interface KvStore extends KvReader {
   /** Applies every op of `batch` atomically; `sync` asks for an fsync before returning (checkpoints). */
   write(batch: WriteBatch, opts?: { sync?: boolean }): void;
+  /**
+   * Takes note of `batch`, which another thread wrote straight to this store's database
+   * (storage/sharedRows.ts): the caches and logs above the database learn its rows as if `write` had
+   * applied them. Only a store whose database other threads can write defines it, and a store that
+   * wraps another defines it only when the inner one does.
+   */
+  readonly noteWritten?: ((batch: WriteBatch) => void) | undefined;
   close(): Promise<void>;
 }

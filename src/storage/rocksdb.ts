@@ -25,8 +25,9 @@ import {
   rocksDbContext,
   rocksLevel,
 } from "./rocksBinding.js";
+import type { PackedRows } from "./sharedRows.js";
 import { TABLE_NAMES, type TableName } from "./tables.js";
-import { WriteLog, type WriteLogRef } from "./writeLog.js";
+import { TRIE_LOG_TABLES, WriteLog, type WriteLogRef } from "./writeLog.js";
 
 export interface RocksKvOptions {
   /** Create the directory and the database when missing (default true). */
@@ -400,6 +401,13 @@ export class RocksKv implements KvStore {
   private readonly cursors = new Set<RocksCursor>();
   /** The log of trie rows written, for the workers' caches (writeLog.ts), once a worker shares the DB. */
   private log: WriteLog | null = null;
+  /** The native batch of `writeRows` and its DB, made at its first call (also on a view). */
+  private rowsBatch: { readonly b: RocksBatchHandle; readonly db: RocksDbContext } | null = null;
+  /**
+   * The owner's (its DB takes workers' writes, `writeRows`): nothing to learn, as the one log above
+   * the DB keeps only the trie tables, which `writeRows` refuses. Undefined on a view.
+   */
+  readonly noteWritten: ((batch: WriteBatch) => void) | undefined;
 
   private constructor(
     private readonly db: RocksLevelDb,
@@ -411,6 +419,7 @@ export class RocksKv implements KvStore {
       if (column === undefined) throw new StorageError("OPEN_FAILED", `RocksKv: column family ${t} is not open`);
       this.cols.set(t, Object.freeze({ column }));
     }
+    this.noteWritten = shared ? undefined : () => undefined;
     if (shared) this.batch = null;
     else {
       const native = rocksBatchNative();
@@ -673,6 +682,38 @@ export class RocksKv implements KvStore {
       throw new StorageError("WRITE_FAILED", `RocksKv: write failed: ${messageOf(e)}`, { cause: e });
     } finally {
       native.batch_clear(b);
+    }
+  }
+
+  /**
+   * Puts packed rows in one atomic write from the calling thread: on the owner, or on a worker's view
+   * the one bulk write a view may make, for rows the owner handed over (storage/sharedRows.ts; the
+   * owner notes them afterwards, KvStore.noteWritten). Refuses the tables the workers' trie caches
+   * follow: only the owner's writes reach their log.
+   */
+  writeRows(table: TableName, rows: PackedRows): void {
+    this.checkOpen();
+    if (TRIE_LOG_TABLES.includes(table)) throw new StorageError("BAD_OPTION", `RocksKv.writeRows: ${table} is logged`);
+    const c = this.col(table);
+    const native = rocksBatchNative();
+    this.rowsBatch ??= { b: native.batch_init(), db: rocksDbContext(this.db) };
+    const nb = this.rowsBatch;
+    const { keys, keyOffsets, values, valueOffsets } = rows;
+    const n = keyOffsets.length - 1;
+    try {
+      for (let i = 0; i < n; i++) {
+        native.batch_put(
+          nb.b,
+          keys.subarray(keyOffsets[i]!, keyOffsets[i + 1]!),
+          values.subarray(valueOffsets[i]!, valueOffsets[i + 1]!),
+          c,
+        );
+      }
+      native.batch_write(nb.db, nb.b, NO_SYNC);
+    } catch (e) {
+      throw new StorageError("WRITE_FAILED", `RocksKv: rows write failed: ${messageOf(e)}`, { cause: e });
+    } finally {
+      native.batch_clear(nb.b);
     }
   }
 

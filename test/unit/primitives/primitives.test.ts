@@ -25,6 +25,7 @@ import {
   MAX_U256,
   toSigned256,
   wrap256,
+  writeMinimalBytes,
 } from "../../../src/primitives/u256.js";
 
 function code(fn: () => unknown): string {
@@ -185,6 +186,11 @@ describe("primitives", () => {
         const out = new Uint8Array(40).fill(0xee);
         bigintToBytes32(v, out, 5);
         assert.equal(bytesToHex(out), `0x${"ee".repeat(5)}${ref(v, 32)}${"ee".repeat(3)}`);
+        // Packed after a value already written: the bytes before pos and the length are kept.
+        const packed = new Uint8Array(40).fill(0xdd);
+        const len = writeMinimalBytes(v, packed, 7);
+        assert.equal(len, minLen(v));
+        assert.equal(bytesToHex(packed.subarray(0, 7 + len)), `0x${"dd".repeat(7)}${ref(v, minLen(v))}`);
       };
       for (const v of edges) check(v);
       fc.assert(fc.property(fc.bigInt({ min: 0n, max: MAX_U256 }), check));

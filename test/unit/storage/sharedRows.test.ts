@@ -1,0 +1,209 @@
+/**
+ * Rows handed to a worker (storage/sharedRows.ts): whichever thread claims them writes them, once;
+ * the importing thread's `finish` returns only when they are in the store, writes them itself when
+ * no worker took them or one failed, and leaves its caches right (a cached "absent" is replaced).
+ * A real trieHash worker writes them through its view of the same RocksDB; a stand-in pool drives
+ * the fallbacks. The views refuse the tables the workers' trie caches follow.
+ */
+import { strict as assert } from "node:assert";
+import { PiscinaPool } from "../../../src/node/pools.js";
+import { CachedKv, CHAIN_CACHE } from "../../../src/storage/cachedKv.js";
+import { WriteBatch } from "../../../src/storage/kv.js";
+import { RocksKv } from "../../../src/storage/rocksdb.js";
+import {
+  type PackedRows,
+  type SharedRowsTask,
+  writeRowsAside,
+  writeRowsOnWorker,
+} from "../../../src/storage/sharedRows.js";
+import { sharedBytes, sharedInts } from "../../../src/util/sharedClaims.js";
+import type { TaskPool } from "../../../src/util/taskPool.js";
+import { DelegatingKv } from "../../utils/delegatingKv.js";
+import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
+
+const ROWS = 300;
+
+/** ROWS puts of 64-byte keys (a contract's prefix, then the row's index) with 1–32-byte values. */
+function rows(seed: number): { rows: PackedRows; batch: WriteBatch } {
+  const keys = sharedBytes(64 * ROWS);
+  const keyOffsets = sharedInts(ROWS + 1);
+  const values = sharedBytes(32 * ROWS);
+  const valueOffsets = sharedInts(ROWS + 1);
+  const batch = new WriteBatch();
+  let v = 0;
+  for (let i = 0; i < ROWS; i++) {
+    keys.fill(seed, 64 * i, 64 * i + 32);
+    keys[64 * i + 62] = i >> 8;
+    keys[64 * i + 63] = i & 0xff;
+    keyOffsets[i + 1] = 64 * (i + 1);
+    const len = 1 + (i % 32);
+    values.fill((i * 7 + seed) & 0xff, v, v + len);
+    batch.insert("hashedStorage", keys.subarray(64 * i, 64 * i + 64), values.subarray(v, v + len));
+    v += len;
+    valueOffsets[i + 1] = v;
+  }
+  return { rows: { keys, keyOffsets, values: values.subarray(0, v), valueOffsets }, batch };
+}
+
+/** A pool of one idle thread whose `run` does what `onTask` does with the task, at once or never. */
+function standIn(onTask: (task: SharedRowsTask) => void): TaskPool & { tasks: number } {
+  const pool = {
+    threads: 1,
+    queueSize: 0,
+    busy: 0,
+    tasks: 0,
+    canAcceptWork: () => true,
+    run<T>(task: unknown): Promise<T> {
+      pool.tasks++;
+      onTask(task as SharedRowsTask);
+      return new Promise<T>(() => undefined);
+    },
+  };
+  return pool;
+}
+
+/** The store, its writes counted. */
+class CountingKv extends DelegatingKv {
+  writes = 0;
+  override write(b: WriteBatch, o?: { sync?: boolean }): void {
+    this.writes++;
+    super.write(b, o);
+  }
+}
+
+function assertRows(kv: { get(t: "hashedStorage", k: Uint8Array): Uint8Array | undefined }, b: WriteBatch): void {
+  for (const op of b.ops) {
+    assert.ok(op.type === "put");
+    assert.deepEqual(kv.get("hashedStorage", op.key), op.value);
+  }
+}
+
+describe("storage/sharedRows", function () {
+  this.timeout(60_000);
+  let dir = "";
+  let rocks: RocksKv;
+  let kv: CachedKv;
+  beforeEach(async () => {
+    dir = makeTmpDir();
+    rocks = await RocksKv.open(dir);
+    kv = new CachedKv(rocks, CHAIN_CACHE);
+  });
+  afterEach(async () => {
+    await rocks.close();
+    removeDir(dir);
+  });
+
+  it("a real trieHash worker writes them through its view; the importing thread's cache learns them", async () => {
+    const pool = new PiscinaPool(
+      "trieHash",
+      { threads: 1 },
+      { store: { engine: "rocksdb", handle: rocks.shareHandle() } },
+    );
+    try {
+      await pool.warm();
+      const r = rows(1);
+      // Cached as absent before the block: finish must replace that.
+      assert.equal(kv.get("hashedStorage", r.batch.ops[0]!.key), undefined);
+      const aside = writeRowsAside(kv, pool, "hashedStorage", r.rows, r.batch);
+      assert.ok(aside !== null);
+      // The worker takes the claim (finish would otherwise write the rows here).
+      const until = Date.now() + 20_000;
+      while (Atomics.load(aside.task.state, 0) === 0 && Date.now() < until) await new Promise((x) => setTimeout(x, 5));
+      aside.finish(kv);
+      assert.equal(aside.task.result[0], 1, "the worker wrote them");
+      assertRows(kv, r.batch);
+      assertRows(rocks, r.batch);
+    } finally {
+      await pool.destroy();
+      rocks.releaseHandle();
+    }
+  });
+
+  it("no worker took them: finish writes them here, and a worker coming late writes nothing", () => {
+    let late: SharedRowsTask | null = null;
+    const pool = standIn((t) => {
+      late = t;
+    });
+    const r = rows(2);
+    const aside = writeRowsAside(kv, pool, "hashedStorage", r.rows, r.batch);
+    assert.ok(aside !== null && pool.tasks === 1);
+    aside.finish(kv);
+    assertRows(kv, r.batch);
+    // The worker's turn after the block: the claim is gone, its store is not touched.
+    const writes: string[] = [];
+    assert.equal(writeRowsOnWorker({ writeRows: (t) => writes.push(t) }, late!), 0);
+    assert.deepEqual(writes, []);
+  });
+
+  it("a worker that took them and failed: finish writes them here", () => {
+    const pool = standIn((t) => {
+      writeRowsOnWorker(
+        {
+          writeRows: () => {
+            throw new Error("disk gone");
+          },
+        },
+        t,
+      );
+    });
+    const r = rows(3);
+    assert.equal(kv.get("hashedStorage", r.batch.ops[5]!.key), undefined);
+    const aside = writeRowsAside(kv, pool, "hashedStorage", r.rows, r.batch);
+    assert.ok(aside !== null);
+    assert.equal(aside.task.result[0], -1);
+    aside.finish(kv);
+    assertRows(kv, r.batch);
+    assertRows(rocks, r.batch);
+  });
+
+  it("a worker that wrote them: finish leaves the store as it is and updates the cache", () => {
+    const pool = standIn((t) => writeRowsOnWorker(rocks, t));
+    const r = rows(4);
+    const key = r.batch.ops[7]!.key;
+    assert.equal(kv.get("hashedStorage", key), undefined); // a cached miss
+    const counting = new CachedKv(new CountingKv(rocks), CHAIN_CACHE);
+    assert.equal(counting.get("hashedStorage", key), undefined);
+    const aside = writeRowsAside(counting, pool, "hashedStorage", r.rows, r.batch);
+    assert.ok(aside !== null);
+    aside.finish(counting);
+    assert.equal((counting.inner as CountingKv).writes, 0, "not written again");
+    assertRows(counting, r.batch);
+    assertRows(rocks, r.batch);
+  });
+
+  it("is not taken when the store cannot be written from another thread or no thread is free", () => {
+    const r = rows(5);
+    const pool = standIn(() => undefined);
+    const plain = new CachedKv(new CountingKv(rocks, false));
+    assert.equal(plain.noteWritten, undefined);
+    assert.equal(writeRowsAside(plain, pool, "hashedStorage", r.rows, r.batch), null);
+    const busy = { ...standIn(() => undefined), busy: 1 };
+    assert.equal(writeRowsAside(kv, busy, "hashedStorage", r.rows, r.batch), null);
+    assert.equal(pool.tasks + busy.tasks, 0);
+  });
+
+  it("refuses the tables the workers' trie caches follow, on the owner and on a view", async () => {
+    const r = rows(6);
+    assert.throws(
+      () =>
+        writeRowsAside(
+          kv,
+          standIn(() => undefined),
+          "storageTrie",
+          r.rows,
+          r.batch,
+        ),
+      /logged/,
+    );
+    assert.throws(() => rocks.writeRows("accountTrie", r.rows), /logged/);
+    const view = await RocksKv.fromHandle(rocks.shareHandle());
+    try {
+      assert.throws(() => view.writeRows("storageTrie", r.rows), /logged/);
+      view.writeRows("hashedStorage", r.rows);
+      assertRows(rocks, r.batch);
+    } finally {
+      await view.close();
+      rocks.releaseHandle();
+    }
+  });
+});

@@ -83,6 +83,7 @@ import {
   importBlockSteps,
   isImportFailure,
   newImportTimings,
+  type Persist,
 } from "./importBlock.js";
 import { layerBatch } from "./stateAt.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
@@ -233,8 +234,8 @@ class BlockUndo {
     return this.encoded.length === 0 ? EMPTY_RECORD : joinEncodedBatches([...this.encoded].reverse());
   }
 
-  readonly persist = (forward: WriteBatch, undo: WriteBatch): void => {
-    this.add(undo);
+  readonly persist: Persist = (forward, undo, undoEncoded) => {
+    this.encoded.push(undoEncoded ?? encodeBatch(undo));
     if (this.encoded.length === 1) {
       forward.put("meta", META_PENDING, this.encoded[0]!);
       forward.del("meta", META_PENDING_TAIL);

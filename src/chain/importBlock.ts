@@ -22,7 +22,7 @@ import { blobParamsAt, type ChainConfig, DEFAULT_CANCUN_BLOB_PARAMS, rulesAt } f
 import { Fork, OpFork } from "../spec/forks.js";
 import { decodeAccountRecord, KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
-import { decodeBatch, joinBatches } from "../storage/batchCodec.js";
+import { decodeBatch, encodeBatch, encodeDeletes, joinBatches, joinEncodedBatches } from "../storage/batchCodec.js";
 import { type KvReader, type KvStore, WriteBatch } from "../storage/kv.js";
 import { canWriteAside, MIN_SHARED_ROWS, writeRowsAside } from "../storage/sharedRows.js";
 import type { TableName } from "../storage/tables.js";
@@ -59,10 +59,11 @@ export interface ImportContext {
   readonly blockHash: (n: bigint) => bigint;
   readonly tracer?: Tracer | null;
   /**
-   * Writes one state batch; `undo` is its inverse. Defaults to `kv.write(forward)`. The node's
-   * Blockchain uses it to keep a crash-recovery record in the same atomic write.
+   * Writes one state batch; `undo` is its inverse (`undoEncoded`, when given, is its encodeBatch
+   * bytes). Defaults to `kv.write(forward)`. The node's Blockchain uses it to keep a crash-recovery
+   * record in the same atomic write.
    */
-  readonly persist?: (forward: WriteBatch, undo: WriteBatch) => void;
+  readonly persist?: Persist;
   /**
    * The senders of the block's txs in tx order (null for an invalid signature): recovered beforehand,
    * or a source that recovers them alongside execution (the Engine API's, on the sigRecover pool:
@@ -184,7 +185,7 @@ function l1InfoOf(txs: readonly Tx[]): L1BlockInfo | null {
 export function commitState(
   kv: KvStore,
   state: WorldState,
-  persist: (forward: WriteBatch, undo: WriteBatch) => void,
+  persist: Persist,
   forward: WriteBatch[],
   undo: WriteBatch[],
   storagePool: TaskPool | null = null,
@@ -195,6 +196,9 @@ export function commitState(
     commitStateSteps(kv, state, persist, forward, undo, storagePool, timings, null, null, false, parentRoot),
   ).root;
 }
+
+/** Writes a state batch with its inverse (ImportContext.persist). */
+export type Persist = (forward: WriteBatch, undo: WriteBatch, undoEncoded?: Uint8Array) => void;
 
 /** What `commitStateSteps` ends with: the new root, and the trie batch when held (`holdLast`). */
 export interface CommittedState {
@@ -217,7 +221,7 @@ export interface CommittedState {
 export function* commitStateSteps(
   kv: KvStore,
   state: WorldState,
-  persist: (forward: WriteBatch, undo: WriteBatch) => void,
+  persist: Persist,
   forward: WriteBatch[],
   undo: WriteBatch[],
   storagePool: TaskPool | null,
@@ -251,7 +255,11 @@ export function* commitStateSteps(
   yield* pause();
   turnTrace?.step("flatPersist");
   // The crash marker (u1, which undoes the packed rows too) is written before the rows go out.
-  persist(c.batch, u1);
+  if (fresh === null) persist(c.batch, u1);
+  else {
+    const deletes = encodeDeletes("hashedStorage", fresh.rows.keys, 64);
+    persist(c.batch, u1, joinEncodedBatches([deletes, encodeBatch(flatInverse)]));
+  }
   const aside = fresh === null ? null : writeRowsAside(kv, storagePool!, "hashedStorage", fresh.rows, fresh.batch);
   if (fresh !== null && aside === null) kv.write(fresh.batch);
   onWritten?.(u1);

@@ -54,6 +54,38 @@ export function encodeBatch(batch: WriteBatch): Uint8Array {
 }
 
 /**
+ * encodeBatch of a delete of each of `n` keys of `keyLen` bytes packed back to back in `keys`, in
+ * `table`, made without a batch: a header prefix is written once and copied to each record with
+ * its key. PERF: the crash marker of a block that fills a new contract undoes its packed rows
+ * (WorldState.commitBlock `freshRows`): 10k deletes, ~12 ms through encodeBatch in the one-block
+ * import (each op measured and written a field at a time in code run once), ~1–2 ms here.
+ */
+export function encodeDeletes(table: TableName, keys: Uint8Array, keyLen: number): Uint8Array {
+  if (!Number.isInteger(keyLen) || keyLen < 2 || keys.length % keyLen !== 0) {
+    throw new StorageError("BAD_OPTION", "encodeDeletes: keys must be whole keys of at least 2 bytes");
+  }
+  const n = keys.length / keyLen;
+  // [index, key, []]: a key of ≥ 2 bytes is never its own one-byte encoding.
+  const keyHead = headerLength(keyLen);
+  const payload = 1 + keyHead + keyLen + 1;
+  const head = headerLength(payload);
+  const rec = head + payload;
+  const total = rec * n;
+  const out = new Uint8Array(headerLength(total) + total);
+  let pos = writeHeader(out, 0, total, 0xc0);
+  const prefix = new Uint8Array(head + 1 + keyHead);
+  writeHeader(prefix, writeHeader(prefix, 0, payload, 0xc0) + 1, keyLen, 0x80);
+  prefix[head] = INDEX.get(table) as number;
+  for (let i = 0; i < n; i++) {
+    out.set(prefix, pos);
+    out.set(keys.subarray(i * keyLen, (i + 1) * keyLen), pos + prefix.length);
+    out[pos + rec - 1] = 0xc0;
+    pos += rec;
+  }
+  return out;
+}
+
+/**
  * The batch `bytes` encodes, read in one pass over the headers (decodeHeader's checks: canonical,
  * within bounds) with keys and values as views into `bytes`. PERF: a sliced import decodes its
  * trie batch and that batch's inverse from the worker's reply each block (~1,500 rows apiece on a

@@ -14,6 +14,7 @@ import { parseGenesis } from "../../../src/chain/genesis.js";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import { PiscinaPool } from "../../../src/node/pools.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
+import { decodeBatch } from "../../../src/storage/batchCodec.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
@@ -163,6 +164,7 @@ describe("chain: a new contract's rows written by a worker", function () {
       await withStore(async (kv, pool) => {
         const chain = chainOn(kv);
         chain.storagePool = pool;
+        const parent = dump(kv).filter((row) => !row.startsWith("meta"));
         const r = sliced ? await chain.insertBlockSliced(rlp) : chain.insertBlock(rlp);
         assert.equal(r.status, "VALID", r.error ?? "");
         assert.ok(pool.kinds.includes("writeRows"), `tasks: ${pool.kinds.join()}`);
@@ -171,6 +173,14 @@ describe("chain: a new contract's rows written by a worker", function () {
         for (const _ of kv.iterate("hashedStorage")) rows++;
         assert.equal(rows, SLOTS);
         assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
+        // The block's undo record (a reorg's way back) restores the parent's state.
+        const record = kv.get("history", built.hash);
+        assert.ok(record !== undefined);
+        kv.write(decodeBatch(record));
+        assert.deepEqual(
+          dump(kv).filter((row) => !row.startsWith("meta")),
+          parent,
+        );
       });
     });
   }

@@ -7,7 +7,13 @@ import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { bytesToHex } from "../../../src/primitives/hex.js";
 import { encodeRlp, type RlpInput } from "../../../src/rlp/encode.js";
-import { decodeBatch, encodeBatch, joinBatches, joinEncodedBatches } from "../../../src/storage/batchCodec.js";
+import {
+  decodeBatch,
+  encodeBatch,
+  encodeDeletes,
+  joinBatches,
+  joinEncodedBatches,
+} from "../../../src/storage/batchCodec.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { TABLE_NAMES } from "../../../src/storage/tables.js";
 
@@ -77,6 +83,22 @@ describe("storage/batchCodec", () => {
     const parts = [small, new WriteBatch(), big];
     assert.equal(bytesToHex(joinEncodedBatches(parts.map(encodeBatch))), bytesToHex(encodeBatch(joinBatches(parts))));
     assert.throws(() => joinEncodedBatches([encodeBatch(small), Uint8Array.of(0x80)]));
+  });
+
+  it("encodeDeletes equals encodeBatch of the deletes, across key and list-header sizes", () => {
+    for (const keyLen of [2, 32, 52, 53, 54, 55, 56, 64, 253, 254, 300]) {
+      for (const n of [0, 1, 3, 100]) {
+        const keys = new Uint8Array(keyLen * n);
+        for (let i = 0; i < keys.length; i++) keys[i] = (i * 31 + keyLen) & 0xff;
+        const b = new WriteBatch();
+        for (let i = 0; i < n; i++) b.del("hashedStorage", keys.subarray(i * keyLen, (i + 1) * keyLen));
+        const got = encodeDeletes("hashedStorage", keys, keyLen);
+        assert.equal(bytesToHex(got), bytesToHex(reference(b)), `keys of ${keyLen} bytes, ${n} of them`);
+        assert.deepEqual(decodeBatch(got).ops, b.ops);
+      }
+    }
+    assert.throws(() => encodeDeletes("code", new Uint8Array(65), 64), /whole keys/);
+    assert.throws(() => encodeDeletes("code", new Uint8Array(3), 1), /at least 2/);
   });
 
   it("decodeBatch refuses a record that is not a list of [table, key, value | []] as CORRUPT", () => {

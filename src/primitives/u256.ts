@@ -92,10 +92,16 @@ function writeHexBytes(s: string, out: Uint8Array, end: number): number {
  * ~0.2 µs for a 32-byte word against ~1 µs for a BigInt shift and mask per byte (scratch
  * micro-bench on this VM, node 20; SSTORE keys and commit rows, storage-writes in the evm bench).
  */
-export function bigintToBytes32(v: bigint, out: Uint8Array = new Uint8Array(32), pos = 0): Uint8Array {
+export function bigintToBytes32(
+  v: bigint,
+  out: Uint8Array = new Uint8Array(32),
+  pos = 0,
+  /** `out[pos..pos+32)` is already zero: the leading zero bytes are not written (a new buffer). */
+  zeroed = false,
+): Uint8Array {
   if (v < 0n || v > MAX_U256) throw new RangeError("bigintToBytes32: value out of range");
   let i = v < SMALL ? writeNumberBytes(Number(v), out, pos + 32) : writeHexBytes(v.toString(16), out, pos + 32);
-  for (; i >= pos; i--) out[i] = 0;
+  if (!zeroed) for (; i >= pos; i--) out[i] = 0;
   return out;
 }
 
@@ -106,6 +112,14 @@ export function bigintToBytes32(v: bigint, out: Uint8Array = new Uint8Array(32),
 export function writeMinimalBytes(v: bigint, out: Uint8Array, pos: number): number {
   if (v < 0n || v > MAX_U256) throw new RangeError("writeMinimalBytes: value out of range");
   if (v === 0n) return 0;
+  if (v < SMALL) {
+    // Written in place: its length first, then the bytes from the last.
+    const n = Number(v);
+    let len = 0;
+    for (let m = n; m > 0; len++) m = Math.floor(m / 256);
+    writeNumberBytes(n, out, pos + len);
+    return len;
+  }
   // Written right-aligned in the 32 bytes at pos, then moved to pos (within the same buffer).
   const i = v < SMALL ? writeNumberBytes(Number(v), out, pos + 32) : writeHexBytes(v.toString(16), out, pos + 32);
   const len = pos + 31 - i;

@@ -707,7 +707,7 @@ function hashSlots(slots: readonly bigint[]): Uint8Array {
   const words = new Uint8Array(32 * n);
   const offsets = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) {
-    bigintToBytes32(slots[i]!, words, 32 * i);
+    bigintToBytes32(slots[i]!, words, 32 * i, true);
     offsets[i + 1] = 32 * (i + 1);
   }
   return keccak256Batch(words, offsets);

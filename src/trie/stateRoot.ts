@@ -22,7 +22,7 @@ import { type BranchUpdate, borrowHashBuilder, HashBuilder, releaseHashBuilder }
 import { EMPTY_TRIE_ROOT } from "./node.js";
 import { sortKeyOrder } from "./packLeaves.js";
 import { runStorageJobs, type StorageJob, type StorageJobRunner, type TrieWalkStats } from "./sharedStorageRoots.js";
-import { sortedTrie } from "./sortedTrie.js";
+import { type SortedLeaves, type SortedTrie, sortedTrie } from "./sortedTrie.js";
 import {
   ACCOUNT_TRIE_VIEW,
   deleteStale,
@@ -254,12 +254,36 @@ function mergeStorageChanges(changes: readonly StorageChange[]): StorageChange[]
   return [...byAddr.values()].sort((a, b) => compareBytes(a.hashedAddress, b.hashedAddress));
 }
 
-/** 32-byte keys, strictly ascending (otherwise sortKeyOrder sorts them, or rejects a bad length). */
-function strictlyAscending(keys: readonly Uint8Array[]): boolean {
-  for (let i = 0; i < keys.length; i++) {
-    if (keys[i]!.length !== 32 || (i > 0 && compareBytes(keys[i - 1]!, keys[i]!) >= 0)) return false;
+/**
+ * The leaves of a new storage trie (`freshStorageRoot`) for sortedTrie: each kept key (`order`'s, or
+ * the input's when null) and rlp(value), deleted slots (empty values) left out; of equal keys in
+ * `order` (adjacent, in input order) the last is the row.
+ */
+function packFreshLeaves(
+  slots: readonly Uint8Array[],
+  values: readonly Uint8Array[],
+  order: Uint32Array | null,
+): SortedLeaves {
+  const n = slots.length;
+  let size = 0;
+  for (const v of values) size += v.length === 0 ? 0 : stringLength(v);
+  const leaves = new Uint8Array(size);
+  const keys = new Uint8Array(32 * n);
+  const offsets = new Uint32Array(n + 1);
+  let pos = 0;
+  let m = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order === null ? k : order[k]!;
+    if (order !== null && k + 1 < n && equalBytes(slots[order[k + 1]!]!, slots[i]!)) continue;
+    const v = values[i]!;
+    if (v.length === 0) continue;
+    const key = slots[i]!;
+    if (key.length !== 32) throw new TrieError("BAD_INPUT", "storage change: a slot key is not 32 bytes");
+    keys.set(key, 32 * m);
+    pos = writeString(leaves, pos, v);
+    offsets[++m] = pos;
   }
-  return true;
+  return { keys: keys.subarray(0, 32 * m), values: leaves, offsets: offsets.subarray(0, m + 1) };
 }
 
 /**
@@ -281,28 +305,16 @@ function freshStorageRoot(
   if (values.length !== slots.length) {
     throw new TrieError("BAD_INPUT", "storage change: values and slots differ in count");
   }
-  // WorldState.commitBlock hands them over sorted and unique.
-  const order = strictlyAscending(slots) ? null : sortKeyOrder(slots, true);
-  const n = slots.length;
-  // Every leaf value rlp(word) in one buffer and the kept keys packed, in key order (sortedTrie).
-  let size = 0;
-  for (const v of values) size += v.length === 0 ? 0 : stringLength(v);
-  const leaves = new Uint8Array(size);
-  const keys = new Uint8Array(32 * n);
-  const offsets = new Uint32Array(n + 1);
-  let pos = 0;
-  let m = 0;
-  for (let k = 0; k < n; k++) {
-    const i = order === null ? k : order[k]!;
-    // Equal keys sit in input order: the last one is the row.
-    if (order !== null && k + 1 < n && equalBytes(slots[order[k + 1]!]!, slots[i]!)) continue;
-    const v = values[i]!;
-    if (v.length === 0) continue;
-    keys.set(slots[i]!, 32 * m);
-    pos = writeString(leaves, pos, v);
-    offsets[++m] = pos;
+  // WorldState.commitBlock hands them over sorted and unique: packed as they come, and only when the
+  // fold finds them out of order (it checks every pair) sorted and packed again. PERF: no pass of
+  // its own over 10k keys to check the order first (~7 ms of the storage-writes import, cold).
+  let trie: SortedTrie;
+  try {
+    trie = sortedTrie(packFreshLeaves(slots, values, null));
+  } catch (e) {
+    if (!(e instanceof TrieError) || e.code !== "UNSORTED_KEYS") throw e;
+    trie = sortedTrie(packFreshLeaves(slots, values, sortKeyOrder(slots, true)));
   }
-  const trie = sortedTrie({ keys: keys.subarray(0, 32 * m), values: leaves, offsets: offsets.subarray(0, m + 1) });
   replaceStoredTrie(kv, storageTrieView(change.hashedAddress), trie.updates, batch, stats, nodeCursor);
   return trie.root;
 }

@@ -186,6 +186,10 @@ describe("primitives", () => {
         const out = new Uint8Array(40).fill(0xee);
         bigintToBytes32(v, out, 5);
         assert.equal(bytesToHex(out), `0x${"ee".repeat(5)}${ref(v, 32)}${"ee".repeat(3)}`);
+        // Into zeroed bytes without writing the leading zeros.
+        const zeroed = new Uint8Array(40);
+        bigintToBytes32(v, zeroed, 4, true);
+        assert.equal(bytesToHex(zeroed), `0x${"00".repeat(4)}${ref(v, 32)}${"00".repeat(4)}`);
         // Packed after a value already written: the bytes before pos and the length are kept.
         const packed = new Uint8Array(40).fill(0xdd);
         const len = writeMinimalBytes(v, packed, 7);

@@ -16,7 +16,7 @@ import {
   writeRowsAside,
   writeRowsOnWorker,
 } from "../../../src/storage/sharedRows.js";
-import { sharedBytes, sharedInts } from "../../../src/util/sharedClaims.js";
+import { claim, publish, sharedBytes, sharedInts } from "../../../src/util/sharedClaims.js";
 import type { TaskPool } from "../../../src/util/taskPool.js";
 import { DelegatingKv } from "../../utils/delegatingKv.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
@@ -110,7 +110,7 @@ describe("storage/sharedRows", function () {
       const until = Date.now() + 20_000;
       while (Atomics.load(aside.task.state, 0) === 0 && Date.now() < until) await new Promise((x) => setTimeout(x, 5));
       aside.finish(kv);
-      assert.equal(aside.task.result[0], 1, "the worker wrote them");
+      assert.equal(aside.task.results[0], 1, "the worker wrote them");
       assertRows(kv, r.batch);
       assertRows(rocks, r.batch);
     } finally {
@@ -150,7 +150,7 @@ describe("storage/sharedRows", function () {
     assert.equal(kv.get("hashedStorage", r.batch.ops[5]!.key), undefined);
     const aside = writeRowsAside(kv, pool, "hashedStorage", r.rows, r.batch);
     assert.ok(aside !== null);
-    assert.equal(aside.task.result[0], -1);
+    assert.equal(aside.task.results[0], -1);
     aside.finish(kv);
     assertRows(kv, r.batch);
     assertRows(rocks, r.batch);
@@ -168,6 +168,38 @@ describe("storage/sharedRows", function () {
     aside.finish(counting);
     assert.equal((counting.inner as CountingKv).writes, 0, "not written again");
     assertRows(counting, r.batch);
+    assertRows(rocks, r.batch);
+  });
+
+  it("in chunks: those no worker took are written here, from the last on; the workers' are noted and waited for", () => {
+    const r = rows(7);
+    // The stand-in worker takes chunks 0 and 1 of five (64 rows each), writes 0 and fails 1.
+    const pool = standIn((t) => {
+      for (const i of [0, 1]) {
+        assert.ok(claim(t.state, i));
+        const a = t.chunks[i]!;
+        const b = t.chunks[i + 1]!;
+        if (i === 0) {
+          const part = {
+            ...t.rows,
+            keyOffsets: t.rows.keyOffsets.subarray(a, b + 1),
+            valueOffsets: t.rows.valueOffsets.subarray(a, b + 1),
+          };
+          rocks.writeRows(t.table, part);
+        }
+        t.results[i] = i === 0 ? 1 : -1;
+        publish(t.state, i);
+      }
+    });
+    const counting = new CountingKv(rocks);
+    const cached = new CachedKv(counting, CHAIN_CACHE);
+    assert.equal(cached.get("hashedStorage", r.batch.ops[3]!.key), undefined); // a cached miss in chunk 0
+    const aside = writeRowsAside(cached, pool, "hashedStorage", r.rows, r.batch, 64);
+    assert.ok(aside !== null);
+    assert.deepEqual([...aside.task.chunks], [0, 64, 128, 192, 256, 300]);
+    aside.finish(cached);
+    assert.equal(counting.writes, 4, "chunks 4, 3, 2 here, and 1 again after the worker failed it");
+    assertRows(cached, r.batch);
     assertRows(rocks, r.batch);
   });
 

@@ -309,6 +309,36 @@ describe("trie/stateRoot", () => {
     assert.deepEqual(tableDump(kv, "storageTrie"), before);
   });
 
+  it("a new storage trie from values out of key order, with a key twice (the last is the row) and deletes: the full build's root", () => {
+    const rng = new Rng(12);
+    for (const shape of ["sorted", "reversed", "shuffled with a repeat"]) {
+      const kv = new MemoryKv();
+      const addr = rng.bytes(32);
+      const batch = new WriteBatch().put("hashedAccounts", addr, encodeAccount(1, 1n));
+      let pairs: [Uint8Array, Uint8Array][] = [];
+      for (let i = 0; i < 400; i++) pairs.push([rng.bytes(32), i % 9 === 0 ? new Uint8Array(0) : randomWord(rng)]);
+      pairs.sort((a, b) => compareBytes(a[0], b[0]));
+      if (shape === "reversed") pairs.reverse();
+      if (shape === "shuffled with a repeat") {
+        pairs = pairs
+          .map((p) => [rng.int(1000), p] as const)
+          .sort((a, b) => a[0] - b[0])
+          .map((e) => e[1]);
+        pairs.push([pairs[5]![0], randomWord(rng)]);
+      }
+      // The rows as the block leaves them: the last value of each key, deletes absent.
+      const last = new Map<string, [Uint8Array, Uint8Array]>();
+      for (const p of pairs) last.set(hex(p[0]), p);
+      for (const [s, v] of last.values()) if (v.length > 0) batch.put("hashedStorage", concat(addr, s), v);
+      kv.write(batch);
+      const change: StateChangeset = {
+        accounts: [addr],
+        storage: [{ hashedAddress: addr, slots: pairs.map((p) => p[0]), values: pairs.map((p) => p[1]) }],
+      };
+      assert.equal(hex(updateStateRoot(kv, change).root), hex(computeStateRoot(kv).root), shape);
+    }
+  });
+
   it("a malformed account row is a typed error", () => {
     const kv = new MemoryKv();
     kv.write(new WriteBatch().put("hashedAccounts", new Uint8Array(32), Uint8Array.of(0xc2, 0x01, 0x02)));

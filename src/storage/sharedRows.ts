@@ -111,8 +111,9 @@ export class AsideRows {
    * Returns once the rows are in the store: the chunks no worker has taken are written here, from
    * the last on, then the ones workers took are waited for (and written here if one failed).
    * `kv`'s caches learn the workers' chunks before the wait (this thread reads nothing meanwhile,
-   * and they go on to the store whatever happens). Throws (WRITE_FAILED) when a worker holds a chunk
-   * past the wait.
+   * and they go on to the store whatever happens). A write that fails here is thrown only once no
+   * worker is writing a chunk any more (the chunks left are claimed and not written), so nothing
+   * lands after the caller's rewind; WRITE_FAILED when a worker holds a chunk past the wait.
    */
   finish(kv: KvStore): void {
     if (this.finished) return;
@@ -120,17 +121,23 @@ export class AsideRows {
     const { state, results } = this.task;
     const n = state.length - 1;
     const theirs: number[] = [];
+    let failed: { e: unknown } | null = null;
     for (let i = n - 1; i >= 0; i--) {
       if (!claim(state, i)) {
         theirs.push(i);
         continue;
       }
-      kv.write(this.chunk(i));
+      if (failed === null) {
+        try {
+          kv.write(this.chunk(i));
+        } catch (e) {
+          failed = { e };
+        }
+      }
       publish(state, i);
     }
-    if (theirs.length === 0) return;
     const noted = theirs.map((i) => this.chunk(i));
-    for (const b of noted) (kv.noteWritten as (b: WriteBatch) => void)(b);
+    if (failed === null) for (const b of noted) (kv.noteWritten as (b: WriteBatch) => void)(b);
     const until = performance.now() + WORKER_WRITE_WAIT_MS;
     for (let k = 0; k < theirs.length; k++) {
       const i = theirs[k]!;
@@ -139,8 +146,15 @@ export class AsideRows {
           throw new StorageError("WRITE_FAILED", `a worker took ${noted[k]!.size} rows to write and did not finish`);
         }
       }
-      if (results[i] !== 1) kv.write(noted[k]!);
+      if (failed === null && results[i] !== 1) {
+        try {
+          kv.write(noted[k]!);
+        } catch (e) {
+          failed = { e };
+        }
+      }
     }
+    if (failed !== null) throw failed.e;
   }
 }
 

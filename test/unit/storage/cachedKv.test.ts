@@ -32,6 +32,28 @@ describe("storage/cachedKv", () => {
     assert.equal(kv.get("hashedAccounts", k(1)), undefined);
   });
 
+  it("a batch whose runs of ops switch tables updates every cached row, and fills a write-through cache", () => {
+    const kv = new CachedKv(new MemoryKv(), {
+      tables: { hashedAccounts: 16, hashedStorage: 16, code: 16, headers: 16 },
+      writeThrough: ["headers"],
+    });
+    assert.equal(kv.get("hashedAccounts", k(1)), undefined); // cached misses
+    assert.equal(kv.get("code", k(3)), undefined);
+    const b = new WriteBatch()
+      .put("hashedStorage", k(9), k(9)) // a table with nothing cached
+      .put("hashedAccounts", k(1), k(5))
+      .put("hashedStorage", k(8), k(8))
+      .put("code", k(3), k(7))
+      .put("headers", k(4), k(4));
+    kv.write(b);
+    const inner = kv.inner as MemoryKv;
+    inner.write(new WriteBatch().del("hashedAccounts", k(1)).del("code", k(3)).del("headers", k(4)));
+    // Served from the cache, so they are the batch's rows only if the batch updated it.
+    assert.deepEqual(kv.get("hashedAccounts", k(1)), k(5));
+    assert.deepEqual(kv.get("code", k(3)), k(7));
+    assert.deepEqual(kv.get("headers", k(4)), k(4));
+  });
+
   it("inverseBatch: an insert is undone by a delete without reading the key; mixed with puts, the store is restored", () => {
     const kv = new CachedKv(new MemoryKv());
     kv.write(new WriteBatch().put("hashedStorage", k(1), k(1)));

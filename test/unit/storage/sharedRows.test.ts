@@ -6,6 +6,7 @@
  * the fallbacks. The views refuse the tables the workers' trie caches follow.
  */
 import { strict as assert } from "node:assert";
+import { Worker } from "node:worker_threads";
 import { PiscinaPool } from "../../../src/node/pools.js";
 import { CachedKv, CHAIN_CACHE } from "../../../src/storage/cachedKv.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
@@ -201,6 +202,37 @@ describe("storage/sharedRows", function () {
     assert.equal(counting.writes, 4, "chunks 4, 3, 2 here, and 1 again after the worker failed it");
     assertRows(cached, r.batch);
     assertRows(rocks, r.batch);
+  });
+
+  it("a write failing here is thrown only once the worker's chunk is done: nothing lands after the caller's rewind", () => {
+    const r = rows(8);
+    let worker: Worker | null = null;
+    // The worker holds chunk 0 and finishes it 300 ms later, from its own thread.
+    const pool = standIn((t) => {
+      assert.ok(claim(t.state, 0));
+      worker = new Worker(
+        `const { workerData: w } = require("node:worker_threads");
+         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+         w.results[0] = 1;
+         Atomics.store(w.state, 0, 2);
+         Atomics.notify(w.state, 0);`,
+        { eval: true, workerData: { state: t.state, results: t.results } },
+      );
+    });
+    class FailingKv extends CountingKv {
+      override write(): void {
+        this.writes++;
+        throw new Error("disk gone");
+      }
+    }
+    const failing = new FailingKv(rocks);
+    const aside = writeRowsAside(failing, pool, "hashedStorage", r.rows, r.batch, 64);
+    assert.ok(aside !== null);
+    assert.throws(() => aside.finish(failing), /disk gone/);
+    assert.equal(Atomics.load(aside.task.state, 0), 2, "the worker's chunk was done before the throw");
+    assert.equal(failing.writes, 1, "after the first failed write the chunks left are not written");
+    for (let i = 1; i < 5; i++) assert.equal(Atomics.load(aside.task.state, i), 2, `chunk ${i} claimed`);
+    return (worker as Worker | null)?.terminate();
   });
 
   it("is not taken when the store cannot be written from another thread or no thread is free", () => {

@@ -260,7 +260,7 @@ export function* commitStateSteps(
     const deletes = encodeDeletes("hashedStorage", fresh.rows.keys, 64);
     persist(c.batch, u1, joinEncodedBatches([deletes, encodeBatch(flatInverse)]));
   }
-  const aside = fresh === null ? null : writeRowsAside(kv, storagePool!, "hashedStorage", fresh.rows, fresh.batch);
+  const aside = fresh === null ? null : writeRowsAside(kv, storagePool!, "hashedStorage", fresh);
   if (fresh !== null && aside === null) kv.write(fresh.batch);
   onWritten?.(u1);
   forward.push(c.batch);

@@ -20,7 +20,7 @@ import { bigintToBytes, bigintToBytes32, bytesToBigint, writeMinimalBytes } from
 import { encodeRlp, uintToRlpBytes } from "../rlp/encode.js";
 import type { KvReader } from "../storage/kv.js";
 import { WriteBatch } from "../storage/kv.js";
-import type { PackedRows } from "../storage/sharedRows.js";
+import type { PackedPuts } from "../storage/sharedRows.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { sortPackedKeyOrder } from "../trie/packLeaves.js";
 import type { StateChangeset, StorageChange } from "../trie/stateRoot.js";
@@ -110,19 +110,11 @@ export interface BlockCommit {
   /**
    * With `commitBlock(freshRowsMin)`: the new storage rows of the contracts whose rows are all new
    * (created, or storage found empty) and number at least that many, out of `batch`; else null.
+   * All puts (WriteBatch.insert) of keys without a row before, which the state root never reads
+   * (their tries fold from StorageChange.values): the batch's keys and values are views into the
+   * rows, packed in shared memory for a worker to write (storage/sharedRows.ts).
    */
-  readonly freshRows: FreshRows | null;
-}
-
-/**
- * A block's new storage rows, all puts (WriteBatch.insert) of keys without a row before, that the
- * state root never reads: their tries fold from StorageChange.values. `batch` holds them as ops
- * whose keys and values are views into `rows`, packed in shared memory for a worker to write
- * (storage/sharedRows.ts).
- */
-export interface FreshRows {
-  readonly batch: WriteBatch;
-  readonly rows: PackedRows;
+  readonly freshRows: PackedPuts | null;
 }
 
 export class WorldState {
@@ -572,7 +564,7 @@ export class WorldState {
         // builds its storage root from the values without reading the rows back.
         const values: Uint8Array[] | undefined = !a.stored || a.wiped || a.readerSlots === false ? [] : undefined;
         // Its rows are all new (a wiped stored account's old rows are deleted in this batch, first).
-        const absent = !a.stored || (!a.wiped && a.readerSlots === false);
+        const absent = rowsAllNew(a);
         if (a.wiped && a.stored) this.deleteStorageRows(batch, h);
         if (a.dirtySlots !== null && a.dirtySlots.size > 0) {
           const dirty = [...a.dirtySlots];
@@ -589,15 +581,16 @@ export class WorldState {
             const v = a.storage.get(slot) ?? 0n;
             if (pack !== null && v !== 0n) {
               const r = pack.n++;
+              const { keys, keyOffsets, values: packed, valueOffsets } = pack.rows;
               const kAt = 64 * r;
-              pack.keys.set(h, kAt);
-              pack.keys.set(hs, kAt + 32);
-              const vAt = pack.valueOffsets[r]!;
-              const vEnd = vAt + writeMinimalBytes(v, pack.values, vAt);
-              pack.keyOffsets[r + 1] = kAt + 64;
-              pack.valueOffsets[r + 1] = vEnd;
-              const row = pack.values.subarray(vAt, vEnd);
-              pack.batch.insert("hashedStorage", pack.keys.subarray(kAt, kAt + 64), row);
+              keys.set(h, kAt);
+              keys.set(hs, kAt + 32);
+              const vAt = valueOffsets[r]!;
+              const vEnd = vAt + writeMinimalBytes(v, packed, vAt);
+              keyOffsets[r + 1] = kAt + 64;
+              valueOffsets[r + 1] = vEnd;
+              const row = packed.subarray(vAt, vEnd);
+              pack.batch.insert("hashedStorage", keys.subarray(kAt, kAt + 64), row);
               slots.push(hs);
               values?.push(row);
               continue;
@@ -628,18 +621,20 @@ export class WorldState {
       a.absentSlots = null;
       a.readerSlots = null;
     }
-    const freshRows =
-      fresh === null
-        ? null
-        : {
-            batch: fresh.batch,
-            rows: {
-              keys: fresh.keys.subarray(0, 64 * fresh.n),
-              keyOffsets: fresh.keyOffsets.subarray(0, fresh.n + 1),
-              values: fresh.values.subarray(0, fresh.valueOffsets[fresh.n]!),
-              valueOffsets: fresh.valueOffsets.subarray(0, fresh.n + 1),
-            },
-          };
+    let freshRows: PackedPuts | null = null;
+    if (fresh !== null) {
+      const { keys, keyOffsets, values, valueOffsets } = fresh.rows;
+      const n = fresh.n;
+      freshRows = {
+        batch: fresh.batch,
+        rows: {
+          keys: keys.subarray(0, 64 * n),
+          keyOffsets: keyOffsets.subarray(0, n + 1),
+          values: values.subarray(0, valueOffsets[n]!),
+          valueOffsets: valueOffsets.subarray(0, n + 1),
+        },
+      };
+    }
     return { batch, changeset: { accounts, storage }, freshRows };
   }
 
@@ -647,30 +642,24 @@ export class WorldState {
    * Room for the rows `commitBlock(freshRowsMin)` packs (see BlockCommit.freshRows): every dirty slot
    * of the accounts whose rows will all be new, when they have at least `freshRowsMin`; null when none.
    */
-  private freshRowsBuffers(freshRowsMin: number): {
-    readonly batch: WriteBatch;
-    readonly keys: Uint8Array;
-    readonly keyOffsets: Int32Array;
-    readonly values: Uint8Array;
-    readonly valueOffsets: Int32Array;
-    n: number;
-  } | null {
+  private freshRowsBuffers(freshRowsMin: number): (PackedPuts & { n: number }) | null {
     if (freshRowsMin === Number.POSITIVE_INFINITY) return null;
     let slots = 0;
     for (const a of this.accounts.values()) {
-      // The account branch of commitBlock that writes rows, with `absent` (see there).
+      // The accounts commitBlock packs: existing, with all rows new (`absent` there).
       const n = a.dirtySlots?.size ?? 0;
-      if (n < freshRowsMin || !a.exists) continue;
-      if (!a.stored || (!a.wiped && a.readerSlots === false)) slots += n;
+      if (n >= freshRowsMin && a.exists && rowsAllNew(a)) slots += n;
     }
     if (slots === 0) return null;
     return {
       batch: new WriteBatch(),
-      keys: sharedBytes(64 * slots),
-      keyOffsets: sharedInts(slots + 1),
-      // A value takes ≤ 32 bytes; writeMinimalBytes needs 32 bytes of room at each start.
-      values: sharedBytes(32 * slots),
-      valueOffsets: sharedInts(slots + 1),
+      rows: {
+        keys: sharedBytes(64 * slots),
+        keyOffsets: sharedInts(slots + 1),
+        // A value takes ≤ 32 bytes; writeMinimalBytes needs 32 bytes of room at each start.
+        values: sharedBytes(32 * slots),
+        valueOffsets: sharedInts(slots + 1),
+      },
       n: 0,
     };
   }
@@ -695,6 +684,14 @@ export class WorldState {
   clearCache(): void {
     this.accounts.clear();
   }
+}
+
+/**
+ * Whether every storage row `a` writes is new: it had no row (a new account), or the reader found its
+ * storage empty, and it was not wiped (a wiped stored account deletes its old rows first).
+ */
+function rowsAllNew(a: Account): boolean {
+  return !a.stored || (!a.wiped && a.readerSlots === false);
 }
 
 /**

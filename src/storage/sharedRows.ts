@@ -31,6 +31,12 @@ export interface PackedRows {
   readonly valueOffsets: Int32Array;
 }
 
+/** Puts of one table as a batch (for this thread's own writes and the caches) and packed (for a worker). */
+export interface PackedPuts {
+  readonly batch: WriteBatch;
+  readonly rows: PackedRows;
+}
+
 /**
  * The worker task: the rows in shared memory, cut in chunks of consecutive rows (chunk i is rows
  * chunks[i] .. chunks[i+1]), each an item of the claims protocol with its outcome in `results`
@@ -164,19 +170,18 @@ export function canWriteAside(pool: TaskPool): boolean {
 }
 
 /**
- * Hands `rows` (puts of `table`, which nothing reads before `finish`; `batch` holds them as ops) to
- * one of `pool`'s workers, which write through a view of `kv`'s database, in chunks of `chunkRows`;
- * null when `kv`'s database cannot be written by other threads (`kv.noteWritten` undefined) or no
- * thread is free.
+ * Hands `puts` (of `table`, which nothing reads before `finish`) to one of `pool`'s workers, which
+ * write through a view of `kv`'s database, in chunks of `chunkRows`; null when `kv`'s database
+ * cannot be written by other threads (`kv.noteWritten` undefined) or no thread is free.
  */
 export function writeRowsAside(
   kv: KvStore,
   pool: TaskPool,
   table: TableName,
-  rows: PackedRows,
-  batch: WriteBatch,
+  puts: PackedPuts,
   chunkRows = CHUNK_ROWS,
 ): AsideRows | null {
+  const { rows, batch } = puts;
   if (kv.noteWritten === undefined || !canWriteAside(pool)) return null;
   if (TRIE_LOG_TABLES.includes(table)) throw new StorageError("BAD_OPTION", `writeRowsAside: ${table} is logged`);
   const total = rows.keyOffsets.length - 1;

@@ -12,7 +12,7 @@ import { Blockchain } from "../../../src/chain/blockchain.js";
 import { META_PENDING } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
-import { PiscinaPool } from "../../../src/node/pools.js";
+import type { PiscinaPool } from "../../../src/node/pools.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
 import { decodeBatch } from "../../../src/storage/batchCodec.js";
 import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
@@ -29,6 +29,7 @@ import { buildForced } from "../../utils/blocks.js";
 import { DelegatingKv } from "../../utils/delegatingKv.js";
 import { l1Genesis } from "../../utils/genesis.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
+import { sharedTrieHashPool } from "../../utils/trieHashPool.js";
 
 const KEY = hexToBytes(`0x${"42".repeat(32)}`);
 const SLOTS = 1050;
@@ -134,13 +135,8 @@ function recording(pool: PiscinaPool): TaskPool & { kinds: string[] } {
 async function withStore(fn: (kv: CutKv, pool: TaskPool & { kinds: string[] }) => Promise<void>): Promise<void> {
   const dir = makeTmpDir();
   const rocks = await RocksKv.open(dir);
-  const pool = new PiscinaPool(
-    "trieHash",
-    { threads: 1 },
-    { store: { engine: "rocksdb", handle: rocks.shareHandle() } },
-  );
+  const pool = await sharedTrieHashPool(rocks);
   try {
-    await pool.warm();
     await fn(new CutKv(rocks), recording(pool));
   } finally {
     await pool.destroy();

@@ -7,12 +7,11 @@
  */
 import { strict as assert } from "node:assert";
 import { Worker } from "node:worker_threads";
-import { PiscinaPool } from "../../../src/node/pools.js";
 import { CachedKv, CHAIN_CACHE } from "../../../src/storage/cachedKv.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import {
-  type PackedRows,
+  type PackedPuts,
   type SharedRowsTask,
   writeRowsAside,
   writeRowsOnWorker,
@@ -21,11 +20,12 @@ import { claim, publish, sharedBytes, sharedInts } from "../../../src/util/share
 import type { TaskPool } from "../../../src/util/taskPool.js";
 import { DelegatingKv } from "../../utils/delegatingKv.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
+import { sharedTrieHashPool } from "../../utils/trieHashPool.js";
 
 const ROWS = 300;
 
 /** ROWS puts of 64-byte keys (a contract's prefix, then the row's index) with 1–32-byte values. */
-function rows(seed: number): { rows: PackedRows; batch: WriteBatch } {
+function rows(seed: number): PackedPuts {
   const keys = sharedBytes(64 * ROWS);
   const keyOffsets = sharedInts(ROWS + 1);
   const values = sharedBytes(32 * ROWS);
@@ -95,17 +95,12 @@ describe("storage/sharedRows", function () {
   });
 
   it("a real trieHash worker writes them through its view; the importing thread's cache learns them", async () => {
-    const pool = new PiscinaPool(
-      "trieHash",
-      { threads: 1 },
-      { store: { engine: "rocksdb", handle: rocks.shareHandle() } },
-    );
+    const pool = await sharedTrieHashPool(rocks);
     try {
-      await pool.warm();
       const r = rows(1);
       // Cached as absent before the block: finish must replace that.
       assert.equal(kv.get("hashedStorage", r.batch.ops[0]!.key), undefined);
-      const aside = writeRowsAside(kv, pool, "hashedStorage", r.rows, r.batch);
+      const aside = writeRowsAside(kv, pool, "hashedStorage", r);
       assert.ok(aside !== null);
       // The worker takes the claim (finish would otherwise write the rows here).
       const until = Date.now() + 20_000;
@@ -126,7 +121,7 @@ describe("storage/sharedRows", function () {
       late = t;
     });
     const r = rows(2);
-    const aside = writeRowsAside(kv, pool, "hashedStorage", r.rows, r.batch);
+    const aside = writeRowsAside(kv, pool, "hashedStorage", r);
     assert.ok(aside !== null && pool.tasks === 1);
     aside.finish(kv);
     assertRows(kv, r.batch);
@@ -149,7 +144,7 @@ describe("storage/sharedRows", function () {
     });
     const r = rows(3);
     assert.equal(kv.get("hashedStorage", r.batch.ops[5]!.key), undefined);
-    const aside = writeRowsAside(kv, pool, "hashedStorage", r.rows, r.batch);
+    const aside = writeRowsAside(kv, pool, "hashedStorage", r);
     assert.ok(aside !== null);
     assert.equal(aside.task.results[0], -1);
     aside.finish(kv);
@@ -164,7 +159,7 @@ describe("storage/sharedRows", function () {
     assert.equal(kv.get("hashedStorage", key), undefined); // a cached miss
     const counting = new CachedKv(new CountingKv(rocks), CHAIN_CACHE);
     assert.equal(counting.get("hashedStorage", key), undefined);
-    const aside = writeRowsAside(counting, pool, "hashedStorage", r.rows, r.batch);
+    const aside = writeRowsAside(counting, pool, "hashedStorage", r);
     assert.ok(aside !== null);
     aside.finish(counting);
     assert.equal((counting.inner as CountingKv).writes, 0, "not written again");
@@ -195,7 +190,7 @@ describe("storage/sharedRows", function () {
     const counting = new CountingKv(rocks);
     const cached = new CachedKv(counting, CHAIN_CACHE);
     assert.equal(cached.get("hashedStorage", r.batch.ops[3]!.key), undefined); // a cached miss in chunk 0
-    const aside = writeRowsAside(cached, pool, "hashedStorage", r.rows, r.batch, 64);
+    const aside = writeRowsAside(cached, pool, "hashedStorage", r, 64);
     assert.ok(aside !== null);
     assert.deepEqual([...aside.task.chunks], [0, 64, 128, 192, 256, 300]);
     aside.finish(cached);
@@ -226,7 +221,7 @@ describe("storage/sharedRows", function () {
       }
     }
     const failing = new FailingKv(rocks);
-    const aside = writeRowsAside(failing, pool, "hashedStorage", r.rows, r.batch, 64);
+    const aside = writeRowsAside(failing, pool, "hashedStorage", r, 64);
     assert.ok(aside !== null);
     assert.throws(() => aside.finish(failing), /disk gone/);
     assert.equal(Atomics.load(aside.task.state, 0), 2, "the worker's chunk was done before the throw");
@@ -240,9 +235,9 @@ describe("storage/sharedRows", function () {
     const pool = standIn(() => undefined);
     const plain = new CachedKv(new CountingKv(rocks, false));
     assert.equal(plain.noteWritten, undefined);
-    assert.equal(writeRowsAside(plain, pool, "hashedStorage", r.rows, r.batch), null);
+    assert.equal(writeRowsAside(plain, pool, "hashedStorage", r), null);
     const busy = { ...standIn(() => undefined), busy: 1 };
-    assert.equal(writeRowsAside(kv, busy, "hashedStorage", r.rows, r.batch), null);
+    assert.equal(writeRowsAside(kv, busy, "hashedStorage", r), null);
     assert.equal(pool.tasks + busy.tasks, 0);
   });
 
@@ -254,8 +249,7 @@ describe("storage/sharedRows", function () {
           kv,
           standIn(() => undefined),
           "storageTrie",
-          r.rows,
-          r.batch,
+          r,
         ),
       /logged/,
     );

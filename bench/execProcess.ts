@@ -58,6 +58,7 @@ export function metric(text: string, name: string): number {
 }
 
 export class ExecProcess {
+  readonly httpPort = PORTS.http;
   readonly http = `http://127.0.0.1:${PORTS.http}`;
   readonly auth = `http://127.0.0.1:${PORTS.auth}`;
   readonly metricsUrl = `http://127.0.0.1:${PORTS.metrics}/metrics`;

@@ -11,7 +11,8 @@
  * 3. `opal-exec` is started on the datadir (a fresh process, `--cache` from
  *    `OPAL_BENCH_SCALE_CACHE`, default 1024 MB) and imports the stream through the Engine API as a
  *    verifier does (engine_newPayloadV4, then engine_forkchoiceUpdatedV3, JWT over HTTP), while
- *    four clients send it random `eth_getBalance` and `eth_call balanceOf` reads over HTTP;
+ *    four clients send it random `eth_getBalance` and `eth_call balanceOf` reads over HTTP (on a
+ *    thread of their own, scale/readers.ts, each on a kept-alive connection);
  * 4. the head's state root, reached incrementally, is checked against a full recomputation from the
  *    flat state (buildFreshStateRoot, compute only).
  * `OPAL_BENCH_SCALE_DIR` keeps the datadirs; with `OPAL_BENCH_SCALE_REUSE=1` the written state is
@@ -35,12 +36,14 @@ import { signTx } from "../src/tx/signer.js";
 import { feeMarketTx } from "../test/unit/tx/builders.js";
 import { call } from "../test/utils/jsonRpc.js";
 import { makeTmpDir, removeDir } from "../test/utils/tmpDir.js";
+import { tsWorker } from "../test/utils/tsWorker.js";
 import { type EngineBlock, ExecProcess, engineBlock, metric } from "./execProcess.js";
 import { type BenchRow, erc20TransferData } from "./lib.js";
 import {
   accountAddress,
   buildScaleState,
   HOLDER_TOKENS,
+  rng,
   SCALE_GAS_LIMIT,
   type ScaleSpec,
   senderKey,
@@ -51,17 +54,6 @@ const SENDERS = 2_000;
 const TXS_PER_BLOCK = 200;
 const READERS = 4;
 const GWEI = 10n ** 9n;
-
-/** A deterministic generator (xorshift32), so every run builds the same stream. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 function balanceOfData(holder: Uint8Array): string {
   return `0x70a08231${"0".repeat(24)}${bytesToHex(holder).slice(2)}`;
@@ -168,23 +160,7 @@ async function importWithReads(
   const http = node.http;
   try {
     const before = await node.metrics();
-    let importing = true;
     let rssMax = metric(before, "process_resident_memory_bytes");
-    const latencies: number[] = [];
-    const r = rng(0xbeef);
-    const reader = async (): Promise<void> => {
-      while (importing) {
-        const i = Math.floor(r() * spec.accounts);
-        const t = performance.now();
-        if (r() < 0.5) await call(http, "eth_getBalance", [bytesToHex(accountAddress(i)), "latest"]);
-        else
-          await call(http, "eth_call", [
-            { to: bytesToHex(TOKEN), data: balanceOfData(accountAddress(i % Math.max(1, spec.holders))) },
-            "latest",
-          ]);
-        latencies.push(performance.now() - t);
-      }
-    };
     const sampler = setInterval(() => {
       node
         .metrics()
@@ -198,13 +174,34 @@ async function importWithReads(
       await call(http, "eth_getBalance", [bytesToHex(accountAddress(i)), "latest"]);
       await call(http, "eth_call", [{ to: bytesToHex(TOKEN), data: balanceOfData(accountAddress(i)) }, "latest"]);
     }
-    const readers = Array.from({ length: READERS }, reader);
+    const readers = tsWorker(new URL("./scale/readers.ts", import.meta.url), {
+      workerData: {
+        port: node.httpPort,
+        readers: READERS,
+        accounts: spec.accounts,
+        holders: spec.holders,
+        seed: 0xbeef,
+      },
+    });
+    let started: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const done = new Promise<Float64Array>((resolve, reject) => {
+      readers.on("message", (m: "ready" | Float64Array | { error: string }) => {
+        if (m === "ready") started();
+        else if (m instanceof Float64Array) resolve(m);
+        else reject(new Error(m.error));
+      });
+      readers.once("error", reject);
+    });
+    await Promise.race([ready, done]);
     const t0 = performance.now();
     for (const b of stream.blocks) await node.feed(b);
     const seconds = (performance.now() - t0) / 1000;
-    importing = false;
     clearInterval(sampler);
-    await Promise.all(readers);
+    readers.postMessage("stop");
+    const latencies = await done.finally(() => readers.terminate());
     const after = await node.metrics();
     rssMax = Math.max(rssMax, metric(after, "process_resident_memory_bytes"));
     const rootS =

@@ -48,6 +48,17 @@ export interface ScaleState {
   readonly rootMs: number;
 }
 
+/** A deterministic generator (xorshift32): the same seed gives the same stream and the same reads. */
+export function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
 /** The address of plain account `i` (no key). */
 export function accountAddress(i: number): Uint8Array {
   const seed = new Uint8Array(8);

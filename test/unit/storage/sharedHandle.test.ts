@@ -9,8 +9,8 @@ import type { Worker } from "node:worker_threads";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import { makeTmpDir, removeDir } from "../../utils/tmpDir.js";
-import type { Reply, Request } from "./sharedHandleWorker.js";
 import { tsWorker } from "../../utils/tsWorker.js";
+import type { Reply, Request } from "./sharedHandleWorker.js";
 
 const WORKER_URL = new URL("./sharedHandleWorker.ts", import.meta.url);
 const key = (i: number): Uint8Array => new Uint8Array([i >> 8, i & 0xff, 0xaa]);

@@ -42,7 +42,7 @@ import { blobParamsAt, type ChainConfig, parseChainConfig, rulesAt } from "../sp
 import { Fork, OpFork } from "../spec/forks.js";
 import { KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
-import { decodeBatch, encodeBatch, joinEncodedBatches } from "../storage/batchCodec.js";
+import { encodeBatch, joinEncodedBatches } from "../storage/batchCodec.js";
 import { type KvStore, WriteBatch } from "../storage/kv.js";
 import { type Overlay, OverlayKv } from "../storage/overlayKv.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
@@ -85,7 +85,7 @@ import {
   newImportTimings,
   type Persist,
 } from "./importBlock.js";
-import { layerBatch } from "./stateAt.js";
+import { layerBatch, undoBatch } from "./stateAt.js";
 import { expectedBaseFee, expectedExcessBlobGas } from "./validateHeader.js";
 
 /** Longest a head change stays unsynced in a running node (its timer calls `persist()`). */
@@ -372,7 +372,7 @@ export class Blockchain implements ChainView {
     if (cfgBytes === null) throw new ChainError("database has no chain: run `opal-exec init <genesis.json>` first");
     const pending = pendingUndo(kv);
     if (pending !== undefined) {
-      const undo = decodeBatch(pending);
+      const undo = undoBatch(kv, pending);
       clearPendingUndo(undo);
       kv.write(undo, { sync: true });
     }
@@ -673,7 +673,7 @@ export class Blockchain implements ChainView {
       const rec = this.kv.get("history", h);
       const header = this.store.header(h);
       if (rec === undefined || header === null) throw new ChainError(`no undo record for block ${bytesToHex(h)}`);
-      const undo = decodeBatch(rec);
+      const undo = undoBatch(this.kv, rec);
       undo.put("meta", META_STATE, header.parentHash);
       this.kv.write(undo);
       this.stateHash = header.parentHash;

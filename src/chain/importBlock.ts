@@ -22,7 +22,13 @@ import { blobParamsAt, type ChainConfig, DEFAULT_CANCUN_BLOB_PARAMS, rulesAt } f
 import { Fork, OpFork } from "../spec/forks.js";
 import { decodeAccountRecord, KvStateReader } from "../state/kvStateReader.js";
 import { WorldState } from "../state/worldState.js";
-import { decodeBatch, encodeBatch, encodeDeletes, joinBatches, joinEncodedBatches } from "../storage/batchCodec.js";
+import {
+  decodeBatch,
+  encodeBatch,
+  encodeRangeDeletes,
+  joinBatches,
+  joinEncodedBatches,
+} from "../storage/batchCodec.js";
 import { type KvReader, type KvStore, WriteBatch } from "../storage/kv.js";
 import { canWriteAside, MIN_SHARED_ROWS, writeRowsAside } from "../storage/sharedRows.js";
 import type { TableName } from "../storage/tables.js";
@@ -257,8 +263,11 @@ export function* commitStateSteps(
   // The crash marker (u1, which undoes the packed rows too) is written before the rows go out.
   if (fresh === null) persist(c.batch, u1);
   else {
-    const deletes = encodeDeletes("hashedStorage", fresh.rows.keys, 64);
-    persist(c.batch, u1, joinEncodedBatches([deletes, encodeBatch(flatInverse)]));
+    // Encoded, the packed rows' undo is one range delete per contract (its storage was empty before
+    // the block, so every row under its hashed address is new): ~0.7 MB less to write, log and sync
+    // for 10k rows, twice (this marker and the block's history record).
+    const ranges = encodeRangeDeletes("hashedStorage", rowOwners(fresh.rows.keys));
+    persist(c.batch, u1, joinEncodedBatches([ranges, encodeBatch(flatInverse)]));
   }
   const aside = fresh === null ? null : writeRowsAside(kv, storagePool!, "hashedStorage", fresh);
   if (fresh !== null && aside === null) kv.write(fresh.batch);
@@ -398,6 +407,25 @@ function rowAfter(kv: KvReader, batch: WriteBatch, table: TableName, key: Uint8A
     if (op.table === table && equalBytes(op.key, key)) return op.type === "put" ? op.value : undefined;
   }
   return kv.get(table, key);
+}
+
+/**
+ * The hashed addresses (the first 32 bytes) of packed 64-byte storage keys, each once: commitBlock
+ * packs a contract's rows together, so equal owners are adjacent.
+ */
+export function rowOwners(keys: Uint8Array): Uint8Array[] {
+  const owners: Uint8Array[] = [];
+  let last: Uint8Array | null = null;
+  for (let at = 0; at < keys.length; at += 64) {
+    if (last !== null) {
+      let i = 0;
+      while (i < 32 && keys[at + i] === last[i]) i++;
+      if (i === 32) continue;
+    }
+    last = keys.subarray(at, at + 32);
+    owners.push(last);
+  }
+  return owners;
 }
 
 /** A delete of every key `puts` writes, then the ops of `inverse`: the undo of both batches. */

@@ -5,19 +5,67 @@
  * undo records are kept; other blocks (side branches, pruned history) have no state view.
  */
 import { bytesKey, equalBytes } from "../primitives/bytes.js";
-import { decodeBatch } from "../storage/batchCodec.js";
-import type { KvReader, WriteBatch } from "../storage/kv.js";
-import { type Overlay, OverlayKv } from "../storage/overlayKv.js";
+import { decodeUndo } from "../storage/batchCodec.js";
+import { type KvReader, WriteBatch } from "../storage/kv.js";
+import { type HiddenPrefixes, type Overlay, OverlayKv, underPrefix } from "../storage/overlayKv.js";
+import { bytePrefixUpperBound, keyRange } from "../trie/storedTrie.js";
 import { type ChainStore, pendingUndo } from "./chainStore.js";
 
-/** Lays an encoded undo batch over `overlay`; a later call wins over earlier ones for the same key. */
-export function layerUndo(overlay: Overlay, rec: Uint8Array): void {
-  layerBatch(overlay, decodeBatch(rec));
+/**
+ * Lays an encoded undo record over `overlay`; a later call wins over earlier ones for the same key.
+ * A range delete (batchCodec) hides the base store's rows under its prefix (`hidden`) and makes
+ * absent every row the overlay holds under it so far; later ops and later records may put rows
+ * under it again.
+ */
+export function layerUndo(overlay: Overlay, rec: Uint8Array, hidden: HiddenPrefixes): void {
+  const u = decodeUndo(rec);
+  if (!u.ranged) {
+    layerOps(overlay, u.ops as WriteBatch["ops"]);
+    return;
+  }
+  for (const op of u.ops) {
+    if (op.type !== "range") {
+      layerOps(overlay, [op]);
+      continue;
+    }
+    const t = overlay.get(op.table);
+    if (t !== undefined) for (const e of t.values()) if (underPrefix([op.prefix], e.key)) e.value = null;
+    const h = hidden.get(op.table);
+    if (h === undefined) hidden.set(op.table, [op.prefix]);
+    else h.push(op.prefix);
+  }
+}
+
+/**
+ * The batch that applies the encoded undo record `rec` to `kv` (the store in the state the record
+ * undoes): its ops in order, each range delete resolved into a delete of every row `kv` holds under
+ * its prefix and of every row the ops before it put there.
+ */
+export function undoBatch(kv: KvReader, rec: Uint8Array): WriteBatch {
+  const u = decodeUndo(rec);
+  const b = new WriteBatch();
+  for (const op of u.ops) {
+    if (op.type !== "range") {
+      b.ops.push(op);
+      continue;
+    }
+    const keys = new Map<string, Uint8Array>();
+    for (const [k] of kv.iterate(op.table, keyRange(op.prefix, bytePrefixUpperBound(op.prefix))))
+      keys.set(bytesKey(k), k);
+    for (const o of b.ops)
+      if (o.table === op.table && o.type === "put" && underPrefix([op.prefix], o.key)) keys.set(bytesKey(o.key), o.key);
+    for (const k of keys.values()) b.del(op.table, k);
+  }
+  return b;
 }
 
 /** Lays an undo batch over `overlay`; a later call wins over earlier ones for the same key. */
 export function layerBatch(overlay: Overlay, batch: WriteBatch): void {
-  for (const op of batch.ops) {
+  layerOps(overlay, batch.ops);
+}
+
+function layerOps(overlay: Overlay, ops: WriteBatch["ops"]): void {
+  for (const op of ops) {
     let t = overlay.get(op.table);
     if (t === undefined) {
       t = new Map();
@@ -37,8 +85,9 @@ export function committedView(kv: KvReader): KvReader {
   const pending = pendingUndo(kv);
   if (pending === undefined) return kv;
   const overlay: Overlay = new Map();
-  layerUndo(overlay, pending);
-  return new OverlayKv(kv, overlay);
+  const hidden: HiddenPrefixes = new Map();
+  layerUndo(overlay, pending, hidden);
+  return new OverlayKv(kv, overlay, hidden);
 }
 
 /**
@@ -53,6 +102,7 @@ export function stateViewAt(
 ): KvReader | null {
   if (equalBytes(stateBlock, target)) return store.kv;
   const overlay: Overlay = new Map();
+  const hidden: HiddenPrefixes = new Map();
   let cursor = stateBlock;
   const targetHeader = store.header(target);
   if (targetHeader === null) return null;
@@ -62,9 +112,9 @@ export function stateViewAt(
     const rec = store.kv.get("history", cursor);
     if (rec === undefined) return null;
     // Older records are applied later and win: they hold the values from before newer writes.
-    layerUndo(overlay, rec);
+    layerUndo(overlay, rec, hidden);
     cursor = h.parentHash;
-    if (equalBytes(cursor, target)) return new OverlayKv(store.kv, overlay);
+    if (equalBytes(cursor, target)) return new OverlayKv(store.kv, overlay, hidden);
   }
   return null;
 }

@@ -40,7 +40,7 @@ import {
   type KvReader,
   type KvStore,
 } from "../storage/kv.js";
-import type { Overlay } from "../storage/overlayKv.js";
+import type { HiddenPrefixes, Overlay } from "../storage/overlayKv.js";
 import type { TableName } from "../storage/tables.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { debugApi } from "./debug/api.js";
@@ -539,20 +539,28 @@ export class CallWorker {
     if (log.ranged) return false;
     const store = new ChainStore(this.kv);
     const written: Overlay = new Map();
+    // Range deletes (a new contract's rows undone as one prefix): every key under them was written.
+    const ranges: HiddenPrefixes = new Map();
     const pending = pendingUndo(this.kv);
-    if (pending !== undefined) layerUndo(written, pending);
+    if (pending !== undefined) layerUndo(written, pending, ranges);
     let cursor = store.meta(META_STATE);
     for (let n = 0; cursor !== null && !equalBytes(cursor, this.chain.stateBlockHash); n++) {
       const rec = n < MAX_FOLLOWED_BLOCKS ? this.kv.get("history", cursor) : undefined;
       const h = rec === undefined ? null : store.header(cursor);
       if (rec === undefined || h === null) return false;
-      layerUndo(written, rec);
+      layerUndo(written, rec, ranges);
       cursor = h.parentHash;
     }
     if (cursor === null) return false;
     for (const [table, keys] of written) {
       const read = log.keys.get(table);
       if (read !== undefined) for (const k of keys.keys()) if (read.has(k)) return false;
+    }
+    for (const [table, prefixes] of ranges) {
+      const read = log.keys.get(table);
+      if (read === undefined) continue;
+      const starts = prefixes.map(bytesKey);
+      for (const k of read) for (const p of starts) if (k.startsWith(p)) return false;
     }
     return true;
   }

@@ -1,7 +1,9 @@
 /**
  * A read-only view of a store with some rows replaced: `overlay` maps table → (key → value, or null
- * for "absent"). Point reads consult the overlay first; range reads merge the overlay into the
- * store's rows (materialised per range, so meant for the occasional historical proof, not scans).
+ * for "absent"), and `hidden` maps table → key prefixes under which the store's own rows are not
+ * seen (an undo record's range deletes; the overlay's entries under them still are). Point reads
+ * consult the overlay first, then the prefixes; range reads merge the overlay into the store's rows
+ * (materialised per range, so meant for the occasional historical proof, not scans).
  * chain/stateAt.ts builds these from undo records to read the state of a recent block.
  */
 import { bytesKey, compareBytes } from "../primitives/bytes.js";
@@ -10,6 +12,20 @@ import { getShared, type KvCursor, type KvCursorOptions, type KvRange, type KvRe
 import type { TableName } from "./tables.js";
 
 export type Overlay = Map<TableName, Map<string, { key: Uint8Array; value: Uint8Array | null }>>;
+/** Per table, the key prefixes whose rows in the base store are hidden. */
+export type HiddenPrefixes = Map<TableName, Uint8Array[]>;
+
+/** Whether `key` starts with one of `prefixes`. */
+export function underPrefix(prefixes: readonly Uint8Array[] | undefined, key: Uint8Array): boolean {
+  if (prefixes === undefined) return false;
+  for (const p of prefixes) {
+    if (key.length < p.length) continue;
+    let i = 0;
+    while (i < p.length && key[i] === p[i]) i++;
+    if (i === p.length) return true;
+  }
+  return false;
+}
 
 const EMPTY = new Uint8Array(0);
 
@@ -17,11 +33,13 @@ export class OverlayKv implements KvReader {
   constructor(
     readonly base: KvReader,
     readonly overlay: Overlay,
+    readonly hidden: HiddenPrefixes = new Map(),
   ) {}
 
   get(table: TableName, key: Uint8Array): Uint8Array | undefined {
     const o = this.overlay.get(table)?.get(bytesKey(key));
     if (o !== undefined) return o.value === null ? undefined : o.value.slice();
+    if (underPrefix(this.hidden.get(table), key)) return undefined;
     return this.base.get(table, key);
   }
 
@@ -32,6 +50,7 @@ export class OverlayKv implements KvReader {
   getShared(table: TableName, key: Uint8Array): Uint8Array | undefined {
     const o = this.overlay.get(table)?.get(bytesKey(key));
     if (o !== undefined) return o.value === null ? undefined : o.value;
+    if (underPrefix(this.hidden.get(table), key)) return undefined;
     return getShared(this.base, table, key);
   }
 
@@ -44,7 +63,8 @@ export class OverlayKv implements KvReader {
     const range: KvRange = {};
     if (gte !== undefined) range.gte = gte;
     if (lt !== undefined) range.lt = lt;
-    for (const [k, v] of this.base.iterate(table, range)) rows.set(bytesKey(k), [k, v]);
+    const hidden = this.hidden.get(table);
+    for (const [k, v] of this.base.iterate(table, range)) if (!underPrefix(hidden, k)) rows.set(bytesKey(k), [k, v]);
     const o = this.overlay.get(table);
     if (o !== undefined) {
       for (const [s, { key, value }] of o) {

@@ -11,11 +11,12 @@ import { encodeBlock } from "../../../src/block/block.js";
 import { Blockchain } from "../../../src/chain/blockchain.js";
 import { META_PENDING } from "../../../src/chain/chainStore.js";
 import { parseGenesis } from "../../../src/chain/genesis.js";
+import { undoBatch } from "../../../src/chain/stateAt.js";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import type { PiscinaPool } from "../../../src/node/pools.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import { decodeBatch } from "../../../src/storage/batchCodec.js";
-import type { KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { encodeBatch, encodeRangeDeletes, joinEncodedBatches } from "../../../src/storage/batchCodec.js";
+import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import { MIN_SHARED_ROWS } from "../../../src/storage/sharedRows.js";
@@ -170,9 +171,12 @@ describe("chain: a new contract's rows written by a worker", function () {
         assert.equal(rows, SLOTS);
         assert.deepEqual(computeStateRoot(kv).root, built.header.stateRoot);
         // The block's undo record (a reorg's way back) restores the parent's state.
+        // Its new rows are undone by one range delete, not a key each: the record is a fraction of
+        // the rows' keys (a list of deletes alone would run to ~70 bytes a row).
         const record = kv.get("history", built.hash);
         assert.ok(record !== undefined);
-        kv.write(decodeBatch(record));
+        assert.ok(record.length < SLOTS * 8, `history record of ${record.length} bytes for ${SLOTS} new rows`);
+        kv.write(undoBatch(kv, record));
         assert.deepEqual(
           dump(kv).filter((row) => !row.startsWith("meta")),
           parent,
@@ -195,6 +199,42 @@ describe("chain: a new contract's rows written by a worker", function () {
       assert.equal(chain.insertBlock(rlp).status, "VALID");
       assert.deepEqual(dump(kv), want);
     });
+  });
+
+  it("a crash marker's range delete: reopening deletes every row under the prefix, and only those", () => {
+    const kv = new MemoryKv();
+    chainOn(kv);
+    const owner = new Uint8Array(32).fill(0xab);
+    const other = new Uint8Array(32).fill(0xac);
+    const row = (h: Uint8Array, i: number): Uint8Array => {
+      const k = new Uint8Array(64);
+      k.set(h);
+      k[63] = i;
+      return k;
+    };
+    const before = dump(kv);
+    const w = new WriteBatch().put("hashedStorage", row(other, 1), Uint8Array.of(1));
+    kv.write(w);
+    const kept = dump(kv);
+    // The import had written rows under `owner` (all new) and one account row when it stopped.
+    const acct = new Uint8Array(32).fill(0x01);
+    kv.write(
+      new WriteBatch()
+        .put("hashedStorage", row(owner, 1), Uint8Array.of(5))
+        .put("hashedStorage", row(owner, 2), Uint8Array.of(6))
+        .put("hashedAccounts", acct, Uint8Array.of(7))
+        .put(
+          "meta",
+          META_PENDING,
+          joinEncodedBatches([
+            encodeRangeDeletes("hashedStorage", [owner]),
+            encodeBatch(new WriteBatch().del("hashedAccounts", acct)),
+          ]),
+        ),
+    );
+    Blockchain.open(kv);
+    assert.deepEqual(dump(kv), kept);
+    assert.notDeepEqual(kept, before);
   });
 
   it("a crash at any write of the import: the reopened chain is back at the parent, then imports the block", async () => {

@@ -34,8 +34,8 @@ import { ethCallMethods } from "../../../src/rpc/eth/api.js";
 import { EthBackend } from "../../../src/rpc/eth/backend.js";
 import { ChainReader } from "../../../src/rpc/eth/chainReader.js";
 import { type AnyMethod, Registry } from "../../../src/rpc/registry.js";
-import { encodeBatch } from "../../../src/storage/batchCodec.js";
-import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
+import { encodeBatch, encodeRangeDeletes, joinEncodedBatches } from "../../../src/storage/batchCodec.js";
+import { getShared, type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import type { TableName } from "../../../src/storage/tables.js";
@@ -592,5 +592,26 @@ describe("rpc/callOffload: read-only execution in the evmCall pool", function ()
     const v = committedView(mem);
     assert.deepEqual(v.get("hashedAccounts", key), new Uint8Array([1]));
     assert.equal(v.get("hashedAccounts", fresh), undefined);
+    // A range delete hides every row under its prefix, as the store shows it now or later, point
+    // reads and scans alike; an op after it in the record may put a row under it again.
+    const p = new Uint8Array([5]);
+    const rows = [new Uint8Array([5, 1]), new Uint8Array([5, 2]), new Uint8Array([6, 1])];
+    const record = joinEncodedBatches([
+      encodeRangeDeletes("hashedStorage", [p]),
+      encodeBatch(new WriteBatch().put("hashedStorage", new Uint8Array([5, 9]), new Uint8Array([3]))),
+    ]);
+    const w = new WriteBatch().put("meta", META_PENDING, record);
+    for (const r of rows) w.put("hashedStorage", r, new Uint8Array([1]));
+    mem.write(w);
+    const r = committedView(mem);
+    assert.equal(r.get("hashedStorage", rows[0]!), undefined);
+    assert.equal(getShared(r, "hashedStorage", rows[1]!), undefined);
+    assert.deepEqual(r.get("hashedStorage", rows[2]!), new Uint8Array([1]), "outside the prefix");
+    mem.write(new WriteBatch().put("hashedStorage", new Uint8Array([5, 3]), new Uint8Array([1])));
+    assert.equal(r.get("hashedStorage", new Uint8Array([5, 3])), undefined, "written after the view was made");
+    assert.deepEqual(
+      [...r.iterate("hashedStorage")].map(([k]) => bytesToHex(k)),
+      ["0x0509", "0x0601"],
+    );
   });
 });

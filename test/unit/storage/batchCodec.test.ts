@@ -9,13 +9,18 @@ import { bytesToHex } from "../../../src/primitives/hex.js";
 import { encodeRlp, type RlpInput } from "../../../src/rlp/encode.js";
 import {
   decodeBatch,
+  decodeUndo,
   encodeBatch,
-  encodeDeletes,
+  encodeRangeDeletes,
   joinBatches,
   joinEncodedBatches,
 } from "../../../src/storage/batchCodec.js";
 import { WriteBatch } from "../../../src/storage/kv.js";
 import { TABLE_NAMES } from "../../../src/storage/tables.js";
+
+function idxOf(t: (typeof TABLE_NAMES)[number]): Uint8Array {
+  return Uint8Array.of(TABLE_NAMES.indexOf(t));
+}
 
 function reference(b: WriteBatch): Uint8Array {
   const items: RlpInput[] = b.ops.map((op) => [
@@ -85,20 +90,34 @@ describe("storage/batchCodec", () => {
     assert.throws(() => joinEncodedBatches([encodeBatch(small), Uint8Array.of(0x80)]));
   });
 
-  it("encodeDeletes equals encodeBatch of the deletes, across key and list-header sizes", () => {
-    for (const keyLen of [2, 32, 52, 53, 54, 55, 56, 64, 253, 254, 300]) {
-      for (const n of [0, 1, 3, 100]) {
-        const keys = new Uint8Array(keyLen * n);
-        for (let i = 0; i < keys.length; i++) keys[i] = (i * 31 + keyLen) & 0xff;
-        const b = new WriteBatch();
-        for (let i = 0; i < n; i++) b.del("hashedStorage", keys.subarray(i * keyLen, (i + 1) * keyLen));
-        const got = encodeDeletes("hashedStorage", keys, keyLen);
-        assert.equal(bytesToHex(got), bytesToHex(reference(b)), `keys of ${keyLen} bytes, ${n} of them`);
-        assert.deepEqual(decodeBatch(got).ops, b.ops);
-      }
+  it("encodeRangeDeletes writes [table, prefix] ops that decodeUndo reads back in order, and decodeBatch refuses", () => {
+    for (const len of [1, 32, 55, 56, 300]) {
+      const prefixes = [new Uint8Array(len).fill(0xaa), new Uint8Array(len).fill(0x01)];
+      const got = encodeRangeDeletes("hashedStorage", prefixes);
+      const idx = Uint8Array.of(TABLE_NAMES.indexOf("hashedStorage"));
+      assert.equal(bytesToHex(got), bytesToHex(encodeRlp(prefixes.map((p) => [idx, p]))), `prefixes of ${len} bytes`);
+      const u = decodeUndo(got);
+      assert.equal(u.ranged, true);
+      assert.deepEqual(
+        u.ops.map((o) => [o.type, o.table, bytesToHex(o.type === "range" ? o.prefix : o.key)]),
+        prefixes.map((p) => ["range", "hashedStorage", bytesToHex(p)]),
+      );
+      assert.throws(() => decodeBatch(got), { name: "StorageError", code: "CORRUPT" });
     }
-    assert.throws(() => encodeDeletes("code", new Uint8Array(65), 64), /whole keys/);
-    assert.throws(() => encodeDeletes("code", new Uint8Array(3), 1), /at least 2/);
+    // Joined with a plain record, the ops keep their order; a record without ranges is not ranged.
+    const plain = encodeBatch(new WriteBatch().put("meta", Uint8Array.of(1), Uint8Array.of(2)));
+    const joined = decodeUndo(joinEncodedBatches([encodeRangeDeletes("code", [Uint8Array.of(9)]), plain]));
+    assert.deepEqual(
+      joined.ops.map((o) => o.type),
+      ["range", "put"],
+    );
+    assert.equal(decodeUndo(plain).ranged, false);
+    assert.equal(decodeUndo(encodeRangeDeletes("code", [])).ops.length, 0);
+    assert.throws(() => encodeRangeDeletes("code", [new Uint8Array(0)]), /empty prefix/);
+    assert.throws(() => decodeUndo(encodeRlp([[idxOf("code"), new Uint8Array(0)]])), {
+      name: "StorageError",
+      code: "CORRUPT",
+    });
   });
 
   it("decodeBatch refuses a record that is not a list of [table, key, value | []] as CORRUPT", () => {

@@ -12,7 +12,7 @@
  *   evmRun(code, jumpdests, mem: Uint8Array, stack: bigint[], cfg: Int32Array, io: Float64Array): void
  *       // runs EVM code natively from io's pc/sp/gas/memSize/jump budget until an opcode it leaves
  *       // to the TS loop (interp.c); io gets the new pc, sp, gas, opcodes run and budget left
- *   sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array): Uint8Array | null
+ *   sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array, rows?: boolean): Uint8Array | null
  *       // leaf i = keys[32i..32i+32) → values[offsets[i]..offsets[i+1]), keys strictly ascending
  *       // (else null): root (32 bytes) ‖ record count (u32 LE) ‖ per branch record, in HashBuilder's
  *       // order: path length (1), path nibbles, record length (u16 BE), record (trie.c)
@@ -220,9 +220,11 @@ static napi_value js_evm_run(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_sorted_trie(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+  size_t argc = 4;
+  napi_value argv[4];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  bool rows = false;
+  if (argc >= 4) CHECK(napi_get_value_bool(env, argv[3], &rows));
   uint8_t *keys, *vals, *offs_raw;
   size_t keys_len, vals_len, n_offs;
   if (argc < 3 || !typed_bytes(env, argv[0], napi_uint8_array, &keys, &keys_len) ||
@@ -231,14 +233,19 @@ static napi_value js_sorted_trie(napi_env env, napi_callback_info info) {
     return throw_type(env, "sortedTrie(keys, values, offsets) needs two Uint8Arrays and a non-empty Uint32Array");
   const uint32_t *offs = (const uint32_t *)offs_raw;
   size_t n = n_offs - 1;
-  if (keys_len != 32 * n) return throw_type(env, "sortedTrie: keys must hold 32 bytes per offset pair");
+  if (keys_len != (rows ? 64 : 32) * n)
+    return throw_type(env, rows ? "sortedTrie: rows must hold 64 bytes per offset pair"
+                                : "sortedTrie: keys must hold 32 bytes per offset pair");
   for (size_t i = 0; i < n; i++) {
     if (offs[i] > offs[i + 1] || offs[i + 1] > vals_len)
       return throw_type(env, "sortedTrie: offsets are not ascending within values");
+    if (rows && (offs[i + 1] == offs[i] || offs[i + 1] - offs[i] > 55))
+      return throw_type(env, "sortedTrie: a row's value must hold 1 to 55 bytes");
   }
   uint8_t root[32];
   opal_bytes_t recs = {NULL, 0, 0};
-  long count = opal_sorted_trie(keys, n, vals, offs, root, &recs);
+  long count = rows ? opal_sorted_trie_rows(keys, n, vals, offs, root, &recs)
+                    : opal_sorted_trie(keys, n, vals, offs, root, &recs);
   if (count < 0) {
     free(recs.buf);
     if (count == -1) {

@@ -270,17 +270,23 @@ static builder_t *new_builder(size_t n, const uint32_t *offs, opal_bytes_t *out)
   return b;
 }
 
-long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
-                      opal_bytes_t *out) {
+/*
+ * The fold of opal_sorted_trie and opal_sorted_trie_rows: leaf i's key is the 32 bytes at
+ * keys + stride * i; with `wrap` its value is rlp(vals[offs[i]..offs[i+1])) (a storage word, at most
+ * 55 bytes), else those bytes as they are.
+ */
+static long sorted_trie(const uint8_t *keys, size_t stride, size_t n, const uint8_t *vals, const uint32_t *offs,
+                        int wrap, uint8_t root[32], opal_bytes_t *out) {
   for (size_t i = 1; i < n; i++) {
-    if (memcmp(keys + 32 * (i - 1), keys + 32 * i, 32) >= 0) return -1;
+    if (memcmp(keys + stride * (i - 1), keys + stride * i, 32) >= 0) return -1;
   }
   builder_t *b = new_builder(n, offs, out);
   if (b == NULL) return -2;
   b->key_len = KEY_NIBBLES;
   uint8_t next[KEY_NIBBLES];
+  uint8_t wrapped[64];
   for (size_t i = 0; i < n && !b->oom; i++) {
-    const uint8_t *k = keys + 32 * i;
+    const uint8_t *k = keys + stride * i;
     for (int j = 0; j < 32; j++) {
       next[2 * j] = k[j] >> 4;
       next[2 * j + 1] = k[j] & 15;
@@ -288,12 +294,23 @@ long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const 
     if (b->has_key) {
       int cpl = 0;
       while (cpl < KEY_NIBBLES && b->key[cpl] == next[cpl]) cpl++;
+      /* The previous leaf is encoded here, from the value set below on its turn. */
       fold(b, KEY_NIBBLES, cpl);
     }
     memcpy(b->key, next, KEY_NIBBLES);
     b->has_key = 1;
-    b->val = vals + offs[i];
-    b->val_len = offs[i + 1] - offs[i];
+    const uint8_t *v = vals + offs[i];
+    size_t vlen = offs[i + 1] - offs[i];
+    if (wrap) {
+      size_t w = 0;
+      if (!(vlen == 1 && v[0] < 0x80)) wrapped[w++] = (uint8_t)(0x80 + vlen);
+      memcpy(wrapped + w, v, vlen);
+      b->val = wrapped;
+      b->val_len = w + vlen;
+    } else {
+      b->val = v;
+      b->val_len = vlen;
+    }
   }
   if (b->has_key && !b->oom) fold(b, 0, 0);
   long records = b->records;
@@ -302,6 +319,16 @@ long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const 
   free(b->node);
   free(b);
   return oom ? -2 : records;
+}
+
+long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
+                      opal_bytes_t *out) {
+  return sorted_trie(keys, 32, n, vals, offs, 0, root, out);
+}
+
+long opal_sorted_trie_rows(const uint8_t *rows, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
+                           opal_bytes_t *out) {
+  return sorted_trie(rows + 32, 64, n, vals, offs, 1, root, out);
 }
 
 /* The nibbles of rlp(i) into nib; returns how many (2 per byte). */

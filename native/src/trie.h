@@ -19,6 +19,13 @@ typedef struct {
  */
 long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
                       opal_bytes_t *out);
+/*
+ * opal_sorted_trie of a new contract's packed storage rows: row i is 64 bytes (hashed address ‖ the
+ * leaf's key), its value the raw storage word vals[offs[i]..offs[i+1]) (1..55 bytes), which the
+ * leaf holds RLP-encoded.
+ */
+long opal_sorted_trie_rows(const uint8_t *rows, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
+                           opal_bytes_t *out);
 
 /*
  * Root of the trie keyed by rlp(i) whose leaf i is vals[offs[i] .. offs[i+1]) (a block's transactions,

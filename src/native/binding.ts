@@ -25,9 +25,11 @@ export interface NativeBinding {
    * Root and branch records of the trie of leaves `keys[32i..32i+32)` → `values[offsets[i]..
    * offsets[i+1])`, keys strictly ascending (else null): root ‖ count (u32 LE) ‖ per record its path
    * length, path nibbles, length (u16 BE) and bytes, in HashBuilder's order (native/src/trie.c;
-   * its twin is trie/sortedTrie.ts `sortedTriePure`).
+   * its twin is trie/sortedTrie.ts `sortedTriePure`). With `rows`, `keys` holds 64 bytes a leaf (the
+   * key is the second half) and each value is a storage word the leaf holds RLP-encoded
+   * (`sortedTrieRowsPure`).
    */
-  sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array): Uint8Array | null;
+  sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array, rows?: boolean): Uint8Array | null;
   /**
    * Writes to `out[0..32)` the root of the trie keyed by rlp(i) whose leaf i is
    * `values[offsets[i]..offsets[i+1])`: a block's transactions, receipts or withdrawals root

@@ -23,6 +23,7 @@ import { WriteBatch } from "../storage/kv.js";
 import type { PackedPuts } from "../storage/sharedRows.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { sortPackedKeyOrder } from "../trie/packLeaves.js";
+import type { SortedRows } from "../trie/sortedTrie.js";
 import type { StateChangeset, StorageChange } from "../trie/stateRoot.js";
 import { sharedBytes, sharedInts } from "../util/sharedClaims.js";
 import { Account, EMPTY_CODE } from "./account.js";
@@ -566,6 +567,8 @@ export class WorldState {
         // Its rows are all new (a wiped stored account's old rows are deleted in this batch, first).
         const absent = rowsAllNew(a);
         if (a.wiped && a.stored) this.deleteStorageRows(batch, h);
+        // This account's packed rows, which are also its trie's leaves (StorageChange.packed).
+        let packed: SortedRows | undefined;
         if (a.dirtySlots !== null && a.dirtySlots.size > 0) {
           const dirty = [...a.dirtySlots];
           const hashed = hashSlots(dirty);
@@ -574,6 +577,7 @@ export class WorldState {
           const order = sortPackedKeyOrder(hashed);
           // Packed: keys and values written into the shared buffers, the ops' arrays views of them.
           const pack = fresh !== null && absent && dirty.length >= freshRowsMin ? fresh : null;
+          const firstRow = pack === null ? 0 : pack.n;
           for (let k = 0; k < order.length; k++) {
             const i = order[k]!;
             const slot = dirty[i]!;
@@ -605,8 +609,22 @@ export class WorldState {
             slots.push(hs);
             values?.push(row);
           }
+          if (pack !== null && pack.n > firstRow) {
+            const { keys, values: words, valueOffsets } = pack.rows;
+            packed = {
+              keys: keys.subarray(64 * firstRow, 64 * pack.n),
+              values: words,
+              // The same offsets (never negative) read as the fold takes them.
+              offsets: new Uint32Array(
+                valueOffsets.buffer,
+                valueOffsets.byteOffset + 4 * firstRow,
+                pack.n - firstRow + 1,
+              ),
+            };
+          }
         }
-        if (slots.length > 0 || a.wiped) storage.push({ hashedAddress: h, slots, wiped: a.wiped && a.stored, values });
+        if (slots.length > 0 || a.wiped)
+          storage.push({ hashedAddress: h, slots, wiped: a.wiped && a.stored, values, packed });
         if (a.codeDirty && a.code !== null) batch.put("code", a.codeHash, a.code);
         const row = encodeRlp([uintToRlpBytes(a.nonce), uintToRlpBytes(a.balance), a.storageRoot, a.codeHash]);
         // An account the reader had no row for gets a new one: undone by a delete, unread.

@@ -50,7 +50,64 @@ export function sortedTrieNative(leaves: SortedLeaves): SortedTrie {
   if (native === null) throw new TrieError("BAD_INPUT", "sortedTrieNative: the addon is not loaded");
   const { keys, values, offsets } = leaves;
   if (n > 0 && offsets[n]! > values.length) throw new TrieError("BAD_INPUT", "sortedTrie: offsets past the values");
-  const out = native.sortedTrie(keys, values, offsets);
+  return readAnswer(native.sortedTrie(keys, values, offsets));
+}
+
+/**
+ * A new contract's storage rows as `WorldState.commitBlock` packs them (storage/sharedRows.ts): row i's
+ * key `keys[64i..64i+64)` (hashed address ‖ hashed slot; the leaf's key is the second half), its
+ * value the storage word `values[offsets[i]..offsets[i+1])`, 1 to 55 bytes, which the leaf holds
+ * RLP-encoded. Offsets may start past 0 (a contract's part of a block's packed rows).
+ */
+export interface SortedRows {
+  readonly keys: Uint8Array;
+  readonly values: Uint8Array;
+  readonly offsets: Uint32Array;
+}
+
+function checkRows(rows: SortedRows): number {
+  const n = rows.offsets.length - 1;
+  if (n < 0 || rows.keys.length !== 64 * n)
+    throw new TrieError("BAD_INPUT", "sortedTrieRows: rows must hold 64 bytes each");
+  for (let i = 0; i < n; i++) {
+    const len = rows.offsets[i + 1]! - rows.offsets[i]!;
+    if (len < 1 || len > 55 || rows.offsets[i + 1]! > rows.values.length) {
+      throw new TrieError("BAD_INPUT", "sortedTrieRows: a row's value must hold 1 to 55 bytes within values");
+    }
+  }
+  return n;
+}
+
+/** The pure-TS twin of `sortedTrieRowsNative`: the leaves packed (key, rlp(word)) for sortedTriePure. */
+export function sortedTrieRowsPure(rows: SortedRows): SortedTrie {
+  const n = checkRows(rows);
+  const keys = new Uint8Array(32 * n);
+  const values = new Uint8Array(rows.offsets[n]! - rows.offsets[0]! + n);
+  const offsets = new Uint32Array(n + 1);
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    keys.set(rows.keys.subarray(64 * i + 32, 64 * i + 64), 32 * i);
+    const v = rows.values.subarray(rows.offsets[i]!, rows.offsets[i + 1]!);
+    if (!(v.length === 1 && v[0]! < 0x80)) values[pos++] = 0x80 + v.length;
+    values.set(v, pos);
+    pos += v.length;
+    offsets[i + 1] = pos;
+  }
+  return sortedTriePure({ keys, values: values.subarray(0, pos), offsets });
+}
+
+/** `sortedTrie` of packed rows, through the addon (which must be loaded), with no pass over them here. */
+export function sortedTrieRowsNative(rows: SortedRows): SortedTrie {
+  // The addon checks each value's length and offsets itself (a TypeError); here only the shape.
+  const n = rows.offsets.length - 1;
+  if (n < 0 || rows.keys.length !== 64 * n)
+    throw new TrieError("BAD_INPUT", "sortedTrieRows: rows must hold 64 bytes each");
+  if (native === null) throw new TrieError("BAD_INPUT", "sortedTrieRowsNative: the addon is not loaded");
+  return readAnswer(native.sortedTrie(rows.keys, rows.values, rows.offsets, true));
+}
+
+/** The addon's packed answer (root, count, then each update) read into updates; null: unsorted keys. */
+function readAnswer(out: Uint8Array | null): SortedTrie {
   if (out === null) throw new TrieError("UNSORTED_KEYS", "sortedTrie: keys must be strictly ascending");
   const count = out[32]! | (out[33]! << 8) | (out[34]! << 16) | (out[35]! << 24);
   const updates: BranchUpdate[] = new Array(count);
@@ -78,3 +135,7 @@ export function sortedTrieNative(leaves: SortedLeaves): SortedTrie {
 
 /** Root and branch records of the trie of `leaves` (keys strictly ascending, else UNSORTED_KEYS). */
 export const sortedTrie: (leaves: SortedLeaves) => SortedTrie = native === null ? sortedTriePure : sortedTrieNative;
+
+/** `sortedTrie` of a new contract's packed rows (keys strictly ascending, else UNSORTED_KEYS). */
+export const sortedTrieRows: (rows: SortedRows) => SortedTrie =
+  native === null ? sortedTrieRowsPure : sortedTrieRowsNative;

@@ -22,7 +22,7 @@ import { type BranchUpdate, borrowHashBuilder, HashBuilder, releaseHashBuilder }
 import { EMPTY_TRIE_ROOT } from "./node.js";
 import { sortKeyOrder } from "./packLeaves.js";
 import { runStorageJobs, type StorageJob, type StorageJobRunner, type TrieWalkStats } from "./sharedStorageRoots.js";
-import { type SortedLeaves, type SortedTrie, sortedTrie } from "./sortedTrie.js";
+import { type SortedLeaves, type SortedRows, type SortedTrie, sortedTrie, sortedTrieRows } from "./sortedTrie.js";
 import {
   ACCOUNT_TRIE_VIEW,
   deleteStale,
@@ -48,6 +48,11 @@ export interface StorageChange {
    * a wiped one): its storage trie is then built from these alone, without reading the flat rows.
    */
   readonly values?: readonly Uint8Array[] | undefined;
+  /**
+   * The same leaves as the non-empty `values`, as `WorldState.commitBlock` packed them for a worker's
+   * write (sortedTrie.ts SortedRows), in key order: the trie is then folded from them directly.
+   */
+  readonly packed?: SortedRows | undefined;
 }
 
 export interface StateChangeset {
@@ -238,20 +243,41 @@ function updateTrie(
 function mergeStorageChanges(changes: readonly StorageChange[]): StorageChange[] {
   const byAddr = new Map<
     string,
-    { hashedAddress: Uint8Array; slots: Uint8Array[]; wiped: boolean; values: readonly Uint8Array[] | undefined }
+    {
+      hashedAddress: Uint8Array;
+      slots: readonly Uint8Array[];
+      wiped: boolean;
+      values: readonly Uint8Array[] | undefined;
+      packed: SortedRows | undefined;
+      merged: boolean;
+    }
   >();
   for (const c of changes) {
     const k = bytesKey(c.hashedAddress);
     const m = byAddr.get(k);
     if (m === undefined) {
-      byAddr.set(k, { hashedAddress: c.hashedAddress, slots: [...c.slots], wiped: c.wiped === true, values: c.values });
+      // The entry's own slots until a second entry for the account (PERF: no copy of 10k slots).
+      byAddr.set(k, {
+        hashedAddress: c.hashedAddress,
+        slots: c.slots,
+        wiped: c.wiped === true,
+        values: c.values,
+        packed: c.packed,
+        merged: false,
+      });
       continue;
     }
-    for (const s of c.slots) m.slots.push(s);
+    const slots = m.merged ? (m.slots as Uint8Array[]) : [...m.slots];
+    for (const s of c.slots) slots.push(s);
+    m.slots = slots;
+    m.merged = true;
     if (c.wiped === true) m.wiped = true;
     m.values = undefined;
+    m.packed = undefined;
   }
-  return [...byAddr.values()].sort((a, b) => compareBytes(a.hashedAddress, b.hashedAddress));
+  return [...byAddr.values()]
+    .map(({ hashedAddress, slots, wiped, values, packed }) => ({ hashedAddress, slots, wiped, values, packed }))
+    .sort((a, b) => compareBytes(a.hashedAddress, b.hashedAddress));
 }
 
 /**
@@ -310,7 +336,9 @@ function freshStorageRoot(
   // its own over 10k keys to check the order first (~7 ms of the storage-writes import, cold).
   let trie: SortedTrie;
   try {
-    trie = sortedTrie(packFreshLeaves(slots, values, null));
+    // PERF: the rows commitBlock packed are the leaves already; no pass over 10k slots here.
+    trie =
+      change.packed !== undefined ? sortedTrieRows(change.packed) : sortedTrie(packFreshLeaves(slots, values, null));
   } catch (e) {
     if (!(e instanceof TrieError) || e.code !== "UNSORTED_KEYS") throw e;
     trie = sortedTrie(packFreshLeaves(slots, values, sortKeyOrder(slots, true)));

@@ -12,7 +12,14 @@ import { bytesToHex } from "../../../src/primitives/hex.js";
 import { TrieError } from "../../../src/trie/errors.js";
 import { MemoryTrie } from "../../../src/trie/memoryTrie.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
-import { type SortedLeaves, type SortedTrie, sortedTrieNative, sortedTriePure } from "../../../src/trie/sortedTrie.js";
+import {
+  type SortedLeaves,
+  type SortedTrie,
+  sortedTrieNative,
+  sortedTriePure,
+  sortedTrieRowsNative,
+  sortedTrieRowsPure,
+} from "../../../src/trie/sortedTrie.js";
 import { clusteredKey, Rng } from "./helpers.js";
 
 /** A value of one of the shapes RLP treats apart: empty, a byte below/above 0x80, short, long (> 55). */
@@ -129,6 +136,56 @@ describe("trie/sortedTrie: native vs HashBuilder", function () {
     });
     const l = { keys: packed, values, offsets };
     assert.deepEqual(summary(sortedTrieNative(l)), summary(sortedTriePure(l)));
+  });
+
+  it("packed rows (hashed address ‖ key, raw words at running offsets) fold to the trie of (key, rlp(word))", () => {
+    const rng = new Rng(11);
+    for (const n of [0, 1, 2, 17, 3000]) {
+      const keys = Array.from({ length: n }, () => clusteredKey(rng)).sort(compareBytes);
+      const unique = keys.filter((k, i) => i === 0 || compareBytes(keys[i - 1]!, k) !== 0);
+      const m = unique.length;
+      const rows = new Uint8Array(64 * m);
+      const words = new Uint8Array(40 + 32 * m);
+      // Offsets start past 0, as a contract's part of a block's rows does.
+      const offsets = new Uint32Array(m + 1);
+      offsets[0] = 40;
+      const leafKeys = new Uint8Array(32 * m);
+      const leafValues: number[] = [];
+      const leafOffsets = new Uint32Array(m + 1);
+      unique.forEach((k, i) => {
+        rows.fill(0xee, 64 * i, 64 * i + 32);
+        rows.set(k, 64 * i + 32);
+        leafKeys.set(k, 32 * i);
+        // Words of 1 byte below and above 0x80, and up to 32 bytes.
+        const w =
+          i % 3 === 0
+            ? Uint8Array.of(rng.int(0x80) || 1)
+            : i % 3 === 1
+              ? Uint8Array.of(0x80 + rng.int(0x80))
+              : rng.bytes(2 + rng.int(31));
+        words.set(w, offsets[i]!);
+        offsets[i + 1] = offsets[i]! + w.length;
+        if (!(w.length === 1 && w[0]! < 0x80)) leafValues.push(0x80 + w.length);
+        leafValues.push(...w);
+        leafOffsets[i + 1] = leafValues.length;
+      });
+      const want = summary(
+        sortedTriePure({ keys: leafKeys, values: Uint8Array.from(leafValues), offsets: leafOffsets }),
+      );
+      const r = { keys: rows, values: words, offsets };
+      assert.deepEqual(summary(sortedTrieRowsPure(r)), want, `pure, ${m} rows`);
+      if (native !== null) assert.deepEqual(summary(sortedTrieRowsNative(r)), want, `native, ${m} rows`);
+    }
+    const bad = { keys: new Uint8Array(64), values: new Uint8Array(0), offsets: Uint32Array.of(0, 0) };
+    assert.throws(() => sortedTrieRowsPure(bad), /1 to 55 bytes/);
+    const unsorted = {
+      keys: new Uint8Array(128).fill(1, 32, 64),
+      values: Uint8Array.of(1, 2),
+      offsets: Uint32Array.of(0, 1, 2),
+    };
+    assert.throws(() => sortedTrieRowsPure(unsorted), { name: "TrieError", code: "UNSORTED_KEYS" });
+    if (native !== null)
+      assert.throws(() => sortedTrieRowsNative(unsorted), { name: "TrieError", code: "UNSORTED_KEYS" });
   });
 
   it("refuses unsorted and duplicate keys, and keys that are not 32 bytes per leaf", () => {

@@ -266,7 +266,8 @@ export function* commitStateSteps(
     // Encoded, the packed rows' undo is one range delete per contract (its storage was empty before
     // the block, so every row under its hashed address is new): ~0.7 MB less to write, log and sync
     // for 10k rows, twice (this marker and the block's history record).
-    const ranges = encodeRangeDeletes("hashedStorage", rowOwners(fresh.rows.keys));
+    const owners = (c.changeset.storage ?? []).filter((sc) => sc.packed !== undefined).map((sc) => sc.hashedAddress);
+    const ranges = encodeRangeDeletes("hashedStorage", owners);
     persist(c.batch, u1, joinEncodedBatches([ranges, encodeBatch(flatInverse)]));
   }
   const aside = fresh === null ? null : writeRowsAside(kv, storagePool!, "hashedStorage", fresh);
@@ -407,25 +408,6 @@ function rowAfter(kv: KvReader, batch: WriteBatch, table: TableName, key: Uint8A
     if (op.table === table && equalBytes(op.key, key)) return op.type === "put" ? op.value : undefined;
   }
   return kv.get(table, key);
-}
-
-/**
- * The hashed addresses (the first 32 bytes) of packed 64-byte storage keys, each once: commitBlock
- * packs a contract's rows together, so equal owners are adjacent.
- */
-export function rowOwners(keys: Uint8Array): Uint8Array[] {
-  const owners: Uint8Array[] = [];
-  let last: Uint8Array | null = null;
-  for (let at = 0; at < keys.length; at += 64) {
-    if (last !== null) {
-      let i = 0;
-      while (i < 32 && keys[at + i] === last[i]) i++;
-      if (i === 32) continue;
-    }
-    last = keys.subarray(at, at + 32);
-    owners.push(last);
-  }
-  return owners;
 }
 
 /** A delete of every key `puts` writes, then the ops of `inverse`: the undo of both batches. */

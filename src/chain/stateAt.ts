@@ -18,14 +18,9 @@ import { type ChainStore, pendingUndo } from "./chainStore.js";
  * under it again.
  */
 export function layerUndo(overlay: Overlay, rec: Uint8Array, hidden: HiddenPrefixes): void {
-  const u = decodeUndo(rec);
-  if (!u.ranged) {
-    layerOps(overlay, u.ops as WriteBatch["ops"]);
-    return;
-  }
-  for (const op of u.ops) {
+  for (const op of decodeUndo(rec).ops) {
     if (op.type !== "range") {
-      layerOps(overlay, [op]);
+      layerOp(overlay, op);
       continue;
     }
     const t = overlay.get(op.table);
@@ -61,18 +56,17 @@ export function undoBatch(kv: KvReader, rec: Uint8Array): WriteBatch {
 
 /** Lays an undo batch over `overlay`; a later call wins over earlier ones for the same key. */
 export function layerBatch(overlay: Overlay, batch: WriteBatch): void {
-  layerOps(overlay, batch.ops);
+  for (const op of batch.ops) layerOp(overlay, op);
 }
 
-function layerOps(overlay: Overlay, ops: WriteBatch["ops"]): void {
-  for (const op of ops) {
-    let t = overlay.get(op.table);
-    if (t === undefined) {
-      t = new Map();
-      overlay.set(op.table, t);
-    }
-    t.set(bytesKey(op.key), { key: op.key, value: op.type === "put" ? op.value : null });
+/** One put or delete laid over `overlay` (a delete as an absent row). */
+function layerOp(overlay: Overlay, op: WriteBatch["ops"][number]): void {
+  let t = overlay.get(op.table);
+  if (t === undefined) {
+    t = new Map();
+    overlay.set(op.table, t);
   }
+  t.set(bytesKey(op.key), { key: op.key, value: op.type === "put" ? op.value : null });
 }
 
 /**

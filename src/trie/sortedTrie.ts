@@ -65,10 +65,17 @@ export interface SortedRows {
   readonly offsets: Uint32Array;
 }
 
-function checkRows(rows: SortedRows): number {
+/** The row count, after checking there are 64 key bytes per offset pair. */
+function rowCount(rows: SortedRows): number {
   const n = rows.offsets.length - 1;
   if (n < 0 || rows.keys.length !== 64 * n)
     throw new TrieError("BAD_INPUT", "sortedTrieRows: rows must hold 64 bytes each");
+  return n;
+}
+
+/** rowCount, each value's length and bounds checked too (the addon checks those itself). */
+function checkRows(rows: SortedRows): number {
+  const n = rowCount(rows);
   for (let i = 0; i < n; i++) {
     const len = rows.offsets[i + 1]! - rows.offsets[i]!;
     if (len < 1 || len > 55 || rows.offsets[i + 1]! > rows.values.length) {
@@ -98,10 +105,7 @@ export function sortedTrieRowsPure(rows: SortedRows): SortedTrie {
 
 /** `sortedTrie` of packed rows, through the addon (which must be loaded), with no pass over them here. */
 export function sortedTrieRowsNative(rows: SortedRows): SortedTrie {
-  // The addon checks each value's length and offsets itself (a TypeError); here only the shape.
-  const n = rows.offsets.length - 1;
-  if (n < 0 || rows.keys.length !== 64 * n)
-    throw new TrieError("BAD_INPUT", "sortedTrieRows: rows must hold 64 bytes each");
+  rowCount(rows);
   if (native === null) throw new TrieError("BAD_INPUT", "sortedTrieRowsNative: the addon is not loaded");
   return readAnswer(native.sortedTrie(rows.keys, rows.values, rows.offsets, true));
 }

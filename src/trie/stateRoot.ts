@@ -241,43 +241,23 @@ function updateTrie(
  * values of an account's only entry are kept; an account named twice is walked from its rows.
  */
 function mergeStorageChanges(changes: readonly StorageChange[]): StorageChange[] {
-  const byAddr = new Map<
-    string,
-    {
-      hashedAddress: Uint8Array;
-      slots: readonly Uint8Array[];
-      wiped: boolean;
-      values: readonly Uint8Array[] | undefined;
-      packed: SortedRows | undefined;
-      merged: boolean;
-    }
-  >();
+  const byAddr = new Map<string, StorageChange>();
   for (const c of changes) {
     const k = bytesKey(c.hashedAddress);
     const m = byAddr.get(k);
-    if (m === undefined) {
-      // The entry's own slots until a second entry for the account (PERF: no copy of 10k slots).
-      byAddr.set(k, {
-        hashedAddress: c.hashedAddress,
-        slots: c.slots,
-        wiped: c.wiped === true,
-        values: c.values,
-        packed: c.packed,
-        merged: false,
-      });
-      continue;
-    }
-    const slots = m.merged ? (m.slots as Uint8Array[]) : [...m.slots];
-    for (const s of c.slots) slots.push(s);
-    m.slots = slots;
-    m.merged = true;
-    if (c.wiped === true) m.wiped = true;
-    m.values = undefined;
-    m.packed = undefined;
+    // An account's only entry as it is (PERF: no copy of its 10k slots); a second one merged, walked from its rows.
+    byAddr.set(
+      k,
+      m === undefined
+        ? c
+        : {
+            hashedAddress: c.hashedAddress,
+            slots: [...m.slots, ...c.slots],
+            wiped: m.wiped === true || c.wiped === true,
+          },
+    );
   }
-  return [...byAddr.values()]
-    .map(({ hashedAddress, slots, wiped, values, packed }) => ({ hashedAddress, slots, wiped, values, packed }))
-    .sort((a, b) => compareBytes(a.hashedAddress, b.hashedAddress));
+  return [...byAddr.values()].sort((a, b) => compareBytes(a.hashedAddress, b.hashedAddress));
 }
 
 /**

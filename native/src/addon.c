@@ -12,7 +12,8 @@
  *   evmRun(code, jumpdests, mem: Uint8Array, stack: bigint[], cfg: Int32Array, io: Float64Array): void
  *       // runs EVM code natively from io's pc/sp/gas/memSize/jump budget until an opcode it leaves
  *       // to the TS loop (interp.c); io gets the new pc, sp, gas, opcodes run and budget left
- *   sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array, rows?: boolean): Uint8Array | null
+ *   sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array, rows?: boolean, leafHashes?: boolean):
+ *     Uint8Array | null
  *       // leaf i = keys[32i..32i+32) → values[offsets[i]..offsets[i+1]), keys strictly ascending
  *       // (else null): root (32 bytes) ‖ record count (u32 LE) ‖ per branch record, in HashBuilder's
  *       // order: path length (1), path nibbles, record length (u16 BE), record (trie.c)
@@ -220,11 +221,14 @@ static napi_value js_evm_run(napi_env env, napi_callback_info info) {
 }
 
 static napi_value js_sorted_trie(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
+  size_t argc = 5;
+  napi_value argv[5];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   bool rows = false;
+  bool leaf_hashes = false;
   if (argc >= 4) CHECK(napi_get_value_bool(env, argv[3], &rows));
+  if (argc >= 5) CHECK(napi_get_value_bool(env, argv[4], &leaf_hashes));
+  if (rows && leaf_hashes) return throw_type(env, "sortedTrie: packed rows are storage leaves, never leaf-hashed");
   uint8_t *keys, *vals, *offs_raw;
   size_t keys_len, vals_len, n_offs;
   if (argc < 3 || !typed_bytes(env, argv[0], napi_uint8_array, &keys, &keys_len) ||
@@ -245,7 +249,7 @@ static napi_value js_sorted_trie(napi_env env, napi_callback_info info) {
   uint8_t root[32];
   opal_bytes_t recs = {NULL, 0, 0};
   long count = rows ? opal_sorted_trie_rows(keys, n, vals, offs, root, &recs)
-                    : opal_sorted_trie(keys, n, vals, offs, root, &recs);
+                    : opal_sorted_trie(keys, n, vals, offs, leaf_hashes ? 1 : 0, root, &recs);
   if (count < 0) {
     free(recs.buf);
     if (count == -1) {

@@ -1,8 +1,9 @@
 /*
  * A trie root from leaves in ascending key order, with the branch records the stored trie keeps: the
  * native twin of HashBuilder (src/trie/hashBuilder.ts) fed only by addLeafBytes with 32-byte keys and
- * `updates` on (its fold, encodings and masks, line for line), for a storage trie built from nothing
- * (stateRoot.ts freshStorageRoot). Nodes are hashed as they close; a 32-byte ref is 0xa0 ‖ hash.
+ * `updates` on (its fold, encodings and masks, line for line; `leafHashes` too), for a storage trie
+ * built from nothing (stateRoot.ts freshStorageRoot) or a trie rebuilt whole from its rows
+ * (rebuildFromRows). Nodes are hashed as they close; a 32-byte ref is 0xa0 ‖ hash.
  */
 #include "trie.h"
 #include <stdlib.h>
@@ -26,6 +27,10 @@ typedef struct {
   uint16_t state_masks[KEY_NIBBLES + 1];
   uint16_t tree_masks[KEY_NIBBLES + 1];
   uint16_t hash_masks[KEY_NIBBLES + 1];
+  /* Per depth: children of the branch being assembled that are leaves hanging right below it. */
+  uint16_t leaf_kids[KEY_NIBBLES + 1];
+  /* Keep hashed leaf children's hashes in the records (the account trie's layout). */
+  int leaf_hashes;
   int groups_len;
   int masks_len;
   uint8_t *node; /* encoding scratch */
@@ -133,11 +138,11 @@ static void encode_extension(builder_t *b, const uint8_t *path, int start, int e
   finish_node(b, total);
 }
 
-static void record_update(builder_t *b, const uint8_t *path, int len, uint16_t mask, int first) {
+static void record_update(builder_t *b, const uint8_t *path, int len, uint16_t mask, int first, uint16_t leaf_mask) {
   if (b->out == NULL) return; /* a root only (opal_ordered_trie_root) */
   uint16_t hash_mask = b->hash_masks[len], tree_mask = b->tree_masks[len];
   int n = __builtin_popcount(hash_mask);
-  size_t rec = 6 + 32 * (size_t)n;
+  size_t rec = 6 + 32 * (size_t)n + (leaf_mask != 0 ? 2 : 0);
   opal_bytes_t *out = b->out;
   if (!ensure(out, 1 + (size_t)len + 2 + rec)) {
     b->oom = 1;
@@ -162,6 +167,10 @@ static void record_update(builder_t *b, const uint8_t *path, int len, uint16_t m
       o += 32;
     }
     j++;
+  }
+  if (leaf_mask != 0) {
+    *o++ = (uint8_t)(leaf_mask >> 8);
+    *o++ = (uint8_t)(leaf_mask & 0xff);
   }
   out->len += 1 + (size_t)len + 2 + rec;
   b->records++;
@@ -188,9 +197,19 @@ static void encode_branch(builder_t *b, const uint8_t *path, int len) {
   o[pos] = 0x80;
   uint16_t bit = len > 0 ? (uint16_t)(1u << path[len - 1]) : 0;
   if (len > 0 && total >= 32) b->hash_masks[len - 1] |= bit;
+  uint16_t leaf_mask = 0;
+  if (b->leaf_hashes) {
+    uint16_t kids = b->leaf_kids[len] & mask;
+    for (int i = 0, j = first; i < 16; i++) {
+      if (!(mask & (1u << i))) continue;
+      if ((kids & (1u << i)) && b->stack_len[j] == SLOT) leaf_mask |= (uint16_t)(1u << i);
+      j++;
+    }
+    b->hash_masks[len] |= leaf_mask;
+  }
   if (b->tree_masks[len] != 0 || b->hash_masks[len] != 0) {
     if (len > 0) b->tree_masks[len - 1] |= bit;
-    record_update(b, path, len, mask, first);
+    record_update(b, path, len, mask, first, leaf_mask);
   }
   b->sp = first;
   finish_node(b, total);
@@ -207,13 +226,16 @@ static void fold(builder_t *b, int succ_len, int cpl_full) {
     int cpl = cpl_full < cur_len ? cpl_full : cur_len;
     int len = preceding_len > cpl ? preceding_len : cpl;
     if (b->groups_len <= len) {
-      for (int i = b->groups_len; i <= len; i++) b->state_masks[i] = 0;
+      for (int i = b->groups_len; i <= len; i++) b->state_masks[i] = b->leaf_kids[i] = 0;
       b->groups_len = len + 1;
     }
     b->state_masks[len] |= (uint16_t)(1u << cur[len]);
     if (b->masks_len < cur_len) set_masks_len(b, cur_len);
     int len_from = succ_len > 0 || preceding_exists ? len + 1 : len;
-    if (!build_extensions) encode_leaf(b, cur, len_from, cur_len);
+    if (!build_extensions) {
+      encode_leaf(b, cur, len_from, cur_len);
+      if (len_from == len + 1) b->leaf_kids[len] |= (uint16_t)(1u << cur[len]);
+    }
     if (build_extensions && len_from < cur_len) {
       if (len_from > 0) {
         uint16_t flag = (uint16_t)(1u << cur[len_from - 1]);
@@ -276,13 +298,14 @@ static builder_t *new_builder(size_t n, const uint32_t *offs, opal_bytes_t *out)
  * 55 bytes), else those bytes as they are.
  */
 static long sorted_trie(const uint8_t *keys, size_t stride, size_t n, const uint8_t *vals, const uint32_t *offs,
-                        int wrap, uint8_t root[32], opal_bytes_t *out) {
+                        int wrap, int leaf_hashes, uint8_t root[32], opal_bytes_t *out) {
   for (size_t i = 1; i < n; i++) {
     if (memcmp(keys + stride * (i - 1), keys + stride * i, 32) >= 0) return -1;
   }
   builder_t *b = new_builder(n, offs, out);
   if (b == NULL) return -2;
   b->key_len = KEY_NIBBLES;
+  b->leaf_hashes = leaf_hashes;
   uint8_t next[KEY_NIBBLES];
   uint8_t wrapped[64];
   for (size_t i = 0; i < n && !b->oom; i++) {
@@ -321,14 +344,14 @@ static long sorted_trie(const uint8_t *keys, size_t stride, size_t n, const uint
   return oom ? -2 : records;
 }
 
-long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
-                      opal_bytes_t *out) {
-  return sorted_trie(keys, 32, n, vals, offs, 0, root, out);
+long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, int leaf_hashes,
+                      uint8_t root[32], opal_bytes_t *out) {
+  return sorted_trie(keys, 32, n, vals, offs, 0, leaf_hashes, root, out);
 }
 
 long opal_sorted_trie_rows(const uint8_t *rows, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
                            opal_bytes_t *out) {
-  return sorted_trie(rows + 32, 64, n, vals, offs, 1, root, out);
+  return sorted_trie(rows + 32, 64, n, vals, offs, 1, 0, root, out);
 }
 
 /* The nibbles of rlp(i) into nib; returns how many (2 per byte). */

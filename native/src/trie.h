@@ -14,11 +14,12 @@ typedef struct {
  * Leaf i has key keys[32i .. 32i+32) and value vals[offs[i] .. offs[i+1]); keys strictly ascending.
  * Writes the root to root[0..32) and appends each storable branch (HashBuilder's `updates`, in its
  * order) to out as: path length (1 byte), the path's nibbles, record length (2 bytes BE), the record
- * (branchNodeCompact.ts). Returns the number of records, -1 when the keys are not strictly ascending,
- * -2 when out of memory.
+ * (branchNodeCompact.ts; with `leaf_hashes`, the hashed leaf children's hashes and the leaf mask
+ * too: the account trie's layout). Returns the number of records, -1 when the keys are not strictly
+ * ascending, -2 when out of memory.
  */
-long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, uint8_t root[32],
-                      opal_bytes_t *out);
+long opal_sorted_trie(const uint8_t *keys, size_t n, const uint8_t *vals, const uint32_t *offs, int leaf_hashes,
+                      uint8_t root[32], opal_bytes_t *out);
 /*
  * opal_sorted_trie of a new contract's packed storage rows: row i is 64 bytes (hashed address ‖ the
  * leaf's key), its value the raw storage word vals[offs[i]..offs[i+1]) (1..55 bytes), which the

@@ -27,9 +27,16 @@ export interface NativeBinding {
    * length, path nibbles, length (u16 BE) and bytes, in HashBuilder's order (native/src/trie.c;
    * its twin is trie/sortedTrie.ts `sortedTriePure`). With `rows`, `keys` holds 64 bytes a leaf (the
    * key is the second half) and each value is a storage word the leaf holds RLP-encoded
-   * (`sortedTrieRowsPure`).
+   * (`sortedTrieRowsPure`). With `leafHashes` (not with `rows`), the records keep hashed leaf
+   * children too (the account trie's layout, branchNodeCompact.ts).
    */
-  sortedTrie(keys: Uint8Array, values: Uint8Array, offsets: Uint32Array, rows?: boolean): Uint8Array | null;
+  sortedTrie(
+    keys: Uint8Array,
+    values: Uint8Array,
+    offsets: Uint32Array,
+    rows?: boolean,
+    leafHashes?: boolean,
+  ): Uint8Array | null;
   /**
    * Writes to `out[0..32)` the root of the trie keyed by rlp(i) whose leaf i is
    * `values[offsets[i]..offsets[i+1])`: a block's transactions, receipts or withdrawals root

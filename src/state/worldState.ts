@@ -544,6 +544,8 @@ export class WorldState {
     const batch = new WriteBatch();
     const accounts: Uint8Array[] = [];
     const storage: StorageChange[] = [];
+    /** Accounts that get a row and had none (StateChangeset.created). */
+    const created: Uint8Array[] = [];
     const fresh = this.freshRowsBuffers(freshRowsMin);
     for (const a of this.accounts.values()) {
       const slotsDirty = a.dirtySlots !== null && a.dirtySlots.size > 0;
@@ -629,7 +631,10 @@ export class WorldState {
         const row = encodeRlp([uintToRlpBytes(a.nonce), uintToRlpBytes(a.balance), a.storageRoot, a.codeHash]);
         // An account the reader had no row for gets a new one: undone by a delete, unread.
         if (a.stored) batch.put("hashedAccounts", h, row);
-        else batch.insert("hashedAccounts", h, row);
+        else {
+          batch.insert("hashedAccounts", h, row);
+          created.push(h);
+        }
         a.stored = true;
       }
       a.dirty = false;
@@ -653,7 +658,7 @@ export class WorldState {
         },
       };
     }
-    return { batch, changeset: { accounts, storage }, freshRows };
+    return { batch, changeset: { accounts, storage, created }, freshRows };
   }
 
   /**

@@ -45,6 +45,11 @@ export interface HashBuilderOptions {
    * embedded branches) into this cache (bottomCache.ts).
    */
   bottoms?: BottomCache | null;
+  /**
+   * Keep the hashes of hashed leaf children in the records too (hashMask and leafMask, see
+   * branchNodeCompact.ts): the account trie's layout.
+   */
+  leafHashes?: boolean;
 }
 
 /** A bottom branch waiting for its hash (the next flush) before it goes into the cache. */
@@ -99,10 +104,11 @@ export class HashBuilder {
   private readonly refHash = new Uint8Array(32);
   private refInTree = false;
   /**
-   * The current item is given by its ref (addLeafRef, addNodeRef): `heldRef[0..heldRefLen)`, for a
-   * leaf (`refHasKey`) with key `leafRefKey`.
+   * The current item is given by its ref (addLeafRef, addLeafHashRef, addNodeRef):
+   * `heldRef[0..heldRefLen)`, for a leaf (`refLeaf`), with key `leafRefKey` when `refHasKey`.
    */
   private refHeld = false;
+  private refLeaf = false;
   private refHasKey = false;
   private readonly heldRef = new Uint8Array(SLOT);
   private heldRefLen = 0;
@@ -137,20 +143,25 @@ export class HashBuilder {
   private readonly bottoms: BottomCache | null;
 
   private scratchKey = new Uint8Array(64);
+  private readonly hashRef = new Uint8Array(SLOT);
   private updates: BranchUpdate[] | null;
   private arena: Uint8Array | null = null;
   private arenaPos = 0;
   private readonly retainer: ProofRetainer | null;
+  private readonly leafHashes: boolean;
 
   constructor(opts: HashBuilderOptions = {}) {
     this.updates = opts.updates === true ? [] : null;
     this.retainer = opts.retainer ?? null;
     this.bottoms = opts.bottoms ?? null;
+    this.leafHashes = opts.leafHashes === true;
   }
 
   /** The options a pool files this builder under; null for one with a retainer (not pooled). */
-  poolKind(): { updates: boolean; bottoms: BottomCache | null } | null {
-    return this.retainer === null ? { updates: this.updates !== null, bottoms: this.bottoms } : null;
+  poolKind(): PoolKind | null {
+    return this.retainer === null
+      ? { updates: this.updates !== null, bottoms: this.bottoms, leafHashes: this.leafHashes }
+      : null;
   }
 
   /** Clears all state for another run (keeps buffers and options). */
@@ -237,8 +248,19 @@ export class HashBuilder {
     key: Uint8Array,
     kFrom: number,
   ): void {
-    this.addHeldRef(path, len, ref, from, refLen, true);
+    this.addHeldRef(path, len, ref, from, refLen, true, true);
     copyBytes(key, kFrom, 32, this.leafRefKey, 0);
+  }
+
+  /**
+   * Adds an unchanged leaf at `path[0..len)` by the hash its branch's record keeps
+   * (`hash[from..from+32)`), its key unknown. Like addLeafRef, the branch it hangs from must stay.
+   */
+  addLeafHashRef(path: Uint8Array, len: number, hash: Uint8Array, from: number): void {
+    const ref = this.hashRef;
+    ref[0] = 0xa0;
+    copyBytes(hash, from, 32, ref, 1);
+    this.addHeldRef(path, len, ref, 0, SLOT, true, false);
   }
 
   /**
@@ -247,17 +269,18 @@ export class HashBuilder {
    * mask bit). Like addLeafRef, it must hang right below a branch that stays, with its node unchanged.
    */
   addNodeRef(path: Uint8Array, len: number, ref: Uint8Array, from: number, refLen: number, inTree: boolean): void {
-    this.addHeldRef(path, len, ref, from, refLen, false);
+    this.addHeldRef(path, len, ref, from, refLen, false, false);
     this.refInTree = inTree;
   }
 
-  /** The item at `path[0..len)` given by its ref (addLeafRef, addNodeRef); a leaf `hasKey`. */
+  /** The item at `path[0..len)` given by its ref; a leaf when `leaf`, its key given when `hasKey`. */
   private addHeldRef(
     path: Uint8Array,
     len: number,
     ref: Uint8Array,
     from: number,
     refLen: number,
+    leaf: boolean,
     hasKey: boolean,
   ): void {
     if (len === 0 || refLen === 0 || refLen > SLOT) throw new TrieError("BAD_INPUT", "HashBuilder: bad held ref");
@@ -265,6 +288,7 @@ export class HashBuilder {
     this.copyKey(path, len);
     this.leafValue = null;
     this.refHeld = true;
+    this.refLeaf = leaf;
     this.refHasKey = hasKey;
     copyBytes(ref, from, refLen, this.heldRef, 0);
     this.heldRefLen = refLen;
@@ -468,7 +492,7 @@ export class HashBuilder {
         } else if (this.refHeld) {
           if (lenFrom !== curLen) throw new TrieError("BAD_INPUT", "HashBuilder: a held ref whose branch collapsed");
           this.pushHeldRef();
-          if (this.refHasKey) this.leafKids[len] |= 1 << cur[len];
+          if (this.refLeaf) this.leafKids[len] |= 1 << cur[len];
           else if (this.refInTree) this.treeMasks[len] |= 1 << cur[len];
         } else {
           this.pushHashRef(this.refHash, 0);
@@ -650,9 +674,20 @@ export class HashBuilder {
     // rebuilt from its leaves, which are then embedded too).
     const bit = len > 0 ? 1 << path[len - 1] : 0;
     if (len > 0 && total >= 32) this.hashMasks[len - 1] |= bit;
+    // Its hashed leaf children, whose hashes the record keeps too (account trie).
+    let leafMask = 0;
+    if (this.leafHashes) {
+      const kids = this.leafKids[len] & mask;
+      for (let i = 0, j = first; i < 16; i++) {
+        if (!(mask & (1 << i))) continue;
+        if (kids & (1 << i) && this.stackLens[j] === SLOT) leafMask |= 1 << i;
+        j++;
+      }
+      this.hashMasks[len] |= leafMask;
+    }
     if (this.treeMasks[len] !== 0 || this.hashMasks[len] !== 0) {
       if (len > 0) this.treeMasks[len - 1] |= bit;
-      if (this.updates !== null) this.recordUpdate(path, len, mask, first);
+      if (this.updates !== null) this.recordUpdate(path, len, mask, first, leafMask);
     }
     // The root branch too (len 0): its hash is the trie's root, which the next walk is given.
     const bottom = this.bottoms !== null && total >= 32 ? this.bottomOf(path, len, mask, first) : null;
@@ -661,12 +696,12 @@ export class HashBuilder {
     if (bottom !== null) this.pendBottoms[this.pendCount - 1] = bottom;
   }
 
-  private recordUpdate(path: Uint8Array, len: number, mask: number, first: number): void {
+  private recordUpdate(path: Uint8Array, len: number, mask: number, first: number, leafMask: number): void {
     const hashMask = this.hashMasks[len];
     const treeMask = this.treeMasks[len];
     let n = 0;
     for (let m = hashMask; m !== 0; m &= m - 1) n++;
-    const size = 6 + 32 * n;
+    const size = 6 + 32 * n + (leafMask !== 0 ? 2 : 0);
     let arena = this.arena;
     if (arena === null || this.arenaPos + size > arena.length) {
       arena = this.arena = new Uint8Array(ARENA_BYTES);
@@ -693,9 +728,13 @@ export class HashBuilder {
       }
       j++;
     }
+    if (leafMask !== 0) {
+      arena[h] = leafMask >> 8;
+      arena[h + 1] = leafMask & 0xff;
+    }
     this.updates!.push({
       path: path.slice(0, len),
-      node: { stateMask: mask, treeMask, hashMask, hashes: record.subarray(6) },
+      node: { stateMask: mask, treeMask, hashMask, leafMask, hashes: record.subarray(6, 6 + 32 * n) },
       record,
     });
   }
@@ -708,12 +747,23 @@ export class HashBuilder {
  * roots, the account trie, each changed storage trie). At most POOLED_PER_KIND wait per kind.
  */
 const POOLED_PER_KIND = 4;
-const spares: { updates: boolean; bottoms: BottomCache | null; free: HashBuilder[] }[] = [];
 
-function sparesOf(updates: boolean, bottoms: BottomCache | null): HashBuilder[] {
-  for (const s of spares) if (s.updates === updates && s.bottoms === bottoms) return s.free;
+/** The options that tell pooled builders apart. */
+interface PoolKind {
+  readonly updates: boolean;
+  readonly bottoms: BottomCache | null;
+  readonly leafHashes: boolean;
+}
+
+const spares: { kind: PoolKind; free: HashBuilder[] }[] = [];
+
+function sparesOf(kind: PoolKind): HashBuilder[] {
+  for (const s of spares) {
+    const k = s.kind;
+    if (k.updates === kind.updates && k.bottoms === kind.bottoms && k.leafHashes === kind.leafHashes) return s.free;
+  }
   const free: HashBuilder[] = [];
-  spares.push({ updates, bottoms, free });
+  spares.push({ kind, free });
   return free;
 }
 
@@ -721,8 +771,14 @@ function sparesOf(updates: boolean, bottoms: BottomCache | null): HashBuilder[] 
  * A builder with these options, empty: a pooled one reset, else a new one. Hand it back with
  * `releaseHashBuilder` once its root and updates are taken (one that threw may just be dropped).
  */
-export function borrowHashBuilder(opts: { updates?: boolean; bottoms?: BottomCache | null } = {}): HashBuilder {
-  const hb = sparesOf(opts.updates === true, opts.bottoms ?? null).pop();
+export function borrowHashBuilder(
+  opts: { updates?: boolean; bottoms?: BottomCache | null; leafHashes?: boolean } = {},
+): HashBuilder {
+  const hb = sparesOf({
+    updates: opts.updates === true,
+    bottoms: opts.bottoms ?? null,
+    leafHashes: opts.leafHashes === true,
+  }).pop();
   if (hb === undefined) return new HashBuilder(opts);
   hb.reset();
   return hb;
@@ -732,6 +788,6 @@ export function borrowHashBuilder(opts: { updates?: boolean; bottoms?: BottomCac
 export function releaseHashBuilder(hb: HashBuilder): void {
   const kind = hb.poolKind();
   if (kind === null) return;
-  const free = sparesOf(kind.updates, kind.bottoms);
+  const free = sparesOf(kind);
   if (free.length < POOLED_PER_KIND) free.push(hb);
 }

@@ -7,6 +7,7 @@
  * updates in the same order (test/unit/trie/sortedTrie.test.ts).
  */
 import { native } from "../native/load.js";
+import { decodeBranchNodeCompact } from "./branchNodeCompact.js";
 import { TrieError } from "./errors.js";
 import { type BranchUpdate, borrowHashBuilder, releaseHashBuilder } from "./hashBuilder.js";
 
@@ -32,11 +33,14 @@ function checkShape(leaves: SortedLeaves): number {
   return n;
 }
 
-/** The pure-TS twin: HashBuilder with updates. Throws UNSORTED_KEYS unless keys strictly ascend. */
-export function sortedTriePure(leaves: SortedLeaves): SortedTrie {
+/**
+ * The pure-TS twin: HashBuilder with updates. Throws UNSORTED_KEYS unless keys strictly ascend.
+ * `leafHashes`: the records keep hashed leaf children too (the account trie's layout).
+ */
+export function sortedTriePure(leaves: SortedLeaves, leafHashes = false): SortedTrie {
   const n = checkShape(leaves);
   const { keys, values, offsets } = leaves;
-  const hb = borrowHashBuilder({ updates: true });
+  const hb = borrowHashBuilder({ updates: true, leafHashes });
   for (let i = 0; i < n; i++) hb.addLeafBytes(keys, values, 32 * i, 32 * i + 32, offsets[i], offsets[i + 1]);
   const root = hb.root();
   const updates = hb.takeUpdates();
@@ -45,12 +49,12 @@ export function sortedTriePure(leaves: SortedLeaves): SortedTrie {
 }
 
 /** Through the addon (which must be loaded): its packed answer read into updates. */
-export function sortedTrieNative(leaves: SortedLeaves): SortedTrie {
+export function sortedTrieNative(leaves: SortedLeaves, leafHashes = false): SortedTrie {
   const n = checkShape(leaves);
   if (native === null) throw new TrieError("BAD_INPUT", "sortedTrieNative: the addon is not loaded");
   const { keys, values, offsets } = leaves;
   if (n > 0 && offsets[n]! > values.length) throw new TrieError("BAD_INPUT", "sortedTrie: offsets past the values");
-  return readAnswer(native.sortedTrie(keys, values, offsets));
+  return readAnswer(native.sortedTrie(keys, values, offsets, false, leafHashes));
 }
 
 /**
@@ -123,22 +127,14 @@ function readAnswer(out: Uint8Array | null): SortedTrie {
     const recLen = (out[pos]! << 8) | out[pos + 1]!;
     const record = out.subarray(pos + 2, pos + 2 + recLen);
     pos += 2 + recLen;
-    updates[i] = {
-      path,
-      node: {
-        stateMask: (record[0]! << 8) | record[1]!,
-        treeMask: (record[2]! << 8) | record[3]!,
-        hashMask: (record[4]! << 8) | record[5]!,
-        hashes: record.subarray(6),
-      },
-      record,
-    };
+    updates[i] = { path, node: decodeBranchNodeCompact(record), record };
   }
   return { root: out.slice(0, 32), updates };
 }
 
 /** Root and branch records of the trie of `leaves` (keys strictly ascending, else UNSORTED_KEYS). */
-export const sortedTrie: (leaves: SortedLeaves) => SortedTrie = native === null ? sortedTriePure : sortedTrieNative;
+export const sortedTrie: (leaves: SortedLeaves, leafHashes?: boolean) => SortedTrie =
+  native === null ? sortedTriePure : sortedTrieNative;
 
 /** `sortedTrie` of a new contract's packed rows (keys strictly ascending, else UNSORTED_KEYS). */
 export const sortedTrieRows: (rows: SortedRows) => SortedTrie =

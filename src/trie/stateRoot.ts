@@ -59,6 +59,13 @@ export interface StateChangeset {
   /** keccak(address) of every hashedAccounts row written or deleted. */
   readonly accounts: readonly Uint8Array[];
   readonly storage?: readonly StorageChange[];
+  /**
+   * keccak(address) of every account among the changed ones (`accounts` and `storage`) that had no
+   * hashedAccounts row before the changes, when the caller knows (WorldState.commitBlock): then
+   * every other changed account had one, and the account walk reads a changed account whose
+   * bottom branch keeps its leaf's hash by exact key (TrieWalkerOptions.created). Absent: unknown.
+   */
+  readonly created?: readonly Uint8Array[];
 }
 
 export type StateRootStats = TrieWalkStats;
@@ -183,7 +190,7 @@ function rebuildFromRows(
     values.push(v);
   }
   const { packed, offsets } = packItems(values);
-  const trie = sortedTrie({ keys: keys.subarray(0, 32 * values.length), values: packed, offsets });
+  const trie = sortedTrie({ keys: keys.subarray(0, 32 * values.length), values: packed, offsets }, !view.storage);
   replaceStoredTrie(kv, view, trie.updates, batch, stats, nodeCursor);
   stats.rebuilds++;
   return trie.root;
@@ -215,7 +222,12 @@ function updateTrie(
   leafValue: (key: Uint8Array, raw: Uint8Array) => Uint8Array | null,
   rebuild: boolean,
   stats: StateRootStats,
-  walk: { leafCursor?: KvCursor; nodeCursor?: KvCursor; rootHash?: Uint8Array | null } = {},
+  walk: {
+    leafCursor?: KvCursor;
+    nodeCursor?: KvCursor;
+    rootHash?: Uint8Array | null;
+    created?: Uint8Array | null;
+  } = {},
 ): Uint8Array {
   if (!rebuild && changed.length >= REBUILD.minKeys) {
     const limit = changed.length * REBUILD.rowsPerKey;
@@ -223,7 +235,7 @@ function updateTrie(
     if (root !== null) return root;
   }
   const bottoms = process.env.OPAL_NO_BOTTOMS === "1" ? null : STATE_ROOT_BOTTOMS;
-  const hb = borrowHashBuilder({ updates: true, bottoms });
+  const hb = borrowHashBuilder({ updates: true, bottoms, leafHashes: !view.storage });
   const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, bottoms, ...walk });
   walker.run();
   const root = hb.root();
@@ -430,6 +442,7 @@ export function updateStateRoot(
     };
     const root = updateTrie(kv, ACCOUNT_TRIE_VIEW, changed, batch, leafValue, false, stats, {
       rootHash: opts.parentRoot ?? null,
+      created: createdFlags(changed, changes.created),
     });
     for (let i = 0; i < changed.length; i++) {
       if (seen[i] === 0 && !dropped.has(bytesKey(changed[i]!))) dropStorage(changed[i]!);
@@ -439,6 +452,17 @@ export function updateStateRoot(
     open.leaves?.close();
     open.nodes?.close();
   }
+}
+
+/** TrieWalkerOptions.created for `changed` from a changeset's `created` list (null: not given). */
+function createdFlags(changed: readonly Uint8Array[], created: readonly Uint8Array[] | undefined): Uint8Array | null {
+  if (created === undefined) return null;
+  const flags = new Uint8Array(changed.length);
+  if (created.length === 0) return flags;
+  const fresh = new Set<string>();
+  for (const h of created) fresh.add(bytesKey(h));
+  for (let i = 0; i < changed.length; i++) if (fresh.has(bytesKey(changed[i]!))) flags[i] = 1;
+  return flags;
 }
 
 /**
@@ -454,7 +478,7 @@ export function computeStateRoot(kv: KvReader): StateRootResult {
   for (const [k, v] of kv.iterate("storageTrie")) oldStorageNodes.set(bytesKey(k), v);
   const keptStorage = new Set<string>();
 
-  const accounts = new HashBuilder({ updates: true });
+  const accounts = new HashBuilder({ updates: true, leafHashes: true });
   const slots = new HashBuilder({ updates: true });
   // Cursors rather than `iterate`: no [key, value] tuple per row, and scan-sized native reads.
   const accountRows = kv.cursor("hashedAccounts", SCAN);

@@ -13,9 +13,11 @@
  * seeks of ~3 µs instead of 5.8k new iterators of ~15 µs). The same walk with "changed" = proof
  * targets and a ProofRetainer produces proofs.
  *
- * Why refs stay valid when branches collapse: a kept hash always names a branch node sitting exactly
- * at its path (branchNodeCompact.ts), and an unchanged subtrie keeps its branch at that path, so the
- * builder may hang it under whatever branch or extension the new trie has above it.
+ * Why refs stay valid when branches collapse: a kept branch hash always names a branch node sitting
+ * exactly at its path (branchNodeCompact.ts), and an unchanged subtrie keeps its branch at that path,
+ * so the builder may hang it under whatever branch or extension the new trie has above it. A kept
+ * leaf hash (the account trie's records) is used only under a branch that keeps two unchanged
+ * children, so stays where it is; otherwise the leaf is read.
  */
 import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
 import { getManyShared, getShared, type KvCursor, type KvReader } from "../storage/kv.js";
@@ -54,6 +56,13 @@ export interface TrieWalkerOptions {
    * trusted by its hash.
    */
   rootHash?: Uint8Array | null;
+  /**
+   * Per changed key (same index): 1 when it had no row before the changes, 0 when it had one. A
+   * changed child that was a leaf by the record (leafMask) and holds a changed key that had a row
+   * held exactly that key, so the keys under it now are the changed ones still present: read by
+   * exact key instead of the child's range. Absent: not known, the range is read.
+   */
+  created?: Uint8Array | null;
 }
 
 /** Compares the nibble prefix of a 32-byte key with `path[0..len)`: <0 before, 0 inside, >0 after. */
@@ -88,6 +97,12 @@ export class TrieWalker {
   private nodeCursor: KvCursor | null;
   private readonly bottoms: BottomCache | null;
   private readonly rootHash: Uint8Array | null;
+  private readonly created: Uint8Array | null;
+  /**
+   * With `created`: every changed key's row now (undefined: none), read in one getMany before the
+   * walk, for the children read by exact key (`known`).
+   */
+  private changedRows: (Uint8Array | undefined)[] | null = null;
   /**
    * Leaf rows read ahead for the branch whose children are being emitted (`branch`), so that its
    * children's leaf ranges cost one seek between them instead of one each. `winDepth` is that
@@ -124,6 +139,10 @@ export class TrieWalker {
     this.nodeCursor = opts.nodeCursor ?? null;
     this.bottoms = opts.bottoms ?? null;
     this.rootHash = opts.rootHash ?? null;
+    this.created = opts.created ?? null;
+    if (this.created !== null && this.created.length !== changed.length) {
+      throw new TrieError("BAD_INPUT", "TrieWalker: one created flag per changed key");
+    }
   }
 
   /** Feeds the whole trie into the builder; call `builder.root()` afterwards. */
@@ -133,9 +152,18 @@ export class TrieWalker {
     try {
       if (!this.ignoreStored && this.cachedRoot()) return;
       if (!this.ignoreStored && this.changed.length >= PREFETCH_MIN_KEYS) this.prefetchNodes();
+      if (!this.ignoreStored && this.created !== null && this.changed.length > 0) {
+        const view = this.view;
+        this.changedRows = getManyShared(
+          this.kv,
+          view.leafTable,
+          this.changed.map((k) => leafKey(view, k)),
+        );
+      }
       this.subtrie(0, 0, this.changed.length, undefined, this.rootHash ?? undefined);
     } finally {
       this.prefetched = null;
+      this.changedRows = null;
       if (ownLeaf && this.leafCursor !== null) this.leafCursor.close();
       if (ownNode && this.nodeCursor !== null) this.nodeCursor.close();
       if (ownLeaf) this.leafCursor = null;
@@ -258,30 +286,31 @@ export class TrieWalker {
     const path = this.path;
     const ends = this.ends;
     const e0 = 16 * bLen;
-    // Refs of leaves and extensions need the branch to stay where it is: two unchanged children
-    // guarantee it.
+    // Refs of leaves and extensions need the branch to stay where it is: two children that keep a
+    // key guarantee it (unchanged ones, and changed ones where a changed key has a row now).
     let cached: BottomBranch | undefined;
-    let refsOk = false;
-    if (hash !== null && this.bottoms !== null) {
-      // (a lookup is worth it for an unchanged child the record names by no hash: a leaf, or an
-      // extension, whose subtrie would be read; and for a changed leaf: the key it had is read by
-      // exact key with the changes, instead of its range).
-      let unchanged = 0;
-      let leafish = 0;
-      let changedPlain = 0;
-      const plain = node.stateMask & ~node.hashMask & ~node.treeMask;
-      const unnamed = node.stateMask & ~node.hashMask;
-      for (let n = 0, i = lo; n < 16; n++) {
-        if (ends[e0 + n] === i) {
-          if ((node.stateMask >> n) & 1) unchanged++;
-          leafish |= unnamed & (1 << n);
-        } else {
-          changedPlain |= plain & (1 << n);
-        }
-        i = ends[e0 + n];
+    let unchanged = 0;
+    let kept = 0;
+    let leafish = 0;
+    let changedPlain = 0;
+    const plain = node.stateMask & ~node.hashMask & ~node.treeMask;
+    const unnamed = node.stateMask & ~node.hashMask;
+    for (let n = 0, i = lo; n < 16; n++) {
+      if (ends[e0 + n] === i) {
+        if ((node.stateMask >> n) & 1) unchanged++;
+        leafish |= unnamed & (1 << n);
+      } else {
+        changedPlain |= plain & (1 << n);
+        if (this.keepsKey(i, ends[e0 + n])) kept++;
       }
-      refsOk = unchanged >= 2;
-      if ((refsOk && leafish !== 0) || changedPlain !== 0) cached = this.bottoms.take(path, bLen, hash, hashAt);
+      i = ends[e0 + n];
+    }
+    const refsOk = unchanged + kept >= 2;
+    // (a cache lookup is worth it for an unchanged child the record names by no hash: a leaf, or an
+    // extension, whose subtrie would be read; and for a changed leaf: the key it had is read by
+    // exact key with the changes, instead of its range).
+    if (hash !== null && this.bottoms !== null && ((refsOk && leafish !== 0) || changedPlain !== 0)) {
+      cached = this.bottoms.take(path, bLen, hash, hashAt);
     }
     let d = 0;
     let i = lo;
@@ -294,7 +323,14 @@ export class TrieWalker {
       const inTree = (node.treeMask & bit) !== 0;
       if (i === j) {
         if (present) {
-          if (node.hashMask & bit) {
+          if (node.leafMask & bit) {
+            if (refsOk) {
+              this.builder.addLeafHashRef(path, cLen, node.hashes, hashOffset(node, n));
+              this.leafRefs++;
+            } else {
+              this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
+            }
+          } else if (node.hashMask & bit) {
             const off = hashOffset(node, n);
             this.builder.addBranchRef(path, node.hashes.subarray(off, off + 32), inTree, cLen);
             this.refsAdded++;
@@ -306,7 +342,10 @@ export class TrieWalker {
             this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
           }
         }
-      } else if (present && !inTree && this.bottoms !== null && (node.hashMask & bit) !== 0) {
+      } else if (present && (node.leafMask & bit) !== 0 && this.hadRow(i, j)) {
+        // The child was one leaf, and a changed key here had a row: that key was the leaf.
+        this.known(i, j);
+      } else if (present && !inTree && this.bottoms !== null && (node.hashMask & ~node.leafMask & bit) !== 0) {
         const e = this.bottoms.take(path, cLen, node.hashes, hashOffset(node, n));
         if (e === undefined || !allHeld(e)) {
           this.leaves(leafLower(this.view, path, cLen), leafUpper(this.view, path, cLen));
@@ -416,6 +455,34 @@ export class TrieWalker {
       this.builder.addNodeRef(this.path, cLen, d, at + 1, d[at], inTree);
       this.nodeRefs++;
     }
+  }
+
+  /** Whether one of changed[lo..hi) is known to have a row now (so the child holding them stays). */
+  private keepsKey(lo: number, hi: number): boolean {
+    const rows = this.changedRows;
+    if (rows === null) return false;
+    for (let k = lo; k < hi; k++) if (rows[k] !== undefined) return true;
+    return false;
+  }
+
+  /** Emits changed[lo..hi) that have a row now, from the rows read before the walk. */
+  private known(lo: number, hi: number): void {
+    const rows = this.changedRows!;
+    for (let k = lo; k < hi; k++) {
+      const raw = rows[k];
+      this.leavesRead++;
+      if (raw === undefined) continue;
+      const v = this.leafValue(this.changed[k]!, raw);
+      if (v !== null) this.builder.addLeafBytes(this.changed[k]!, v);
+    }
+  }
+
+  /** Whether one of changed[lo..hi) is known to have had a row before the changes. */
+  private hadRow(lo: number, hi: number): boolean {
+    const created = this.created;
+    if (created === null) return false;
+    for (let k = lo; k < hi; k++) if (created[k] === 0) return true;
+    return false;
   }
 
   /** Appends changed[lo..hi) and `old` (when not among them) in ascending order, each tagged `tag`. */

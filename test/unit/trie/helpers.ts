@@ -182,6 +182,7 @@ export function randomChangeset(rng: Rng, model: StateModel, kv: KvStore): State
   const batch = new WriteBatch();
   const accounts: Uint8Array[] = [];
   const storage: StorageChange[] = [];
+  const before = new Set(model.accounts.keys());
   const n = 1 + rng.int(8);
   for (let i = 0; i < n; i++) {
     const existing = [...model.accounts.values()];
@@ -234,5 +235,7 @@ export function randomChangeset(rng: Rng, model: StateModel, kv: KvStore): State
     }
   }
   kv.write(batch);
-  return { accounts, storage };
+  // StateChangeset.created: the changed accounts that had no row before.
+  const created = [...accounts, ...storage.map((sc) => sc.hashedAddress)].filter((k) => !before.has(bytesKey(k)));
+  return { accounts, storage, created };
 }

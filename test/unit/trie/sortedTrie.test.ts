@@ -88,6 +88,29 @@ describe("trie/sortedTrie: native vs HashBuilder", function () {
     assert.ok(records > 500, `the cases stored branch records (${records})`);
   });
 
+  it("with leaf hashes (the account trie's records): equal, same roots, every hashed leaf child kept", () => {
+    const rng = new Rng(0x1eaf);
+    let leafKept = 0;
+    for (const n of [2, 3, 17, 100, 1000]) {
+      for (let round = 0; round < 4; round++) {
+        const { leaves } = randomLeaves(rng, n);
+        const plain = sortedTriePure(leaves);
+        const pure = sortedTriePure(leaves, true);
+        assert.deepEqual(pure.root, plain.root, "the root does not depend on what is stored");
+        assert.ok(pure.updates.length >= plain.updates.length);
+        for (const u of pure.updates) {
+          // A leaf bit only on a child that is not a stored branch, its hash among the record's.
+          assert.equal(u.node.leafMask & u.node.treeMask, 0);
+          assert.equal(u.node.leafMask & ~u.node.hashMask, 0);
+          for (let m = u.node.leafMask; m !== 0; m &= m - 1) leafKept++;
+        }
+        if (native === null) continue; // OPAL_NATIVE=0: no native side to compare
+        assert.deepEqual(summary(sortedTrieNative(leaves, true)), summary(pure), `n=${n} round=${round}`);
+      }
+    }
+    assert.ok(leafKept > 1000, `leaf hashes kept: ${leafKept}`);
+  });
+
   it("equal where bottom branches of tiny leaves sit around the 32-byte embedding bound", function () {
     if (native === null) this.skip(); // reason: compares the addon with its twin; nothing to compare without it
     const rng = new Rng(32);

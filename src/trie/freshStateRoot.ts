@@ -80,7 +80,7 @@ export function buildFreshStateRoot(kv: KvStore, opts: FreshStateRootOptions = {
     batch = new WriteBatch();
     opts.onProgress?.(accounts, slots);
   };
-  const accountBuilder = new HashBuilder({ updates: true, leafHashes: true });
+  const accountBuilder = new HashBuilder({ updates: true, leafHashes: ACCOUNT_TRIE_VIEW.leafHashes });
   const slotBuilder = new HashBuilder({ updates: true });
   // Writes land in tables the cursors do not read, apart from an account row rewritten with its
   // storage root after the cursor passed it; whether a cursor sees that or not, it reads on.

@@ -190,7 +190,7 @@ function rebuildFromRows(
     values.push(v);
   }
   const { packed, offsets } = packItems(values);
-  const trie = sortedTrie({ keys: keys.subarray(0, 32 * values.length), values: packed, offsets }, !view.storage);
+  const trie = sortedTrie({ keys: keys.subarray(0, 32 * values.length), values: packed, offsets }, view.leafHashes);
   replaceStoredTrie(kv, view, trie.updates, batch, stats, nodeCursor);
   stats.rebuilds++;
   return trie.root;
@@ -235,7 +235,7 @@ function updateTrie(
     if (root !== null) return root;
   }
   const bottoms = process.env.OPAL_NO_BOTTOMS === "1" ? null : STATE_ROOT_BOTTOMS;
-  const hb = borrowHashBuilder({ updates: true, bottoms, leafHashes: !view.storage });
+  const hb = borrowHashBuilder({ updates: true, bottoms, leafHashes: view.leafHashes });
   const walker = new TrieWalker(kv, view, changed, hb, leafValue, { ignoreStored: rebuild, bottoms, ...walk });
   walker.run();
   const root = hb.root();
@@ -478,7 +478,7 @@ export function computeStateRoot(kv: KvReader): StateRootResult {
   for (const [k, v] of kv.iterate("storageTrie")) oldStorageNodes.set(bytesKey(k), v);
   const keptStorage = new Set<string>();
 
-  const accounts = new HashBuilder({ updates: true, leafHashes: true });
+  const accounts = new HashBuilder({ updates: true, leafHashes: ACCOUNT_TRIE_VIEW.leafHashes });
   const slots = new HashBuilder({ updates: true });
   // Cursors rather than `iterate`: no [key, value] tuple per row, and scan-sized native reads.
   const accountRows = kv.cursor("hashedAccounts", SCAN);

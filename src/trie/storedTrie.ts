@@ -19,6 +19,11 @@ export interface TrieView {
   readonly nodePrefix: Uint8Array;
   /** Storage leaves hold minimal big-endian words and the trie holds rlp(word); accounts hold RLP as is. */
   readonly storage: boolean;
+  /**
+   * Its records keep their hashed leaf children's hashes too (branchNodeCompact.ts `leafMask`): the
+   * account trie. Then every branch with a hashed leaf child has a record, the root included.
+   */
+  readonly leafHashes: boolean;
 }
 
 const NONE = new Uint8Array(0);
@@ -29,6 +34,7 @@ export const ACCOUNT_TRIE_VIEW: TrieView = Object.freeze({
   nodeTable: "accountTrie",
   nodePrefix: NONE,
   storage: false,
+  leafHashes: true,
 });
 
 export function storageTrieView(hashedAddress: Uint8Array): TrieView {
@@ -38,6 +44,7 @@ export function storageTrieView(hashedAddress: Uint8Array): TrieView {
     nodeTable: "storageTrie",
     nodePrefix: hashedAddress,
     storage: true,
+    leafHashes: false,
   };
 }
 

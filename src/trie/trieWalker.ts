@@ -51,9 +51,9 @@ export interface TrieWalkerOptions {
    * The node hash of the trie's root before the changes (the root the stored branches and the flat
    * rows other than the changed ones belong to: the parent's state root, an account's old storage
    * root). With `bottoms`, the branch at the root is looked up in the cache like any branch whose
-   * hash its parent's record keeps; a root branch of leaves only, which has no record, is then
-   * walked without reading the node table. It must be exactly that root: a cached branch is
-   * trusted by its hash.
+   * hash its parent's record keeps; a root branch of leaves only, which has no record (unless the
+   * view keeps leaf hashes), is then walked without reading the node table. It must be exactly that
+   * root: a cached branch is trusted by its hash.
    */
   rootHash?: Uint8Array | null;
   /**
@@ -180,6 +180,9 @@ export class TrieWalker {
    */
   private cachedRoot(): boolean {
     if (this.rootHash === null || this.bottoms === null || this.changed.length === 0) return false;
+    // A trie that keeps leaf hashes stores such a root too: walked from the cache, a record it no
+    // longer needs (the root collapsed to one leaf) would stay behind, unread and so undeleted.
+    if (this.view.leafHashes) return false;
     const e = this.bottoms.peek(this.path, 0, this.rootHash, 0);
     if (e === undefined || !allHeld(e)) return false;
     this.bottoms.take(this.path, 0, this.rootHash, 0);

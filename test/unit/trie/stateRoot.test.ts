@@ -352,6 +352,44 @@ describe("trie/stateRoot", () => {
     }
   });
 
+  it("a root of leaves only, with the parent's root: its record goes when it collapses to one leaf", () => {
+    // The account trie keeps leaf hashes, so such a root has a record; the walk from the bottom
+    // cache, which reads no record, must not be what builds it.
+    const rng = new Rng(3);
+    const kv = new MemoryKv();
+    const keys = [rng.bytes(32), rng.bytes(32), rng.bytes(32)];
+    const init = new WriteBatch();
+    for (const k of keys) init.put("hashedAccounts", k, encodeAccount(1, 5n));
+    kv.write(init);
+    const full = computeStateRoot(kv);
+    kv.write(full.batch);
+    let parentRoot = full.root;
+    STATE_ROOT_BOTTOMS.clear();
+    const step = (b: WriteBatch, changed: Uint8Array[]): void => {
+      kv.write(b);
+      const r = updateStateRoot(kv, { accounts: changed, created: [] }, { parentRoot });
+      kv.write(r.batch);
+      parentRoot = r.root;
+      const again = computeStateRoot(kv);
+      assert.equal(hex(r.root), hex(again.root));
+      assert.deepEqual(
+        again.batch.ops.map((o) => `${o.type} ${o.table} ${hex(o.key)}`),
+        [],
+        "the stored trie is a full build's",
+      );
+    };
+    const put = (k: Uint8Array, n: bigint): WriteBatch =>
+      new WriteBatch().put("hashedAccounts", k, encodeAccount(1, n));
+    step(put(keys[0]!, 2n), [keys[0]!]);
+    step(new WriteBatch().del("hashedAccounts", keys[1]!).del("hashedAccounts", keys[2]!), [keys[1]!, keys[2]!]);
+    // Built from one leaf up, the root of two leaves is in the cache: later walks may start there.
+    step(put(keys[2]!, 3n), [keys[2]!]);
+    step(put(keys[0]!, 4n), [keys[0]!]);
+    assert.equal([...kv.iterate("accountTrie")].length, 1, "the root of two leaves has its record");
+    step(new WriteBatch().del("hashedAccounts", keys[0]!), [keys[0]!]);
+    assert.deepEqual([...kv.iterate("accountTrie")], []);
+  });
+
   it("a malformed account row is a typed error", () => {
     const kv = new MemoryKv();
     kv.write(new WriteBatch().put("hashedAccounts", new Uint8Array(32), Uint8Array.of(0xc2, 0x01, 0x02)));

@@ -1,9 +1,10 @@
 /**
  * The children of recently built branch nodes that a stored record does not name by hash, kept in
- * memory for the incremental state root. A stored branch record keeps hashes of branch children
- * only (branchNodeCompact.ts), and a branch whose children are all leaves (a "bottom" branch) has
- * no record at all, so the walker used to re-read and re-hash every unchanged leaf beside a changed
- * key, and every unchanged extension (two or more keys sharing the nibbles below the branch). With a
+ * memory for the incremental state root. A storage trie's records keep hashes of branch children
+ * only (branchNodeCompact.ts; the account trie's keep its leaves' too, so there it serves the
+ * extensions), and a branch whose children are all leaves (a "bottom" branch) has no record at
+ * all, so the walker used to re-read and re-hash every unchanged leaf beside a changed key, and
+ * every unchanged extension (two or more keys sharing the nibbles below the branch). With a
  * branch's other children at hand (each one's ref as the branch holds it, and a leaf's full key) it
  * hangs the unchanged ones by their refs, and under a bottom branch it reads only the changed keys,
  * by exact key (trieWalker.ts `branch`, `bottom`).
@@ -49,7 +50,9 @@ export function bottomSlot(b: BottomBranch, nibble: number): number {
 
 /**
  * Every child is held by ref and nothing below is stored (no child is a branch named by hash, no
- * extension sits above a stored branch): a branch with no record, which `bottom` walks.
+ * extension sits above a stored branch): a branch with no record, which `bottom` walks (in a trie
+ * without leaf hashes; with them such a branch has a record, and its parent's tree bit sends the
+ * walk there instead).
  */
 export function allHeld(b: BottomBranch): boolean {
   return (b.leafMask | b.nodeMask) === b.mask && b.treeMask === 0;

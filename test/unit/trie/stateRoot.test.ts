@@ -11,6 +11,7 @@ import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
 import { inverseBatch } from "../../../src/storage/undo.js";
 import { encodeAccount } from "../../../src/trie/account.js";
+import { HashBuilder } from "../../../src/trie/hashBuilder.js";
 import { EMPTY_TRIE_ROOT } from "../../../src/trie/node.js";
 import {
   computeStateRoot,
@@ -388,6 +389,46 @@ describe("trie/stateRoot", () => {
     assert.equal([...kv.iterate("accountTrie")].length, 1, "the root of two leaves has its record");
     step(new WriteBatch().del("hashedAccounts", keys[0]!), [keys[0]!]);
     assert.deepEqual([...kv.iterate("accountTrie")], []);
+  });
+
+  it("a store written before the leaf-hash layout: its records keep working beside the new ones", () => {
+    // An upgraded node's account trie: records of branch children's hashes only, no record for a
+    // branch of leaves. Walks over it rebuild what they touch in the new layout; every root stays
+    // right and no record is left behind that a full build would delete.
+    const rng = new Rng(31337);
+    const model = new StateModel();
+    const kv = new MemoryKv();
+    const init = new WriteBatch();
+    for (let i = 0; i < 600; i++) randomAccount(rng, model, kv, init);
+    kv.write(init);
+    kv.write(computeStateRoot(kv).batch);
+    const old = new WriteBatch();
+    for (const [k] of kv.iterate("accountTrie")) old.del("accountTrie", k);
+    const hb = new HashBuilder({ updates: true });
+    for (const [k, v] of kv.iterate("hashedAccounts")) hb.addLeafBytes(k, v);
+    let parentRoot = hb.root();
+    assert.equal(hex(parentRoot), hex(model.root()));
+    const oldUpdates = hb.takeUpdates();
+    assert.ok(oldUpdates.every((u) => u.node.leafMask === 0));
+    for (const u of oldUpdates) old.put("accountTrie", u.path.slice(), u.record);
+    kv.write(old);
+    const records = (): number => [...kv.iterate("accountTrie")].length;
+    const before = records();
+    for (let round = 0; round < 30; round++) {
+      const changes = randomChangeset(rng, model, kv);
+      const inc = updateStateRoot(kv, changes, round % 2 === 0 ? { parentRoot } : {});
+      assert.equal(hex(inc.root), hex(model.root()), `round ${round}`);
+      kv.write(inc.batch);
+      parentRoot = inc.root;
+    }
+    assert.ok(records() > before, "the walks wrote records of the new layout");
+    const full = computeStateRoot(kv);
+    assert.equal(hex(full.root), hex(model.root()));
+    assert.deepEqual(
+      full.batch.ops.filter((o) => o.type === "del" && o.table === "accountTrie").map((o) => hex(o.key)),
+      [],
+      "no stale record",
+    );
   });
 
   it("a malformed account row is a typed error", () => {

@@ -16,8 +16,9 @@
  * Why refs stay valid when branches collapse: a kept branch hash always names a branch node sitting
  * exactly at its path (branchNodeCompact.ts), and an unchanged subtrie keeps its branch at that path,
  * so the builder may hang it under whatever branch or extension the new trie has above it. A kept
- * leaf hash (the account trie's records) is used only under a branch that keeps two unchanged
- * children, so stays where it is; otherwise the leaf is read.
+ * leaf hash (the account trie's records) is used only under a branch that keeps two children with
+ * a key (unchanged, or changed with a key that has a row now), so stays where it is; otherwise the
+ * leaf is read.
  */
 import { bytesKey, compareBytes, equalBytes } from "../primitives/bytes.js";
 import { getManyShared, getShared, type KvCursor, type KvReader } from "../storage/kv.js";
@@ -464,7 +465,8 @@ export class TrieWalker {
   private keepsKey(lo: number, hi: number): boolean {
     const rows = this.changedRows;
     if (rows === null) return false;
-    for (let k = lo; k < hi; k++) if (rows[k] !== undefined) return true;
+    // (an empty row is no leaf: a storage word of zero)
+    for (let k = lo; k < hi; k++) if ((rows[k]?.length ?? 0) > 0) return true;
     return false;
   }
 

@@ -251,14 +251,10 @@ class BlockUndo {
    * batch is kept to carry the block's rows. Null when the import wrote it (in parts) itself.
    */
   held: WriteBatch | null = null;
-  readonly persistLast = (forward: WriteBatch, undo: WriteBatch): void => {
-    this.add(undo);
+  readonly persistLast = (forward: WriteBatch, undo: WriteBatch, undoEncoded?: Uint8Array): void => {
+    this.encoded.push(undoEncoded ?? encodeBatch(undo));
     this.held = forward;
   };
-
-  private add(undo: WriteBatch): void {
-    this.encoded.push(encodeBatch(undo));
-  }
 }
 
 const EMPTY_RECORD = encodeBatch(new WriteBatch());

@@ -104,7 +104,7 @@ export interface ImportContext {
    * `IMPORT_UNITS.trieOpsPerWrite` rows: that one is written in parts through `persist`, before the
    * checks after the root, and undone by `importBlock` on a failure like the flat rows.
    */
-  readonly persistLast?: ((forward: WriteBatch, undo: WriteBatch) => void) | null;
+  readonly persistLast?: ((forward: WriteBatch, undo: WriteBatch, undoEncoded?: Uint8Array) => void) | null;
 }
 
 /**
@@ -115,6 +115,8 @@ export interface RemoteRoot {
   readonly root: Uint8Array;
   readonly batch: Uint8Array;
   readonly undo: Uint8Array;
+  /** `undo` as the crash marker and history record keep it, when it differs (remoteStateRoot.ts). */
+  readonly undoRanged: Uint8Array | null;
   readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
   /** The trie-table point reads the remote root made, and those that missed its cache (remoteStateRoot.ts). */
   readonly trieReads: number;
@@ -211,6 +213,8 @@ export interface CommittedState {
   readonly root: Uint8Array;
   /** The trie batch, not written (its inverse ends `undo`, it ends `forward`); null when written. */
   readonly held: WriteBatch | null;
+  /** The held batch's inverse already encoded (from the remote root), or null. */
+  readonly heldUndoEncoded: Uint8Array | null;
 }
 
 /**
@@ -288,6 +292,8 @@ export function* commitStateSteps(
       root: Uint8Array;
       batch: WriteBatch;
       undo: WriteBatch | null;
+      /** `undo` encoded, as the crash marker and history keep it (RemoteRoot.undoRanged or undo). */
+      undoEncoded: Uint8Array | null;
       storageRoots: RemoteRoot["storageRoots"];
     } | null = null;
     const away = remote == null ? null : remote(c.changeset, parentRoot);
@@ -308,12 +314,19 @@ export function* commitStateSteps(
         turnTrace?.step("rootDecode");
         const batch = decodeBatch(got.batch);
         yield* pause();
-        r = { root: got.root, batch, undo: decodeBatch(got.undo), storageRoots: got.storageRoots };
+        r = {
+          root: got.root,
+          batch,
+          undo: decodeBatch(got.undo),
+          // PERF: the worker's encoding as it is, not the decoded inverse encoded again here.
+          undoEncoded: got.undoRanged ?? got.undo,
+          storageRoots: got.storageRoots,
+        };
       }
     }
     if (r === null) {
       turnTrace?.step("rootHere");
-      r = { ...updateStateRoot(kv, c.changeset, { storagePool, parentRoot }), undo: null };
+      r = { ...updateStateRoot(kv, c.changeset, { storagePool, parentRoot }), undo: null, undoEncoded: null };
     }
     yield* pause();
     turnTrace?.step("trieInverse");
@@ -327,14 +340,14 @@ export function* commitStateSteps(
       undo.push(u2);
       state.setStorageRoots(r.storageRoots);
       if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
-      return { root: r.root, held: r.batch };
+      return { root: r.root, held: r.batch, heldUndoEncoded: r.undoEncoded };
     }
     yield* pause();
     turnTrace?.step("triePersist");
     // Sliced, a big trie batch is written in parts, a unit each. The first part carries the whole
     // inverse (the crash marker then undoes every part, written or not: a part not yet written is
     // already the parent's), and the readers' view lays it whole before any part lands.
-    persist(parts[0]!, u2);
+    persist(parts[0]!, u2, r.undoEncoded ?? undefined);
     onWritten?.(u2);
     forward.push(parts[0]!);
     undo.push(u2);
@@ -345,7 +358,7 @@ export function* commitStateSteps(
     }
     state.setStorageRoots(r.storageRoots);
     if (timings !== null) timings.rootMs += tSpent + performance.now() - t;
-    return { root: r.root, held: null };
+    return { root: r.root, held: null, heldUndoEncoded: null };
   } finally {
     // Before anything is written after them, and before a failed block's rewind.
     aside?.finish(kv);
@@ -619,6 +632,7 @@ export function* importBlockSteps(
     parent.stateRoot,
   );
   held = committed.held;
+  const heldUndoEncoded = committed.heldUndoEncoded;
   const root = committed.root;
   if (!equalBytes(root, header.stateRoot)) return fail(`STATE_ROOT: got ${bytesToHex(root)}`);
   if (isthmus) {
@@ -629,7 +643,7 @@ export function* importBlockSteps(
     const want = row === undefined ? EMPTY_TRIE_ROOT : decodeAccountRecord(row).storageRoot;
     if (header.withdrawalsRoot === null || !equalBytes(want, header.withdrawalsRoot)) return fail("WITHDRAWALS_ROOT");
   }
-  if (persistLast !== null && held !== null) persistLast(held, undo[undo.length - 1]!);
+  if (persistLast !== null && held !== null) persistLast(held, undo[undo.length - 1]!, heldUndoEncoded ?? undefined);
   if (timings !== null) {
     timings.blocks++;
     timings.gas += res.gasUsed;

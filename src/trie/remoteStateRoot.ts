@@ -5,9 +5,10 @@
  * trie writes (batchCodec encoding) and the new storage roots come back. The worker runs the whole
  * update (`updateStateRoot`, storage tries included) on its thread.
  */
-import { encodeBatch } from "../storage/batchCodec.js";
+import { encodeBatch, encodeRangeDeletes, joinEncodedBatches } from "../storage/batchCodec.js";
 import { NO_READS, type ReadCounts } from "../storage/cachedKv.js";
-import type { KvReader } from "../storage/kv.js";
+import { type KvReader, WriteBatch } from "../storage/kv.js";
+import { underPrefix } from "../storage/overlayKv.js";
 import { inverseBatch } from "../storage/undo.js";
 import type { TaskPool } from "../util/taskPool.js";
 import { type StateChangeset, updateStateRoot } from "./stateRoot.js";
@@ -30,6 +31,12 @@ export interface StateRootReply {
    * (the import writes them only after this reply), so the importing thread does not read them.
    */
   readonly undo: Uint8Array;
+  /**
+   * `undo` as the crash marker and the block's history record keep it, when it differs: a new
+   * contract's storage trie records (all new, as its rows are) undone by one range delete under its
+   * hashed address instead of a delete each (batchCodec `encodeRangeDeletes`). Null: `undo` itself.
+   */
+  readonly undoRanged: Uint8Array | null;
   readonly storageRoots: { hashedAddress: Uint8Array; root: Uint8Array }[];
   /**
    * Point reads of the trie tables (accountTrie, storageTrie) this root made, and how many of them
@@ -61,12 +68,14 @@ export function stateRootOnWorker(
 ): StateRootReply {
   const c0 = counts();
   const r = updateStateRoot(kv, task.changes, { parentRoot: task.parentRoot ?? null });
-  const undo = encodeBatch(inverseBatch(kv, r.batch));
+  const inverse = inverseBatch(kv, r.batch);
+  const undo = encodeBatch(inverse);
   const c1 = counts();
   return {
     root: r.root,
     batch: encodeBatch(r.batch),
     undo,
+    undoRanged: rangedUndo(task.changes, inverse),
     storageRoots: r.storageRoots,
     trieReads: c1.hits + c1.misses - c0.hits - c0.misses,
     trieStoreReads: c1.misses - c0.misses,
@@ -86,4 +95,25 @@ export function remoteStateRoot(
   if (changedKeys(changes) < MIN_REMOTE_ROOT_KEYS || !pool.canAcceptWork()) return null;
   const task: StateRootTask = { kind: "stateRoot", changes, parentRoot };
   return pool.run<StateRootReply>(task);
+}
+
+/**
+ * `inverse` with the storage-trie deletes under each packed contract (StorageChange.packed: its
+ * storage was empty before the block, so it had no storage-trie records) replaced by one range
+ * delete each, encoded; null when there is no such contract, or when an op under one of them is
+ * not a delete (then the store had a record there, and only the explicit inverse restores it).
+ */
+export function rangedUndo(changes: StateChangeset, inverse: WriteBatch): Uint8Array | null {
+  const owners: Uint8Array[] = [];
+  for (const sc of changes.storage ?? []) if (sc.packed !== undefined) owners.push(sc.hashedAddress);
+  if (owners.length === 0) return null;
+  const rest = new WriteBatch();
+  for (const op of inverse.ops) {
+    if (op.table === "storageTrie" && underPrefix(owners, op.key)) {
+      if (op.type !== "del") return null;
+      continue;
+    }
+    rest.ops.push(op);
+  }
+  return joinEncodedBatches([encodeRangeDeletes("storageTrie", owners), encodeBatch(rest)]);
 }

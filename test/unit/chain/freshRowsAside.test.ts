@@ -15,7 +15,7 @@ import { undoBatch } from "../../../src/chain/stateAt.js";
 import { privateKeyToAddress } from "../../../src/crypto/secp256k1.js";
 import type { PiscinaPool } from "../../../src/node/pools.js";
 import { bytesToHex, hexToBytes } from "../../../src/primitives/hex.js";
-import { encodeBatch, encodeRangeDeletes, joinEncodedBatches } from "../../../src/storage/batchCodec.js";
+import { decodeUndo, encodeBatch, encodeRangeDeletes, joinEncodedBatches } from "../../../src/storage/batchCodec.js";
 import { type KvStore, WriteBatch } from "../../../src/storage/kv.js";
 import { MemoryKv } from "../../../src/storage/memory.js";
 import { RocksKv } from "../../../src/storage/rocksdb.js";
@@ -176,6 +176,12 @@ describe("chain: a new contract's rows written by a worker", function () {
         const record = kv.get("history", built.hash);
         assert.ok(record !== undefined);
         assert.ok(record.length < SLOTS * 8, `history record of ${record.length} bytes for ${SLOTS} new rows`);
+        // Sliced, the root is the trieHash worker's, which undoes the contract's new storage-trie
+        // records by a range too (remoteStateRoot.ts `rangedUndo`); synchronous, the root here lists them.
+        const ranged = decodeUndo(record)
+          .ops.filter((o) => o.type === "range")
+          .map((o) => o.table);
+        assert.deepEqual(ranged.sort(), sliced ? ["hashedStorage", "storageTrie"] : ["hashedStorage"]);
         kv.write(undoBatch(kv, record));
         assert.deepEqual(
           dump(kv).filter((row) => !row.startsWith("meta")),

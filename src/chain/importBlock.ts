@@ -35,7 +35,7 @@ import type { TableName } from "../storage/tables.js";
 import { inverseBatch } from "../storage/undo.js";
 import { EMPTY_TRIE_ROOT } from "../trie/node.js";
 import { orderedTrieRoot } from "../trie/orderedRoot.js";
-import { type StateChangeset, updateStateRoot } from "../trie/stateRoot.js";
+import { packedOwners, type StateChangeset, updateStateRoot } from "../trie/stateRoot.js";
 import { decodeTx } from "../tx/envelope.js";
 import { type L1BlockInfo, parseL1BlockInfo } from "../tx/l1BlockInfo.js";
 import type { SenderSource } from "../tx/sharedRecovery.js";
@@ -270,8 +270,7 @@ export function* commitStateSteps(
     // Encoded, the packed rows' undo is one range delete per contract (its storage was empty before
     // the block, so every row under its hashed address is new): ~0.7 MB less to write, log and sync
     // for 10k rows, twice (this marker and the block's history record).
-    const owners = (c.changeset.storage ?? []).filter((sc) => sc.packed !== undefined).map((sc) => sc.hashedAddress);
-    const ranges = encodeRangeDeletes("hashedStorage", owners);
+    const ranges = encodeRangeDeletes("hashedStorage", packedOwners(c.changeset));
     persist(c.batch, u1, joinEncodedBatches([ranges, encodeBatch(flatInverse)]));
   }
   const aside = fresh === null ? null : writeRowsAside(kv, storagePool!, "hashedStorage", fresh);

@@ -11,7 +11,7 @@ import { type KvReader, WriteBatch } from "../storage/kv.js";
 import { underPrefix } from "../storage/overlayKv.js";
 import { inverseBatch } from "../storage/undo.js";
 import type { TaskPool } from "../util/taskPool.js";
-import { type StateChangeset, updateStateRoot } from "./stateRoot.js";
+import { packedOwners, type StateChangeset, updateStateRoot } from "./stateRoot.js";
 
 /** The worker task. */
 export interface StateRootTask {
@@ -104,8 +104,7 @@ export function remoteStateRoot(
  * not a delete (then the store had a record there, and only the explicit inverse restores it).
  */
 export function rangedUndo(changes: StateChangeset, inverse: WriteBatch): Uint8Array | null {
-  const owners: Uint8Array[] = [];
-  for (const sc of changes.storage ?? []) if (sc.packed !== undefined) owners.push(sc.hashedAddress);
+  const owners = packedOwners(changes);
   if (owners.length === 0) return null;
   const rest = new WriteBatch();
   for (const op of inverse.ops) {

@@ -454,6 +454,17 @@ export function updateStateRoot(
   }
 }
 
+/**
+ * The hashed addresses of the contracts whose storage was empty before the block and whose rows
+ * came packed (StorageChange.packed): every row and storage-trie record under each is new, so an
+ * undo deletes them by prefix (importBlock.ts, remoteStateRoot.ts `rangedUndo`).
+ */
+export function packedOwners(changes: StateChangeset): Uint8Array[] {
+  const owners: Uint8Array[] = [];
+  for (const sc of changes.storage ?? []) if (sc.packed !== undefined) owners.push(sc.hashedAddress);
+  return owners;
+}
+
 /** TrieWalkerOptions.created for `changed` from a changeset's `created` list (null: not given). */
 function createdFlags(changed: readonly Uint8Array[], created: readonly Uint8Array[] | undefined): Uint8Array | null {
   if (created === undefined) return null;

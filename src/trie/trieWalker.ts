@@ -356,9 +356,11 @@ export class TrieWalker {
         } else {
           this.bottom(cLen, e, i, j);
         }
-      } else if (!present && this.bottoms !== null) {
-        // No key was under this child: its keys now are the changed ones that exist.
-        this.exact(i, j, null);
+      } else if (!present && (this.changedRows !== null || this.bottoms !== null)) {
+        // No key was under this child: its keys now are the changed ones that exist (their rows
+        // already read with `created`, else read here by exact key).
+        if (this.changedRows !== null) this.known(i, j);
+        else this.exact(i, j, null);
       } else if (present && !inTree && cached !== undefined && (cached.leafMask & bit) !== 0) {
         // A leaf was here: it and the changed keys, by exact key.
         this.exact(i, j, bottomKey(cached, n));
